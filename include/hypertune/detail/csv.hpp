@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// RFC 4180 CSV fields and ISO 8601 timestamps, as pandas reads them.
+
+#include <chrono>
+#include <cmath>
+#include <ctime>
+#include <string>
+#include <string_view>
+
+#include <fmt/format.h>
+
+namespace hypertune::detail {
+
+[[nodiscard]] inline std::string csv_field(std::string_view s) {
+    if (s.find_first_of(",\"\r\n") == std::string_view::npos) return std::string(s);
+    std::string out = "\"";
+    for (char c : s) {
+        if (c == '"') out += '"';
+        out += c;
+    }
+    out += '"';
+    return out;
+}
+
+/// Seconds since the Unix epoch -> "2026-11-29T21:46:20.123Z".
+[[nodiscard]] inline std::string iso8601(double unix_seconds) {
+    if (!std::isfinite(unix_seconds)) return "";
+    auto whole = static_cast<std::time_t>(std::floor(unix_seconds));
+    auto millis = static_cast<int>(std::floor((unix_seconds - static_cast<double>(whole)) * 1000.0));
+    std::tm tm{};
+    gmtime_r(&whole, &tm);
+    return fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
+                       tm.tm_hour, tm.tm_min, tm.tm_sec, millis);
+}
+
+/// 3725.4 -> "1h 02m 05s"; short durations keep a decimal.
+[[nodiscard]] inline std::string human_duration(double seconds) {
+    if (!std::isfinite(seconds)) return "-";
+    if (seconds < 1.0) return fmt::format("{:.1f}ms", seconds * 1000.0);
+    if (seconds < 60.0) return fmt::format("{:.1f}s", seconds);
+    auto s = static_cast<long long>(std::llround(seconds));
+    if (s < 3600) return fmt::format("{}m {:02}s", s / 60, s % 60);
+    return fmt::format("{}h {:02}m {:02}s", s / 3600, (s / 60) % 60, s % 60);
+}
+
+}  // namespace hypertune::detail

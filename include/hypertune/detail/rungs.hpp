@@ -1,0 +1,265 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// Rung bookkeeping shared by ASHA and asynchronous Hyperband (and the order statistic that the
+// median stopping rule uses).
+//
+// StopRungs is stop-based asynchronous successive halving (ASHA, Li et al., "A System for Massively
+// Parallel Hyperparameter Tuning", MLSys 2020) over one or more brackets. A bracket is a ladder of
+// increasing rung resources. Every trial runs with the full budget and reports as it goes; the first
+// time it reaches a rung (a report with step >= the rung's resource) its loss is recorded there and
+// ranked against every loss recorded at that rung of its bracket so far. It continues only if it is in
+// the top 1/eta: with m losses recorded (its own included) and q = floor(m / eta), it continues when
+// fewer than q recorded losses are strictly lower than its own, i.e. loss <= the q-th smallest loss
+// (the cut-off). While m < eta there is no top 1/eta to speak of, so the first eta - 1 trials at a
+// rung always continue: stopping has to be decided now, it cannot wait for later trials as
+// promotion-based ASHA does. Ties go to the trial. Each rung keeps its losses split into the q
+// smallest and the rest (two heaps), so a decision is O(log m) and the cut-off is read in O(1).
+//
+// Records: a Promote each time a trial passes a rung, a Stop when it does not, with threshold = the
+// cut-off (NaN while m < eta) and peers = m, the number of losses ranked, its own included.
+// Edge cases: a trial whose reports skip rungs is judged once, at the highest rung it reached; a
+// repeated or older step is ignored; a step beyond max_resource stops the trial; a NaN loss ranks
+// worst; a trial told Completed or Stopped past its last report counts its final loss at the
+// resource it reached (no record: it is over); a failed trial is left out of the rungs it had not
+// reached.
+
+#include <hypertune/error.hpp>
+#include <hypertune/strategy.hpp>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+namespace hypertune::detail {
+
+/// Throws InvalidArgument unless 1 <= min_resource < max_resource and factor >= 2.
+/// `who` is the strategy ("ASHA"), `factor_name` the option that holds the factor ("eta").
+inline void validate_rung_options(std::string_view who, std::string_view factor_name, Resource min_resource,
+                                  Resource max_resource, int factor) {
+    if (min_resource < 1)
+        throw InvalidArgument(fmt::format("{}: min_resource must be >= 1, got {}", who, min_resource));
+    if (max_resource <= min_resource)
+        throw InvalidArgument(
+            fmt::format("{}: max_resource must be > min_resource, got max_resource = {} and "
+                        "min_resource = {}",
+                        who, max_resource, min_resource));
+    if (factor < 2) throw InvalidArgument(fmt::format("{}: {} must be >= 2, got {}", who, factor_name, factor));
+}
+
+/// The loss a rung ranks: NaN (a broken report) counts as the worst possible value.
+[[nodiscard]] inline double rank_value(double loss) noexcept {
+    return std::isnan(loss) ? std::numeric_limits<double>::infinity() : loss;
+}
+
+/// A multiset of doubles split into its `k` smallest values (a max-heap) and the rest (a min-heap),
+/// so that the k-th smallest value and the median are read in O(1) and an insertion costs O(log n).
+/// Changing k by one costs O(log n) too. Values must not be NaN.
+class SplitHeap {
+public:
+    /// Adds `x`, keeping the lower part at its current size.
+    void insert(double x) {
+        if (!lower_.empty() && x < lower_.front()) {
+            push(lower_, x, std::less<>{});
+            move_top(lower_, std::less<>{}, upper_, std::greater<>{});
+        } else {
+            push(upper_, x, std::greater<>{});
+        }
+    }
+
+    /// Makes the lower part hold the min(k, size()) smallest values.
+    void set_lower_size(std::size_t k) {
+        while (lower_.size() > k) move_top(lower_, std::less<>{}, upper_, std::greater<>{});
+        while (lower_.size() < k && !upper_.empty()) move_top(upper_, std::greater<>{}, lower_, std::less<>{});
+    }
+
+    [[nodiscard]] std::size_t size() const noexcept { return lower_.size() + upper_.size(); }
+    [[nodiscard]] std::size_t lower_size() const noexcept { return lower_.size(); }
+    /// The largest of the lower part: the k-th smallest value. Requires lower_size() > 0.
+    [[nodiscard]] double lower_max() const noexcept { return lower_.front(); }
+    /// The smallest of the upper part. Requires size() > lower_size().
+    [[nodiscard]] double upper_min() const noexcept { return upper_.front(); }
+
+    /// The median (the mean of the two middle values when the size is even). Requires size() > 0.
+    [[nodiscard]] double median() {
+        set_lower_size((size() + 1) / 2);
+        return size() % 2 == 1 ? lower_max() : 0.5 * (lower_max() + upper_min());
+    }
+
+private:
+    template <class Cmp>
+    static void push(std::vector<double>& heap, double x, Cmp cmp) {
+        heap.push_back(x);
+        std::push_heap(heap.begin(), heap.end(), cmp);
+    }
+    template <class From, class To>
+    static void move_top(std::vector<double>& from, From from_cmp, std::vector<double>& to, To to_cmp) {
+        std::pop_heap(from.begin(), from.end(), from_cmp);
+        push(to, from.back(), to_cmp);
+        from.pop_back();
+    }
+
+    std::vector<double> lower_;  // max-heap: the k smallest
+    std::vector<double> upper_;  // min-heap: the others
+};
+
+/// The rungs min_resource * factor^k that lie strictly below max_resource (ASHA's rung levels; the
+/// trial completes at max_resource, so no decision is taken there).
+[[nodiscard]] inline std::vector<Resource> geometric_rungs(Resource min_resource, Resource max_resource, int factor) {
+    std::vector<Resource> rungs;
+    for (Resource r = min_resource; r < max_resource; r *= factor) {
+        rungs.push_back(r);
+        if (r > max_resource / factor) break;  // the next one is >= max_resource (and might overflow)
+    }
+    return rungs;
+}
+
+/// Stop-based asynchronous successive halving over one or more brackets (see the top of this file).
+/// A trial is added to a bracket when it starts; report() decides and appends a DecisionRecord for
+/// every Stop and every rung passed; finish() takes the final outcome and forgets the trial.
+class StopRungs {
+public:
+    StopRungs() = default;
+
+    /// @param brackets    per bracket, its increasing rung resources, all below max_resource
+    /// @param labels      per bracket, the number put in DecisionRecord::bracket (-1 for ASHA)
+    /// @param eta         keep the top 1/eta at each rung
+    StopRungs(const std::vector<std::vector<Resource>>& brackets, std::vector<int> labels, int eta,
+              Resource max_resource)
+        : labels_(std::move(labels)), eta_(static_cast<std::size_t>(eta)), max_resource_(max_resource) {
+        ladders_.resize(brackets.size());
+        for (std::size_t b = 0; b < brackets.size(); ++b)
+            for (Resource r : brackets[b]) ladders_[b].push_back(Rung{r, {}});
+    }
+
+    /// Registers a new trial in `bracket` (an index into the ladders given at construction).
+    void add_trial(TrialId id, std::size_t bracket) { trials_[id] = TrialState{bracket, 0, 0, false}; }
+
+    /// The rung decision for a report. Unknown trials and repeated or older steps are ignored
+    /// (Continue); a trial already stopped keeps getting Stop.
+    [[nodiscard]] Decision report(TrialId id, Resource step, double loss, std::vector<DecisionRecord>& out) {
+        auto it = trials_.find(id);
+        if (it == trials_.end()) return Decision::Continue;
+        TrialState& t = it->second;
+        if (t.stopped) return Decision::Stop;
+        if (step <= t.last_step) return Decision::Continue;
+        t.last_step = step;
+        if (step > max_resource_) {
+            t.stopped = true;
+            out.push_back(DecisionRecord{id, DecisionRecord::Kind::Stop, labels_[t.bracket], -1, step, loss,
+                                         std::numeric_limits<double>::quiet_NaN(), 0,
+                                         fmt::format("step {} exceeds max_resource {}", step, max_resource_)});
+            return Decision::Stop;
+        }
+        auto rung = advance(t, step);
+        if (rung < 0) return Decision::Continue;
+        return decide(id, t, static_cast<std::size_t>(rung), loss, &out);
+    }
+
+    /// The trial's run ended. A completed or stopped trial whose outcome reaches further than its
+    /// last report counts as a report of its final loss at that resource (its value joins the rung it
+    /// reached, without a decision record since the trial is over). A failed trial adds nothing: it is
+    /// excluded from the rungs it had not reached (losses it recorded earlier stay).
+    void finish(TrialId id, const Outcome& outcome) {
+        auto it = trials_.find(id);
+        if (it == trials_.end()) return;
+        TrialState& t = it->second;
+        if (outcome.status != Outcome::Status::Failed && !t.stopped && outcome.resource > t.last_step &&
+            outcome.resource <= max_resource_) {
+            auto rung = advance(t, outcome.resource);
+            if (rung >= 0) (void)decide(id, t, static_cast<std::size_t>(rung), outcome.loss, nullptr);
+        }
+        trials_.erase(it);
+    }
+
+    /// The rung resources of bracket `b`.
+    [[nodiscard]] std::vector<Resource> rung_resources(std::size_t b) const {
+        std::vector<Resource> r;
+        for (const auto& rung : ladders_.at(b)) r.push_back(rung.resource);
+        return r;
+    }
+
+    /// How many losses are recorded at rung `rung` of bracket `b`.
+    [[nodiscard]] std::size_t recorded(std::size_t b, std::size_t rung) const {
+        return ladders_.at(b).at(rung).values.size();
+    }
+
+    /// Trials started and not yet finished.
+    [[nodiscard]] std::size_t live_trials() const noexcept { return trials_.size(); }
+
+private:
+    struct Rung {
+        Resource resource;
+        SplitHeap values;
+    };
+    struct TrialState {
+        std::size_t bracket;
+        std::size_t next_rung;  // the first rung not reached yet
+        Resource last_step;
+        bool stopped;
+    };
+
+    // Moves past every rung reached at `step`; returns the highest one newly reached, or -1. A trial
+    // whose reports skip rungs (reports every 5 epochs, say) is judged at the highest rung it reached
+    // only: its loss there is not comparable with the losses recorded at the lower ones.
+    [[nodiscard]] std::ptrdiff_t advance(TrialState& t, Resource step) const {
+        const auto& ladder = ladders_[t.bracket];
+        std::size_t from = t.next_rung;
+        while (t.next_rung < ladder.size() && ladder[t.next_rung].resource <= step) ++t.next_rung;
+        return t.next_rung > from ? static_cast<std::ptrdiff_t>(t.next_rung - 1) : -1;
+    }
+
+    [[nodiscard]] Decision decide(TrialId id, TrialState& t, std::size_t rung_index, double loss,
+                                  std::vector<DecisionRecord>* out) {
+        Rung& rung = ladders_[t.bracket][rung_index];
+        double value = rank_value(loss);
+        rung.values.insert(value);
+        std::size_t m = rung.values.size();
+        std::size_t q = m / eta_;
+        rung.values.set_lower_size(q);
+        if (out == nullptr) return Decision::Continue;
+
+        DecisionRecord rec{id,
+                           DecisionRecord::Kind::Promote,
+                           labels_[t.bracket],
+                           static_cast<int>(rung_index),
+                           rung.resource,
+                           loss,
+                           std::numeric_limits<double>::quiet_NaN(),
+                           m,
+                           {}};
+        if (q == 0) {
+            rec.reason = fmt::format("one of the first {} losses at rung {} (fewer than eta = {}): continues", m,
+                                     rung_index, eta_);
+            out->push_back(std::move(rec));
+            return Decision::Continue;
+        }
+        rec.threshold = rung.values.lower_max();
+        if (value <= rec.threshold) {
+            rec.reason = fmt::format("in the top 1/{} ({} of {}) at resource {}: continues", eta_, q, m, rung.resource);
+            out->push_back(std::move(rec));
+            return Decision::Continue;
+        }
+        t.stopped = true;
+        rec.kind = DecisionRecord::Kind::Stop;
+        rec.reason = fmt::format("not in the top 1/{} ({} of {}) at resource {}: loss {:.6g} > cut-off {:.6g}", eta_, q,
+                                 m, rung.resource, loss, rec.threshold);
+        out->push_back(std::move(rec));
+        return Decision::Stop;
+    }
+
+    std::vector<std::vector<Rung>> ladders_;
+    std::vector<int> labels_;
+    std::size_t eta_ = 3;
+    Resource max_resource_ = 0;
+    std::unordered_map<TrialId, TrialState> trials_;
+};
+
+}  // namespace hypertune::detail

@@ -1,0 +1,362 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// Hyperparameter ranges: integer, continuous, categorical and static (fixed) parameters, with
+// SageMaker AMT's scaling types. Each constructor validates its range and throws
+// hypertune::InvalidArgument naming the parameter and the rule it breaks.
+
+#include <hypertune/error.hpp>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <concepts>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+#include <variant>
+#include <vector>
+
+namespace hypertune {
+
+/// How a numeric range is searched (AMT's ScalingType).
+/// - Auto: Logarithmic when the range is positive and spans three or more orders of magnitude
+///   (max / min >= 1000), Linear otherwise.
+/// - Logarithmic: uniform in log(value); needs min > 0.
+/// - ReverseLogarithmic: uniform in log(1 - value), dense near 1; continuous only, 0 <= min, max < 1.
+enum class Scaling { Auto, Linear, Logarithmic, ReverseLogarithmic };
+
+enum class ParameterKind { Integer, Continuous, Categorical, Static };
+
+/// One hyperparameter value: integers are stored as int64, reals as double, categories as text.
+using Value = std::variant<std::int64_t, double, std::string>;
+
+[[nodiscard]] inline std::string_view to_string(Scaling s) noexcept {
+    switch (s) {
+        case Scaling::Auto: return "Auto";
+        case Scaling::Linear: return "Linear";
+        case Scaling::Logarithmic: return "Logarithmic";
+        case Scaling::ReverseLogarithmic: return "ReverseLogarithmic";
+    }
+    return "?";
+}
+
+[[nodiscard]] inline std::string_view to_string(ParameterKind k) noexcept {
+    switch (k) {
+        case ParameterKind::Integer: return "Integer";
+        case ParameterKind::Continuous: return "Continuous";
+        case ParameterKind::Categorical: return "Categorical";
+        case ParameterKind::Static: return "Static";
+    }
+    return "?";
+}
+
+namespace detail {
+
+template <class T>
+constexpr std::string_view type_name() noexcept {
+    if constexpr (std::is_same_v<T, bool>) return "bool";
+    else if constexpr (std::is_same_v<T, char>) return "char";
+    else if constexpr (std::is_same_v<T, signed char>) return "signed char";
+    else if constexpr (std::is_same_v<T, unsigned char>) return "unsigned char";
+    else if constexpr (std::is_same_v<T, short>) return "short";
+    else if constexpr (std::is_same_v<T, unsigned short>) return "unsigned short";
+    else if constexpr (std::is_same_v<T, int>) return "int";
+    else if constexpr (std::is_same_v<T, unsigned>) return "unsigned";
+    else if constexpr (std::is_same_v<T, long>) return "long";
+    else if constexpr (std::is_same_v<T, unsigned long>) return "unsigned long";
+    else if constexpr (std::is_same_v<T, long long>) return "long long";
+    else if constexpr (std::is_same_v<T, unsigned long long>) return "unsigned long long";
+    else if constexpr (std::is_same_v<T, float>) return "float";
+    else if constexpr (std::is_same_v<T, double>) return "double";
+    else if constexpr (std::is_same_v<T, long double>) return "long double";
+    else if constexpr (std::is_same_v<T, std::string>) return "std::string";
+    else if constexpr (std::is_same_v<T, std::string_view>) return "std::string_view";
+    else if constexpr (std::is_same_v<T, const char*>) return "const char*";
+    else return "unknown type";
+}
+
+// Integers travel through doubles in the unit-cube encoding: keep them exactly representable.
+inline constexpr double max_exact_integer = 9007199254740992.0;  // 2^53
+
+}  // namespace detail
+
+/// The type-erased description of one parameter, as the search space stores it.
+struct ParameterSpec {
+    std::string name;
+    ParameterKind kind = ParameterKind::Continuous;
+    Scaling scaling = Scaling::Linear;            ///< resolved: never Auto
+    Scaling requested_scaling = Scaling::Linear;  ///< as the user asked
+    double min = 0.0;
+    double max = 0.0;
+    std::vector<std::string> categories;  ///< Categorical only
+    Value fixed;                          ///< Static only
+    std::string_view type;                ///< the C++ value type the user declared ("int", "double"...)
+
+    [[nodiscard]] bool tuned() const noexcept { return kind != ParameterKind::Static; }
+
+    /// Maps a unit-interval coordinate to a value. Integers: every value v in [min, max] owns the
+    /// slice [v - 0.5, v + 0.5) of the range, so under Linear each is equally likely; under
+    /// Logarithmic that slice is measured in log space.
+    [[nodiscard]] Value from_unit(double u) const {
+        u = std::clamp(u, 0.0, 1.0);
+        switch (kind) {
+            case ParameterKind::Integer: {
+                double lo = min - 0.5;
+                double hi = max + 0.5;
+                double x = 0.0;
+                if (scaling == Scaling::Logarithmic)
+                    x = std::exp(std::log(lo) + u * (std::log(hi) - std::log(lo)));
+                else
+                    x = lo + u * (hi - lo);
+                double v = std::floor(x + 0.5);
+                return static_cast<std::int64_t>(std::clamp(v, min, max));
+            }
+            case ParameterKind::Continuous: {
+                double x = 0.0;
+                if (scaling == Scaling::Logarithmic)
+                    x = std::exp(std::log(min) + u * (std::log(max) - std::log(min)));
+                else if (scaling == Scaling::ReverseLogarithmic)
+                    x = 1.0 - std::exp(std::log1p(-min) + u * (std::log1p(-max) - std::log1p(-min)));
+                else
+                    x = min + u * (max - min);
+                return std::clamp(x, min, max);
+            }
+            case ParameterKind::Categorical: {
+                auto k = categories.size();
+                auto i = static_cast<std::size_t>(u * static_cast<double>(k));
+                return categories[std::min(i, k - 1)];
+            }
+            case ParameterKind::Static: return fixed;
+        }
+        return fixed;
+    }
+
+    /// Inverse of from_unit: the centre of the value's slice for integers and categories.
+    [[nodiscard]] double to_unit(const Value& v) const {
+        switch (kind) {
+            case ParameterKind::Integer: {
+                double x = static_cast<double>(std::get<std::int64_t>(v));
+                double lo = min - 0.5;
+                double hi = max + 0.5;
+                if (scaling == Scaling::Logarithmic) {
+                    // centre of the slice in log space
+                    double a = std::log(std::max(x - 0.5, lo));
+                    double b = std::log(std::min(x + 0.5, hi));
+                    return std::clamp((0.5 * (a + b) - std::log(lo)) / (std::log(hi) - std::log(lo)), 0.0, 1.0);
+                }
+                return std::clamp((x - lo) / (hi - lo), 0.0, 1.0);
+            }
+            case ParameterKind::Continuous: {
+                double x = std::get<double>(v);
+                if (max == min) return 0.5;
+                double u = 0.0;
+                if (scaling == Scaling::Logarithmic)
+                    u = (std::log(x) - std::log(min)) / (std::log(max) - std::log(min));
+                else if (scaling == Scaling::ReverseLogarithmic)
+                    u = (std::log1p(-x) - std::log1p(-min)) / (std::log1p(-max) - std::log1p(-min));
+                else
+                    u = (x - min) / (max - min);
+                return std::clamp(u, 0.0, 1.0);
+            }
+            case ParameterKind::Categorical: {
+                const auto& s = std::get<std::string>(v);
+                for (std::size_t i = 0; i < categories.size(); ++i)
+                    if (categories[i] == s)
+                        return (static_cast<double>(i) + 0.5) / static_cast<double>(categories.size());
+                throw InvalidArgument(fmt::format("CategoricalParameter '{}': '{}' is not one of its values", name, s));
+            }
+            case ParameterKind::Static: return 0.0;
+        }
+        return 0.0;
+    }
+
+    /// Throws InvalidArgument when `v` is not a value this parameter can take.
+    void check(const Value& v) const {
+        switch (kind) {
+            case ParameterKind::Integer: {
+                auto* p = std::get_if<std::int64_t>(&v);
+                if (!p) throw InvalidArgument(fmt::format("IntegerParameter '{}': value is not an integer", name));
+                double x = static_cast<double>(*p);
+                if (x < min || x > max)
+                    throw InvalidArgument(fmt::format("IntegerParameter '{}': {} is outside [{}, {}]", name, *p, min, max));
+                return;
+            }
+            case ParameterKind::Continuous: {
+                auto* p = std::get_if<double>(&v);
+                if (!p) throw InvalidArgument(fmt::format("ContinuousParameter '{}': value is not a number", name));
+                if (!(*p >= min && *p <= max))
+                    throw InvalidArgument(fmt::format("ContinuousParameter '{}': {} is outside [{}, {}]", name, *p, min, max));
+                return;
+            }
+            case ParameterKind::Categorical: (void)to_unit(v); return;
+            case ParameterKind::Static:
+                if (v != fixed) throw InvalidArgument(fmt::format("StaticParameter '{}': value differs from its fixed value", name));
+                return;
+        }
+    }
+};
+
+namespace detail {
+
+inline void check_name(std::string_view what, const std::string& name) {
+    if (name.empty()) throw InvalidArgument(fmt::format("{}: the name is empty", what));
+}
+
+inline Scaling resolve_scaling(std::string_view what, const std::string& name, Scaling s, double min, double max,
+                               bool integer) {
+    if (s == Scaling::Auto) return (min > 0.0 && max / min >= 1000.0) ? Scaling::Logarithmic : Scaling::Linear;
+    if (s == Scaling::Logarithmic && !(min > 0.0))
+        throw InvalidArgument(
+            fmt::format("{} '{}': Logarithmic scaling needs min > 0, got min = {}", what, name, min));
+    if (s == Scaling::ReverseLogarithmic) {
+        if (integer)
+            throw InvalidArgument(fmt::format(
+                "{} '{}': ReverseLogarithmic scaling is only for continuous parameters", what, name));
+        if (!(min >= 0.0 && max < 1.0))
+            throw InvalidArgument(fmt::format(
+                "{} '{}': ReverseLogarithmic scaling needs 0 <= min and max < 1, got [{}, {}]", what, name, min, max));
+    }
+    return s;
+}
+
+}  // namespace detail
+
+/// An integer hyperparameter in [min, max] (both included).
+template <std::integral T = std::int64_t>
+class IntegerParameter {
+public:
+    using value_type = T;
+
+    IntegerParameter(std::string name, T min, T max, Scaling scaling = Scaling::Auto) {
+        constexpr std::string_view what = "IntegerParameter";
+        detail::check_name(what, name);
+        if constexpr (std::is_same_v<T, bool>) static_assert(!sizeof(T), "use CategoricalParameter for booleans");
+        auto lo = static_cast<double>(min);
+        auto hi = static_cast<double>(max);
+        if (min > max)
+            throw InvalidArgument(fmt::format("{} '{}': min must be <= max, got [{}, {}]", what, name, min, max));
+        if (std::abs(lo) > detail::max_exact_integer || std::abs(hi) > detail::max_exact_integer)
+            throw InvalidArgument(fmt::format("{} '{}': bounds must lie within +-2^53, got [{}, {}]", what, name, min, max));
+        spec_.scaling = detail::resolve_scaling(what, name, scaling, lo, hi, true);
+        spec_.requested_scaling = scaling;
+        spec_.name = std::move(name);
+        spec_.kind = ParameterKind::Integer;
+        spec_.min = lo;
+        spec_.max = hi;
+        spec_.type = detail::type_name<T>();
+    }
+
+    [[nodiscard]] const ParameterSpec& spec() const noexcept { return spec_; }
+
+private:
+    ParameterSpec spec_;
+};
+
+template <class A, class B, class... Rest>
+IntegerParameter(std::string, A, B, Rest...) -> IntegerParameter<std::common_type_t<A, B>>;
+
+/// A real-valued hyperparameter in [min, max].
+template <std::floating_point T = double>
+class ContinuousParameter {
+public:
+    using value_type = T;
+
+    ContinuousParameter(std::string name, T min, T max, Scaling scaling = Scaling::Auto) {
+        constexpr std::string_view what = "ContinuousParameter";
+        detail::check_name(what, name);
+        auto lo = static_cast<double>(min);
+        auto hi = static_cast<double>(max);
+        if (!std::isfinite(lo) || !std::isfinite(hi))
+            throw InvalidArgument(fmt::format("{} '{}': bounds must be finite, got [{}, {}]", what, name, lo, hi));
+        if (lo > hi)
+            throw InvalidArgument(fmt::format("{} '{}': min must be <= max, got [{}, {}]", what, name, lo, hi));
+        spec_.scaling = detail::resolve_scaling(what, name, scaling, lo, hi, false);
+        spec_.requested_scaling = scaling;
+        spec_.name = std::move(name);
+        spec_.kind = ParameterKind::Continuous;
+        spec_.min = lo;
+        spec_.max = hi;
+        spec_.type = detail::type_name<T>();
+    }
+
+    [[nodiscard]] const ParameterSpec& spec() const noexcept { return spec_; }
+
+private:
+    ParameterSpec spec_;
+};
+
+// ContinuousParameter("eta", 0, 1) means doubles, not a compile error.
+template <class A, class B, class... Rest>
+ContinuousParameter(std::string, A, B, Rest...)
+    -> ContinuousParameter<std::conditional_t<std::is_floating_point_v<std::common_type_t<A, B>>,
+                                              std::common_type_t<A, B>, double>>;
+
+/// One of a list of text values, e.g. CategoricalParameter("booster", {"gbtree", "dart"}).
+class CategoricalParameter {
+public:
+    using value_type = std::string;
+
+    CategoricalParameter(std::string name, std::vector<std::string> values) {
+        constexpr std::string_view what = "CategoricalParameter";
+        detail::check_name(what, name);
+        if (values.empty()) throw InvalidArgument(fmt::format("{} '{}': needs at least one value", what, name));
+        for (std::size_t i = 0; i < values.size(); ++i)
+            for (std::size_t j = 0; j < i; ++j)
+                if (values[i] == values[j])
+                    throw InvalidArgument(fmt::format("{} '{}': value '{}' is listed twice", what, name, values[i]));
+        spec_.name = std::move(name);
+        spec_.kind = ParameterKind::Categorical;
+        spec_.categories = std::move(values);
+        spec_.max = static_cast<double>(spec_.categories.size() - 1);
+        spec_.type = detail::type_name<std::string>();
+    }
+
+    [[nodiscard]] const ParameterSpec& spec() const noexcept { return spec_; }
+
+private:
+    ParameterSpec spec_;
+};
+
+/// A fixed value passed to every trial but never tuned (AMT's static hyperparameters).
+template <class T>
+class StaticParameter {
+public:
+    using value_type = T;
+
+    StaticParameter(std::string name, T value) {
+        detail::check_name("StaticParameter", name);
+        spec_.name = std::move(name);
+        spec_.kind = ParameterKind::Static;
+        spec_.type = detail::type_name<T>();
+        if constexpr (std::is_same_v<T, std::string>) {
+            spec_.fixed = std::move(value);
+        } else if constexpr (std::is_integral_v<T>) {
+            spec_.fixed = static_cast<std::int64_t>(value);
+        } else {
+            static_assert(std::is_floating_point_v<T>, "StaticParameter holds an integer, a real or a string");
+            if (!std::isfinite(static_cast<double>(value)))
+                throw InvalidArgument(fmt::format("StaticParameter '{}': value must be finite", spec_.name));
+            spec_.fixed = static_cast<double>(value);
+        }
+    }
+
+    [[nodiscard]] const ParameterSpec& spec() const noexcept { return spec_; }
+
+private:
+    ParameterSpec spec_;
+};
+
+StaticParameter(std::string, const char*) -> StaticParameter<std::string>;
+StaticParameter(std::string, std::string_view) -> StaticParameter<std::string>;
+
+template <class P>
+concept Parameter = requires(const P& p) {
+    typename P::value_type;
+    { p.spec() } -> std::same_as<const ParameterSpec&>;
+};
+
+}  // namespace hypertune

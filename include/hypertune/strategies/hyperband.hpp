@@ -1,0 +1,443 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// Hyperband (Li, Jamieson, DeSalvo, Rostamizadeh, Talwalkar, "Hyperband: A Novel Bandit-Based
+// Approach to Hyperparameter Optimization", JMLR 18, 2018), with SageMaker AMT's options:
+// min_resource, max_resource (in the trainer's resource units: epochs, boosting rounds...) and eta.
+//
+// The schedule. With R = max_resource / min_resource and s_max = floor(log_eta R) (computed with
+// integers: the largest s with min_resource * eta^s <= max_resource), bracket s = s_max..0 starts
+// n(s) = ceil((s_max + 1) / (s + 1) * eta^s) configurations; rung i = 0..s of bracket s keeps
+// n_i = floor(n(s) / eta^i) of them and gives each the resource r_i = max_resource / eta^(s - i).
+// When that is not an integer it is rounded to the nearest one (halves up): the result is always
+// >= min_resource, strictly increasing along the bracket, and the last rung is max_resource exactly.
+//
+// Two ways to run it (HyperbandMode):
+// - Asynchronous (the default, what AMT does): every bracket is an ASHA ladder (detail/rungs.hpp)
+//   whose rungs are the bracket's r_0..r_{s-1}. Every trial starts with budget = max_resource and
+//   reports as it goes; at each rung it continues only if it is in the top 1/eta of the losses
+//   recorded there so far, otherwise report() returns Stop. No trial ever waits for another.
+//   New trial k goes to a bracket by smooth weighted round-robin with weights n(s) (each bracket
+//   then spends about the same total resource, as in the paper): every bracket adds its weight to a
+//   credit, the bracket with the most credit takes the trial (ties: the larger s) and pays the sum of
+//   all weights. It depends on k only: for (1, 81, 3) the brackets go 4 3 4 2 4 3 4 4 1 ..., and
+//   every 143 trials hold exactly 81, 34, 15, 8 and 5 trials of brackets 4..0. A failed trial is
+//   left out of the rungs it had not reached. ask() answers Done once max_trials trials started.
+// - Synchronous (the paper's algorithm): brackets s_max, s_max - 1, ..., 0 (then again from s_max
+//   while max_trials allows). A trial's budget is its rung's resource. When it returns it pauses
+//   (DecisionRecord Pause) until every trial of its rung has returned; then the best
+//   min(n_{i+1}, max(1, floor(m / eta))) of the m trials of the rung (equal to n_{i+1} for a full
+//   bracket) are promoted: ask() resumes each with the same id and configuration, budget r_{i+1}
+//   and resume_from = the resource it reached (DecisionRecord Promote); the others get a Stop
+//   record (threshold = the worst promoted loss, peers = m). Failed trials rank last and are never
+//   promoted; ties go to the smaller trial id. While a bracket waits at a barrier, ask() starts the
+//   next bracket rather than answering Wait, so workers do not idle; older brackets always have
+//   priority. So ask() answers Wait only once max_trials trials have started and every unfinished
+//   bracket waits at a barrier, and Done once nothing is left; with max_trials = 0 the iterations
+//   repeat until the runner stops. When max_trials runs out, the last bracket started is truncated
+//   (it starts fewer configurations and keeps floor(m / eta), at least one, at each rung) and the
+//   rest never start. A report past the trial's budget gets Stop (past max_resource, with a Stop
+//   record); its tell() still counts for the rung. Trial ids, the bracket of each id and its
+//   configuration do not depend on the number of workers or on the order in which trials finish.
+//
+// In both modes trial k's configuration is RandomSearch::sample(space, seed, k).
+
+#include <hypertune/config.hpp>
+#include <hypertune/detail/rungs.hpp>
+#include <hypertune/error.hpp>
+#include <hypertune/search_space.hpp>
+#include <hypertune/strategies/random_search.hpp>
+#include <hypertune/strategy.hpp>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <deque>
+#include <limits>
+#include <map>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+namespace hypertune {
+
+/// How Hyperband runs its brackets (see the top of hyperband.hpp).
+enum class HyperbandMode {
+    Asynchronous,  ///< stop-based: every bracket is an ASHA ladder; no barrier (AMT's Hyperband)
+    Synchronous,   ///< the paper's successive halving with a barrier at every rung; trials pause and resume
+};
+
+struct HyperbandOptions {
+    /// The smallest resource a trial gets before it can be judged (AMT's MinResource).
+    Resource min_resource = 1;
+    /// The full resource of a trial (AMT's MaxResource).
+    Resource max_resource = 81;
+    /// Keep the top 1/eta at every rung.
+    int eta = 3;
+    HyperbandMode mode = HyperbandMode::Asynchronous;
+};
+
+/// One rung of a bracket: how many configurations run there, and with how much resource.
+struct HyperbandRung {
+    std::size_t configurations = 0;
+    Resource resource = 0;
+    friend bool operator==(const HyperbandRung&, const HyperbandRung&) = default;
+};
+
+/// Bracket s of the schedule: its rungs, from the most configurations to one.
+struct HyperbandBracket {
+    int s = 0;
+    std::vector<HyperbandRung> rungs;
+    friend bool operator==(const HyperbandBracket&, const HyperbandBracket&) = default;
+};
+
+namespace detail {
+
+[[nodiscard]] inline std::uint64_t saturating_mul(std::uint64_t a, std::uint64_t b) noexcept {
+    if (a != 0 && b > std::numeric_limits<std::uint64_t>::max() / a) return std::numeric_limits<std::uint64_t>::max();
+    return a * b;
+}
+
+/// The largest s with min_resource * eta^s <= max_resource, in integers.
+[[nodiscard]] inline int hyperband_s_max(Resource min_resource, Resource max_resource, int eta) noexcept {
+    int s = 0;
+    for (Resource r = min_resource; r <= max_resource / eta; r *= eta) ++s;
+    return s;
+}
+
+/// The schedule of the Hyperband paper, indexed by s (see the top of hyperband.hpp).
+[[nodiscard]] inline std::vector<HyperbandBracket> hyperband_schedule(Resource min_resource, Resource max_resource,
+                                                                      int eta) {
+    const int s_max = hyperband_s_max(min_resource, max_resource, eta);
+    const auto e = static_cast<std::uint64_t>(eta);
+    std::vector<std::uint64_t> power(static_cast<std::size_t>(s_max) + 1, 1);  // eta^k
+    for (std::size_t k = 1; k < power.size(); ++k) power[k] = power[k - 1] * e;
+
+    std::vector<HyperbandBracket> schedule(power.size());
+    for (int s = 0; s <= s_max; ++s) {
+        const auto us = static_cast<std::size_t>(s);
+        // ceil((s_max + 1) * eta^s / (s + 1)) in integers
+        std::uint64_t numerator = saturating_mul(static_cast<std::uint64_t>(s_max) + 1, power[us]);
+        std::uint64_t n = numerator / (us + 1) + (numerator % (us + 1) != 0 ? 1 : 0);
+        HyperbandBracket& bracket = schedule[us];
+        bracket.s = s;
+        for (std::size_t i = 0; i <= us; ++i) {
+            // max_resource / eta^(s - i), rounded to the nearest integer, halves up
+            auto d = static_cast<Resource>(power[us - i]);
+            Resource q = max_resource / d;
+            Resource rem = max_resource % d;
+            Resource r = q + (rem >= d - rem ? 1 : 0);
+            bracket.rungs.push_back(HyperbandRung{static_cast<std::size_t>(n / power[i]), r});
+        }
+    }
+    return schedule;
+}
+
+}  // namespace detail
+
+/// Hyperband, asynchronous (default) or synchronous. See the top of hyperband.hpp for the rules.
+class Hyperband {
+public:
+    /// Throws InvalidArgument unless 1 <= min_resource < max_resource and eta >= 2.
+    explicit Hyperband(HyperbandOptions options = {}) : options_(options) {
+        detail::validate_rung_options("Hyperband", "eta", options_.min_resource, options_.max_resource, options_.eta);
+        schedule_ = detail::hyperband_schedule(options_.min_resource, options_.max_resource, options_.eta);
+        // Round-robin weights n(s), capped so that the credits cannot overflow (2^40 is far beyond
+        // any real schedule: only max_resource / min_resource above ~10^11 reaches it).
+        for (const auto& b : schedule_) {
+            weights_.push_back(static_cast<std::int64_t>(
+                std::min<std::uint64_t>(b.rungs.front().configurations, std::uint64_t{1} << 40)));
+            weight_total_ += weights_.back();
+        }
+    }
+
+    /// The paper's schedule: schedule()[s] is bracket s, s = 0..s_max().
+    [[nodiscard]] const std::vector<HyperbandBracket>& schedule() const noexcept { return schedule_; }
+    [[nodiscard]] int s_max() const noexcept { return static_cast<int>(schedule_.size()) - 1; }
+    [[nodiscard]] const HyperbandOptions& options() const noexcept { return options_; }
+
+    void start(const SearchSpace& space, const StrategyContext& ctx) {
+        space.require_tunable();
+        space_ = space;
+        ctx_ = ctx;
+        next_id_ = 0;
+        bracket_of_.clear();
+        decisions_.clear();
+        credit_.assign(schedule_.size(), 0);
+        if (options_.mode == HyperbandMode::Asynchronous) {
+            std::vector<std::vector<Resource>> ladders;
+            std::vector<int> labels;
+            for (const auto& b : schedule_) {
+                std::vector<Resource> rungs;
+                for (std::size_t i = 0; i + 1 < b.rungs.size(); ++i) rungs.push_back(b.rungs[i].resource);
+                ladders.push_back(std::move(rungs));
+                labels.push_back(b.s);
+            }
+            async_ = detail::StopRungs(ladders, std::move(labels), options_.eta, options_.max_resource);
+        }
+        brackets_.clear();
+        trials_.clear();
+        next_serial_ = 0;
+        next_s_ = s_max();
+        running_ = 0;
+    }
+
+    [[nodiscard]] Suggestion ask() { return options_.mode == HyperbandMode::Asynchronous ? ask_async() : ask_sync(); }
+
+    [[nodiscard]] Decision report(TrialId id, Resource step, double loss) {
+        if (options_.mode == HyperbandMode::Asynchronous) return async_.report(id, step, loss, decisions_);
+        return report_sync(id, step, loss);
+    }
+
+    void tell(TrialId id, const Outcome& outcome) {
+        if (options_.mode == HyperbandMode::Asynchronous)
+            async_.finish(id, outcome);
+        else
+            tell_sync(id, outcome);
+    }
+
+    [[nodiscard]] std::string name() const { return "Hyperband"; }
+    [[nodiscard]] Resource max_resource() const noexcept { return options_.max_resource; }
+    /// The stops, pauses and promotions decided since the last call.
+    [[nodiscard]] std::vector<DecisionRecord> take_decisions() { return std::exchange(decisions_, {}); }
+
+    /// The bracket s of trial `id`, or -1 for an id not handed out yet.
+    [[nodiscard]] int bracket_of(TrialId id) const noexcept {
+        return id < bracket_of_.size() ? static_cast<int>(bracket_of_[id]) : -1;
+    }
+    /// New trials handed out since start().
+    [[nodiscard]] std::size_t trials_started() const noexcept { return next_id_; }
+
+private:
+    // ---- asynchronous ----------------------------------------------------------------------------
+
+    // Smooth weighted round-robin over the brackets, weights n(s).
+    [[nodiscard]] int next_async_bracket() {
+        int best = s_max();
+        for (int s = s_max(); s >= 0; --s) {
+            const auto us = static_cast<std::size_t>(s);
+            credit_[us] += weights_[us];
+            if (credit_[us] > credit_[static_cast<std::size_t>(best)]) best = s;
+        }
+        credit_[static_cast<std::size_t>(best)] -= weight_total_;
+        return best;
+    }
+
+    [[nodiscard]] Suggestion ask_async() {
+        if (limit_reached()) return Suggestion::done();
+        TrialId id = next_id_++;
+        int s = next_async_bracket();
+        bracket_of_.push_back(static_cast<std::int8_t>(s));
+        async_.add_trial(id, static_cast<std::size_t>(s));
+        return Suggestion::run(id, RandomSearch::sample(space_, ctx_.seed, id), options_.max_resource);
+    }
+
+    // ---- synchronous -----------------------------------------------------------------------------
+
+    struct RungResult {
+        double loss;
+        TrialId id;
+        bool failed;
+    };
+    struct SyncBracket {
+        int s = 0;
+        std::size_t rung = 0;          // the rung being run
+        std::size_t rung_size = 0;     // trials of this rung (the target while rung 0 is still filling)
+        std::size_t created = 0;       // rung-0 trials handed out
+        std::size_t running = 0;       // handed out, not told yet
+        std::deque<TrialId> promoted;  // waiting to be resumed at `rung`
+        std::vector<RungResult> results;
+    };
+    struct SyncTrial {
+        std::uint64_t bracket = 0;  // serial of its SyncBracket
+        std::size_t rung = 0;
+        Config config;
+        Resource budget = 0;
+        Resource last_step = 0;
+        Resource reached = 0;
+        bool running = false;
+        // filled when it is promoted, for the Promote record
+        double loss = std::numeric_limits<double>::quiet_NaN();
+        double threshold = std::numeric_limits<double>::quiet_NaN();
+        std::size_t peers = 0;
+    };
+
+    [[nodiscard]] bool limit_reached() const noexcept { return ctx_.max_trials != 0 && next_id_ >= ctx_.max_trials; }
+
+    [[nodiscard]] Resource rung_resource(int s, std::size_t i) const {
+        return schedule_[static_cast<std::size_t>(s)].rungs[i].resource;
+    }
+
+    [[nodiscard]] Suggestion ask_sync() {
+        // Older brackets first: finishing them is what produces results.
+        for (auto& [serial, b] : brackets_) {
+            if (b.rung == 0 && b.created < b.rung_size) return new_sync_trial(serial, b);
+            if (!b.promoted.empty()) return resume_sync_trial(b);
+        }
+        if (!limit_reached()) {
+            // Start the next bracket (also when the others wait at a barrier: no idle worker).
+            std::size_t n = schedule_[static_cast<std::size_t>(next_s_)].rungs.front().configurations;
+            if (ctx_.max_trials != 0) n = std::min<std::size_t>(n, ctx_.max_trials - next_id_);
+            auto serial = next_serial_++;
+            SyncBracket& b = brackets_[serial];
+            b.s = next_s_;
+            b.rung_size = n;
+            next_s_ = next_s_ == 0 ? s_max() : next_s_ - 1;
+            return new_sync_trial(serial, b);
+        }
+        return running_ > 0 ? Suggestion::wait() : Suggestion::done();
+    }
+
+    [[nodiscard]] Suggestion new_sync_trial(std::uint64_t serial, SyncBracket& b) {
+        TrialId id = next_id_++;
+        ++b.created;
+        ++b.running;
+        ++running_;
+        bracket_of_.push_back(static_cast<std::int8_t>(b.s));
+        SyncTrial& t = trials_[id];
+        t.bracket = serial;
+        t.rung = 0;
+        t.config = RandomSearch::sample(space_, ctx_.seed, id);
+        t.budget = rung_resource(b.s, 0);
+        t.running = true;
+        return Suggestion::run(id, t.config, t.budget);
+    }
+
+    [[nodiscard]] Suggestion resume_sync_trial(SyncBracket& b) {
+        TrialId id = b.promoted.front();
+        b.promoted.pop_front();
+        ++b.running;
+        ++running_;
+        SyncTrial& t = trials_.at(id);
+        const Resource from = t.reached;
+        decisions_.push_back(DecisionRecord{
+            id, DecisionRecord::Kind::Promote, b.s, static_cast<int>(t.rung), t.budget, t.loss, t.threshold, t.peers,
+            fmt::format("among the best {} of {} at resource {}: resumes from {} to {}", b.rung_size, t.peers, t.budget,
+                        from, rung_resource(b.s, b.rung))});
+        t.rung = b.rung;
+        t.budget = rung_resource(b.s, b.rung);
+        t.running = true;
+        return Suggestion::run(id, t.config, t.budget, from);
+    }
+
+    [[nodiscard]] Decision report_sync(TrialId id, Resource step, double loss) {
+        auto it = trials_.find(id);
+        if (it == trials_.end() || !it->second.running) return Decision::Continue;
+        SyncTrial& t = it->second;
+        if (step <= t.last_step) return Decision::Continue;
+        t.last_step = step;
+        if (step > options_.max_resource) {
+            decisions_.push_back(
+                DecisionRecord{id, DecisionRecord::Kind::Stop, brackets_.at(t.bracket).s, static_cast<int>(t.rung),
+                               step, loss, std::numeric_limits<double>::quiet_NaN(), 0,
+                               fmt::format("step {} exceeds max_resource {}", step, options_.max_resource)});
+            return Decision::Stop;
+        }
+        // Past its rung's budget: the trainer overran; stop it there, its tell() still counts for the
+        // rung (no record: the Pause at tell() says what happens next).
+        return step > t.budget ? Decision::Stop : Decision::Continue;
+    }
+
+    void tell_sync(TrialId id, const Outcome& outcome) {
+        auto it = trials_.find(id);
+        if (it == trials_.end() || !it->second.running) return;
+        SyncTrial& t = it->second;
+        t.running = false;
+        --running_;
+        auto bit = brackets_.find(t.bracket);
+        SyncBracket& b = bit->second;
+        --b.running;
+        const bool failed = outcome.status == Outcome::Status::Failed || std::isnan(outcome.loss);
+        t.reached = outcome.resource > 0 ? std::min(outcome.resource, t.budget) : t.budget;
+        t.loss = failed ? std::numeric_limits<double>::infinity() : outcome.loss;
+        b.results.push_back(RungResult{t.loss, id, failed});
+        const bool last_rung = t.rung + 1 == schedule_[static_cast<std::size_t>(b.s)].rungs.size();
+        if (failed || last_rung) {
+            trials_.erase(it);
+        } else {
+            decisions_.push_back(
+                DecisionRecord{id, DecisionRecord::Kind::Pause, b.s, static_cast<int>(t.rung), t.reached, outcome.loss,
+                               std::numeric_limits<double>::quiet_NaN(), 0,
+                               fmt::format("rung {} of bracket {}: waits for {} more of {} trials before promotions",
+                                           t.rung, b.s, b.rung_size - b.results.size(), b.rung_size)});
+        }
+        if (b.running == 0 && b.promoted.empty() && (b.rung > 0 || b.created == b.rung_size)) close_rung(bit);
+    }
+
+    // Every trial of the rung has returned: promote the best, stop the others.
+    void close_rung(std::map<std::uint64_t, SyncBracket>::iterator bit) {
+        SyncBracket& b = bit->second;
+        const auto& rungs = schedule_[static_cast<std::size_t>(b.s)].rungs;
+        if (b.rung + 1 == rungs.size()) {
+            brackets_.erase(bit);
+            return;
+        }
+        auto& results = b.results;
+        std::sort(results.begin(), results.end(), [](const RungResult& x, const RungResult& y) {
+            if (x.failed != y.failed) return y.failed;
+            if (x.loss != y.loss) return x.loss < y.loss;
+            return x.id < y.id;
+        });
+        const std::size_t m = results.size();
+        std::size_t ok = 0;
+        while (ok < m && !results[ok].failed) ++ok;
+        const auto eta = static_cast<std::size_t>(options_.eta);
+        std::size_t keep = std::min(rungs[b.rung + 1].configurations, std::max<std::size_t>(1, m / eta));
+        keep = std::min(keep, ok);
+        const double threshold = keep > 0 ? results[keep - 1].loss : std::numeric_limits<double>::quiet_NaN();
+        const Resource resource = rungs[b.rung].resource;
+        for (std::size_t j = keep; j < ok; ++j) {
+            auto tit = trials_.find(results[j].id);
+            decisions_.push_back(DecisionRecord{
+                results[j].id, DecisionRecord::Kind::Stop, b.s, static_cast<int>(b.rung), tit->second.reached,
+                results[j].loss, threshold, m,
+                keep == 0 ? fmt::format("rung {} of bracket {}: no trial to promote", b.rung, b.s)
+                          : fmt::format("not among the best {} of {} at resource {}: loss {:.6g} > {:.6g}", keep, m,
+                                        resource, results[j].loss, threshold)});
+            trials_.erase(tit);
+        }
+        if (keep == 0) {
+            brackets_.erase(bit);
+            return;
+        }
+        b.promoted.clear();
+        for (std::size_t j = 0; j < keep; ++j) {
+            SyncTrial& t = trials_.at(results[j].id);
+            t.threshold = threshold;
+            t.peers = m;
+            b.promoted.push_back(results[j].id);
+        }
+        ++b.rung;
+        b.rung_size = keep;
+        results.clear();
+    }
+
+    HyperbandOptions options_;
+    std::vector<HyperbandBracket> schedule_;
+    SearchSpace space_;
+    StrategyContext ctx_;
+    TrialId next_id_ = 0;
+    std::vector<std::int8_t> bracket_of_;  // indexed by trial id (ids are dense)
+    std::vector<DecisionRecord> decisions_;
+
+    // asynchronous
+    detail::StopRungs async_;
+    std::vector<std::int64_t> credit_;
+    std::vector<std::int64_t> weights_;
+    std::int64_t weight_total_ = 0;
+
+    // synchronous
+    std::map<std::uint64_t, SyncBracket> brackets_;  // by serial: oldest first
+    std::unordered_map<TrialId, SyncTrial> trials_;  // trials running or paused
+    std::uint64_t next_serial_ = 0;
+    int next_s_ = 0;
+    std::size_t running_ = 0;
+};
+
+static_assert(Strategy<Hyperband>);
+static_assert(ExplainsDecisions<Hyperband>);
+static_assert(HasMaxResource<Hyperband>);
+
+}  // namespace hypertune

@@ -1,0 +1,126 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// Trial: what the objective sees of the tuning run while it trains one configuration. It learns
+// its budget, reports intermediate values (which drive early stopping), checks should_stop(), and
+// may save a checkpoint so that a paused trial continues instead of starting over when promoted.
+
+#include <hypertune/config.hpp>
+#include <hypertune/error.hpp>
+#include <hypertune/strategy.hpp>
+
+#include <fmt/format.h>
+
+#include <atomic>
+#include <cmath>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace hypertune {
+
+class Trial;
+
+namespace detail {
+
+class TuningRun;
+
+// How a Trial talks back to whoever runs it (the Tuner). Not for users.
+class TrialHost {
+public:
+    virtual Decision on_report(Trial& trial, Resource step, double value) = 0;
+    virtual bool stop_requested() const noexcept = 0;
+
+protected:
+    ~TrialHost() = default;
+};
+
+}  // namespace detail
+
+class Trial {
+public:
+    /// A trial outside any tuner (for testing an objective by hand): reports are only recorded.
+    explicit Trial(TrialId id = 0, Config config = {}, Resource budget = 1, Resource resumed_from = 0,
+                   std::optional<std::string> checkpoint = std::nullopt)
+        : id_(id), config_(std::move(config)), budget_(budget), resumed_from_(resumed_from),
+          last_step_(resumed_from), checkpoint_(std::move(checkpoint)) {}
+
+    Trial(const Trial&) = delete;
+    Trial& operator=(const Trial&) = delete;
+
+    [[nodiscard]] TrialId id() const noexcept { return id_; }
+    [[nodiscard]] const Config& config() const noexcept { return config_; }
+
+    /// The resource (epochs, rounds...) this run of the trial may reach in total.
+    [[nodiscard]] Resource budget() const noexcept { return budget_; }
+
+    /// The resource already reached before this run: > 0 only when the trial was paused earlier,
+    /// is now promoted, and has a checkpoint() to continue from. 0 means: start from scratch.
+    [[nodiscard]] Resource resumed_from() const noexcept { return resumed_from_; }
+
+    /// Reports the objective metric after `step` resource units. Steps must increase and values
+    /// be finite; otherwise this throws InvalidArgument and the trial is marked Failed.
+    void report(Resource step, double value) {
+        if (!std::isfinite(value)) fail(fmt::format("trial {}: reported a non-finite value ({}) at step {}", id_, value, step));
+        if (step <= last_step_) {
+            // A promoted trial that restarts from scratch may repeat steps it already reported.
+            if (!restarted_ || step > restart_from_)
+                fail(fmt::format("trial {}: reported step {} after step {} (steps must increase)", id_, step, last_step_));
+            return;
+        }
+        last_step_ = step;
+        last_value_ = value;
+        ++reports_;
+        if (host_ && host_->on_report(*this, step, value) == Decision::Stop) stop_.store(true, std::memory_order_relaxed);
+    }
+
+    /// True once the strategy decided to stop this trial or the tuning run is stopping. Check it
+    /// after each report and return early (with the last value) when it is set.
+    [[nodiscard]] bool should_stop() const noexcept {
+        return stop_.load(std::memory_order_relaxed) || (host_ && host_->stop_requested());
+    }
+
+    /// Keeps an opaque checkpoint (serialised model state) for when the trial is resumed.
+    void save_checkpoint(std::string bytes) { checkpoint_ = std::move(bytes); }
+    /// The checkpoint saved by an earlier run of this trial, if any.
+    [[nodiscard]] const std::optional<std::string>& checkpoint() const noexcept { return checkpoint_; }
+
+    [[nodiscard]] Resource last_step() const noexcept { return last_step_; }
+    [[nodiscard]] std::optional<double> last_value() const noexcept { return last_value_; }
+    [[nodiscard]] std::size_t reports() const noexcept { return reports_; }
+    /// Why the trial failed inside report(), if it did (kept even if the objective caught it).
+    [[nodiscard]] const std::string& failure() const noexcept { return failure_; }
+    [[nodiscard]] bool stop_decided() const noexcept { return stop_.load(std::memory_order_relaxed); }
+
+private:
+    friend class detail::TuningRun;
+
+    [[noreturn]] void fail(std::string why) {
+        if (failure_.empty()) failure_ = why;
+        throw InvalidArgument(std::move(why));
+    }
+
+    // A promoted trial with no checkpoint starts over: steps up to `from` were already counted.
+    void restart_from(Resource from) {
+        restarted_ = true;
+        restart_from_ = from;
+        last_step_ = 0;
+    }
+
+    TrialId id_;
+    Config config_;
+    Resource budget_;
+    Resource resumed_from_;
+    Resource last_step_;
+    std::optional<double> last_value_;
+    std::size_t reports_ = 0;
+    std::optional<std::string> checkpoint_;
+    std::string failure_;
+    std::atomic<bool> stop_{false};
+    detail::TrialHost* host_ = nullptr;
+    bool restarted_ = false;
+    Resource restart_from_ = 0;
+};
+
+}  // namespace hypertune

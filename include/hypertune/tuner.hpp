@@ -1,0 +1,578 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// Tuner: runs trials of an objective on max_parallel_jobs worker threads, driven by a strategy,
+// until max_jobs trials are done, the strategy has nothing left, max_runtime passes, a completion
+// criterion is met, or stop() is called. Options mirror SageMaker AMT's tuning job.
+
+#include <hypertune/config.hpp>
+#include <hypertune/error.hpp>
+#include <hypertune/objective.hpp>
+#include <hypertune/result.hpp>
+#include <hypertune/search_space.hpp>
+#include <hypertune/strategy.hpp>
+#include <hypertune/trial.hpp>
+
+#include <fmt/format.h>
+
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <condition_variable>
+#include <cstdio>
+#include <exception>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+namespace hypertune {
+
+enum class ProgressBar { Auto, Always, Never };
+
+struct TunerOptions {
+    std::string metric = "objective";  ///< the objective metric's name, for output
+    Direction direction = Direction::Minimize;
+    std::size_t max_jobs = 100;          ///< trials to start in all
+    std::size_t max_parallel_jobs = 1;   ///< worker threads: never more trials in flight
+    std::uint64_t seed = 0;
+    double max_runtime_seconds = 0.0;    ///< 0: no limit. When it passes, running trials are stopped.
+    std::optional<double> target_objective{};      ///< stop once a completed trial reaches it
+    std::size_t max_trials_without_improvement = 0;  ///< stop after N completed trials without a
+                                                     ///< relative improvement above improvement_tolerance; 0: off
+    double improvement_tolerance = 0.01;
+    int max_retries = 0;          ///< re-runs of a failed trial before it is recorded Failed
+    int instances_per_trial = 1;  ///< for cost accounting: billable = elapsed x instances
+    ProgressBar progress = ProgressBar::Auto;  ///< Auto: on stderr when it is a terminal
+    /// Called from the worker thread when a trial (or a resumed run of it) starts and when it ends.
+    /// Calls are serialised; keep them short.
+    std::function<void(const TrialRecord&)> on_trial_start{};
+    std::function<void(const TrialRecord&)> on_trial_end{};
+};
+
+/// A snapshot of a run in progress.
+struct Progress {
+    std::size_t started = 0;
+    std::size_t running = 0;
+    std::size_t completed = 0;
+    std::size_t stopped = 0;
+    std::size_t failed = 0;
+    std::size_t max_jobs = 0;
+    double elapsed_seconds = 0.0;
+    std::optional<double> best;
+    bool finished = false;
+};
+
+namespace detail {
+
+class TuningRun final : public TrialHost {
+public:
+    TuningRun(SearchSpace space, AnyStrategy strategy, TunerOptions options, ObjectiveFunction objective)
+        : space_(std::move(space)), strategy_(std::move(strategy)), options_(std::move(options)),
+          objective_(std::move(objective)) {
+        setup_.metric = options_.metric;
+        setup_.direction = options_.direction;
+        setup_.strategy = strategy_.name();
+        setup_.max_parallel_jobs = options_.max_parallel_jobs;
+        setup_.instances_per_trial = options_.instances_per_trial;
+        setup_.max_resource = strategy_.max_resource();
+        setup_.seed = options_.seed;
+        for (const auto& p : space_.parameters()) setup_.parameter_names.push_back(p.name);
+        show_progress_ = options_.progress == ProgressBar::Always ||
+                         (options_.progress == ProgressBar::Auto && ::isatty(STDERR_FILENO) == 1);
+    }
+
+    TuningRun(const TuningRun&) = delete;
+    TuningRun& operator=(const TuningRun&) = delete;
+
+    ~TuningRun() {
+        stop("destroyed while running");
+        join();
+    }
+
+    void launch() {
+        start_steady_ = std::chrono::steady_clock::now();
+        setup_.start_time = unix_now();
+        if (options_.max_runtime_seconds > 0.0)
+            deadline_ = start_steady_ + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                            std::chrono::duration<double>(options_.max_runtime_seconds));
+        workers_.reserve(options_.max_parallel_jobs);
+        active_workers_ = options_.max_parallel_jobs;
+        for (std::size_t w = 0; w < options_.max_parallel_jobs; ++w) workers_.emplace_back([this, w] { work(w); });
+    }
+
+    void stop(std::string_view reason = "stopped by user") {
+        std::lock_guard lk(mu_);
+        request_stop(reason);
+    }
+
+    // The final result is built once, by moving the records: no copy of a large run.
+    const Result& wait() {
+        join();
+        std::lock_guard lk(mu_);
+        if (!final_) {
+            final_ = snapshot();
+            records_.clear();
+        }
+        return *final_;
+    }
+
+    Result take_result() {
+        wait();
+        std::lock_guard lk(mu_);
+        return std::move(*final_);
+    }
+
+    [[nodiscard]] Result result_so_far() const {
+        std::lock_guard lk(mu_);
+        return final_ ? *final_ : snapshot();
+    }
+
+    [[nodiscard]] Progress progress() const {
+        std::lock_guard lk(mu_);
+        Progress p;
+        p.started = started_;
+        p.running = running_;
+        p.completed = completed_;
+        p.stopped = stopped_;
+        p.failed = failed_;
+        p.max_jobs = options_.max_jobs;
+        p.elapsed_seconds = seconds_since_start();
+        if (best_index_) p.best = best_value_;
+        p.finished = active_workers_ == 0;
+        return p;
+    }
+
+    [[nodiscard]] bool finished() const {
+        std::lock_guard lk(mu_);
+        return active_workers_ == 0;
+    }
+
+    // TrialHost
+    Decision on_report(Trial& trial, Resource step, double value) override {
+        std::lock_guard lk(mu_);
+        auto& rec = records_[index_.at(trial.id())];
+        rec.curve.push_back({step, value, seconds_since_start() - (rec.start_time() - setup_.start_time)});
+        Decision d = Decision::Continue;
+        try {
+            d = strategy_.report(trial.id(), step, loss_of(value));
+            apply_decisions();
+        } catch (const std::exception& e) {
+            fatal(fmt::format("strategy '{}' failed in report(): {}", setup_.strategy, e.what()));
+        }
+        return d;
+    }
+
+    bool stop_requested() const noexcept override { return stop_flag_.load(std::memory_order_relaxed); }
+
+private:
+    [[nodiscard]] double loss_of(double value) const noexcept {
+        return options_.direction == Direction::Maximize ? -value : value;
+    }
+
+    [[nodiscard]] double seconds_since_start() const {
+        return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_steady_).count();
+    }
+
+    [[nodiscard]] double unix_now() const {
+        return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+    }
+
+    [[nodiscard]] double run_clock() const { return setup_.start_time + seconds_since_start(); }
+
+    void join() {
+        for (auto& t : workers_)
+            if (t.joinable()) t.join();
+    }
+
+    void request_stop(std::string_view reason) {
+        if (!stop_flag_.load()) {
+            if (stop_reason_.empty()) stop_reason_ = reason;
+            stop_flag_.store(true);
+        }
+        cv_.notify_all();
+    }
+
+    void fatal(std::string why) { request_stop(why); }
+
+    // Copies the records while the run goes on; moves them once it has ended.
+    [[nodiscard]] Result snapshot() {
+        std::vector<TrialRecord> out = active_workers_ == 0 ? std::move(records_) : records_;
+        return make_result(std::move(out));
+    }
+    [[nodiscard]] Result snapshot() const { return make_result(records_); }
+
+    [[nodiscard]] Result make_result(std::vector<TrialRecord> out) const {
+        Result::Setup s = setup_;
+        s.stop_reason = stop_reason_;
+        s.wall_seconds = end_seconds_ > 0.0 ? end_seconds_ : seconds_since_start();
+        if (active_workers_ == 0)
+            for (auto& r : out)
+                if (r.status == TrialStatus::Paused) {
+                    r.status = TrialStatus::Stopped;
+                    r.decisions.push_back({r.id, DecisionRecord::Kind::Stop, -1, -1, r.resource_used, loss_of(r.objective),
+                                           std::nan(""), 0, "the run ended while the trial waited for promotion"});
+                }
+        return Result(std::move(s), std::move(out));
+    }
+
+    // Stores the strategy's stop / pause / promote records on the trials they concern.
+    void apply_decisions() {
+        for (auto& d : strategy_.take_decisions()) {
+            auto it = index_.find(d.trial);
+            if (it == index_.end()) continue;
+            auto& rec = records_[it->second];
+            if (d.kind == DecisionRecord::Kind::Pause &&
+                (rec.status == TrialStatus::Completed || rec.status == TrialStatus::Stopped)) {
+                --(rec.status == TrialStatus::Completed ? completed_ : stopped_);
+                rec.status = TrialStatus::Paused;
+            } else if (d.kind == DecisionRecord::Kind::Stop && rec.status == TrialStatus::Paused) {
+                rec.status = TrialStatus::Stopped;
+                ++stopped_;
+            }
+            rec.decisions.push_back(std::move(d));
+        }
+    }
+
+    void call(const std::function<void(const TrialRecord&)>& callback, const TrialRecord& rec) {
+        if (!callback) return;
+        std::lock_guard lk(callback_mu_);
+        try {
+            callback(rec);
+        } catch (const std::exception& e) {
+            std::lock_guard lk2(mu_);
+            fatal(fmt::format("a trial callback threw: {}", e.what()));
+        } catch (...) {
+            std::lock_guard lk2(mu_);
+            fatal("a trial callback threw a non-standard exception");
+        }
+    }
+
+    void work(std::size_t worker) {
+        std::unique_lock lk(mu_);
+        while (!stop_flag_.load()) {
+            if (deadline_ && std::chrono::steady_clock::now() >= *deadline_) {
+                request_stop(fmt::format("max_runtime of {}s reached", options_.max_runtime_seconds));
+                break;
+            }
+            Suggestion s;
+            try {
+                s = strategy_.ask();
+                apply_decisions();
+            } catch (const std::exception& e) {
+                fatal(fmt::format("strategy '{}' failed in ask(): {}", setup_.strategy, e.what()));
+                break;
+            }
+            if (s.kind == Suggestion::Kind::Done) {
+                if (stop_reason_.empty())
+                    stop_reason_ = started_ >= options_.max_jobs ? "max_jobs reached" : "strategy finished";
+                break;
+            }
+            if (s.kind == Suggestion::Kind::Wait) {
+                if (running_ == 0) {
+                    if (stop_reason_.empty()) stop_reason_ = "strategy finished";
+                    break;
+                }
+                auto generation = generation_;
+                auto woken = [&] { return generation_ != generation || stop_flag_.load(); };
+                if (deadline_) cv_.wait_until(lk, *deadline_, woken);
+                else cv_.wait(lk, woken);
+                continue;
+            }
+            run(lk, worker, std::move(s));
+        }
+        if (--active_workers_ == 0) {
+            end_seconds_ = seconds_since_start();
+            if (show_progress_) draw_progress(true);
+        }
+        cv_.notify_all();
+    }
+
+    // Runs one suggestion. Called and returns with `lk` held; the objective runs without it.
+    void run(std::unique_lock<std::mutex>& lk, std::size_t worker, Suggestion s) {
+        auto found = index_.find(s.trial);
+        bool is_new = found == index_.end();
+        if (is_new && started_ >= options_.max_jobs) return;  // a strategy that ignored max_trials
+        std::size_t idx = 0;
+        if (is_new) {
+            idx = records_.size();
+            index_.emplace(s.trial, idx);
+            records_.emplace_back();
+            records_[idx].id = s.trial;
+            records_[idx].config = s.config;
+            ++started_;
+        } else {
+            idx = found->second;
+            auto& r = records_[idx];
+            if (r.status == TrialStatus::Completed) --completed_;
+            if (r.status == TrialStatus::Stopped) --stopped_;
+        }
+        double t0 = run_clock();
+        {
+            auto& r = records_[idx];
+            r.status = TrialStatus::Running;
+            r.segments.push_back({t0, t0, worker});
+        }
+        ++running_;
+        std::optional<std::string> checkpoint;
+        if (auto c = checkpoints_.find(s.trial); c != checkpoints_.end()) checkpoint = std::move(c->second);
+        TrialRecord started_copy;
+        if (options_.on_trial_start) started_copy = records_[idx];
+        lk.unlock();
+
+        call(options_.on_trial_start, started_copy);
+        auto attempt = execute(s, std::move(checkpoint), idx, lk);
+
+        lk.lock();
+        finish(idx, s, attempt);
+        TrialRecord ended_copy;
+        if (options_.on_trial_end) ended_copy = records_[idx];
+        if (show_progress_) draw_progress(false);
+        lk.unlock();
+        call(options_.on_trial_end, ended_copy);
+        lk.lock();
+    }
+
+    struct Attempt {
+        bool failed = false;
+        bool stopped = false;
+        double value = std::numeric_limits<double>::quiet_NaN();
+        Resource resource = 0;
+        std::string failure;
+        int retries = 0;
+        std::optional<std::string> checkpoint;
+    };
+
+    // Runs the objective (with retries) outside the lock.
+    Attempt execute(const Suggestion& s, std::optional<std::string> checkpoint, std::size_t idx,
+                    std::unique_lock<std::mutex>& lk) {
+        Attempt a;
+        for (int attempt = 0;; ++attempt) {
+            bool resumes = s.resume_from > 0 && checkpoint.has_value();
+            Trial trial(s.trial, s.config, s.budget, resumes ? s.resume_from : 0, checkpoint);
+            trial.host_ = this;
+            if (s.resume_from > 0 && !resumes) trial.restart_from(s.resume_from);
+            a = Attempt{};
+            a.retries = attempt;
+            try {
+                a.value = objective_(s.config, trial);
+                if (!trial.failure().empty()) {
+                    a.failed = true;
+                    a.failure = trial.failure();
+                } else if (!std::isfinite(a.value)) {
+                    a.failed = true;
+                    a.failure = fmt::format("the objective returned {}", a.value);
+                }
+            } catch (const std::exception& e) {
+                a.failed = true;
+                a.failure = trial.failure().empty() ? fmt::format("the objective threw: {}", e.what()) : trial.failure();
+            } catch (...) {
+                a.failed = true;
+                a.failure = "the objective threw a non-standard exception";
+            }
+            // Stopped: told so by the strategy, or the run stopped before the trial reached its budget.
+            a.stopped = trial.stop_decided() ||
+                        (stop_flag_.load() && trial.reports() > 0 && trial.last_step() < s.budget);
+            Resource reached = std::max(trial.last_step(), s.resume_from);
+            a.resource = trial.reports() > 0 || a.stopped ? reached : s.budget;
+            if (!a.failed && !a.stopped) a.resource = std::max(a.resource, s.budget);  // reported less often
+            if (!a.failed && a.stopped && !std::isfinite(a.value) && trial.last_value()) a.value = *trial.last_value();
+            a.checkpoint = trial.checkpoint();
+            if (!a.failed || a.stopped || attempt >= options_.max_retries) break;
+            // Retry from scratch: forget the failed attempt's curve.
+            lk.lock();
+            auto& rec = records_[idx];
+            std::erase_if(rec.curve, [&](const ReportPoint& p) { return p.step > s.resume_from; });
+            lk.unlock();
+        }
+        return a;
+    }
+
+    void finish(std::size_t idx, const Suggestion& s, Attempt& a) {
+        auto& rec = records_[idx];
+        double t1 = run_clock();
+        rec.segments.back().end = t1;
+        rec.elapsed_seconds += t1 - rec.segments.back().start;
+        rec.billable_seconds = rec.elapsed_seconds * options_.instances_per_trial;
+        rec.retries += a.retries;
+        rec.resource_used = std::max(rec.resource_used, a.resource);
+        --running_;
+        ++generation_;
+        if (a.checkpoint) checkpoints_[s.trial] = std::move(*a.checkpoint);
+        Outcome outcome;
+        if (a.failed) {
+            rec.status = TrialStatus::Failed;
+            rec.failure_reason = a.failure;
+            rec.objective = std::nan("");
+            ++failed_;
+            checkpoints_.erase(s.trial);
+            outcome = Outcome::failed(rec.resource_used);
+        } else {
+            rec.objective = a.value;
+            rec.status = a.stopped ? TrialStatus::Stopped : TrialStatus::Completed;
+            ++(a.stopped ? stopped_ : completed_);
+            outcome = a.stopped ? Outcome::stopped(loss_of(a.value), rec.resource_used)
+                                : Outcome::completed(loss_of(a.value), rec.resource_used);
+        }
+        try {
+            strategy_.tell(s.trial, outcome);
+            apply_decisions();
+        } catch (const std::exception& e) {
+            fatal(fmt::format("strategy '{}' failed in tell(): {}", setup_.strategy, e.what()));
+        }
+        if (rec.status != TrialStatus::Paused) checkpoints_.erase(s.trial);
+        if (rec.status == TrialStatus::Completed) check_completion(idx);
+        cv_.notify_all();
+    }
+
+    // AMT's completion criteria: a target objective, or no improvement over N trials.
+    void check_completion(std::size_t idx) {
+        double v = records_[idx].objective;
+        bool maximize = options_.direction == Direction::Maximize;
+        if (!best_index_) {
+            best_index_ = idx;
+            best_value_ = v;
+            since_improvement_ = 0;
+        } else {
+            double best = records_[*best_index_].objective;
+            if (maximize ? v > best : v < best) {
+                double gain = std::abs(v - best);
+                best_index_ = idx;
+                best_value_ = v;
+                if (gain > options_.improvement_tolerance * std::abs(best)) since_improvement_ = 0;
+                else ++since_improvement_;
+            } else {
+                ++since_improvement_;
+            }
+        }
+        if (options_.target_objective && (maximize ? v >= *options_.target_objective : v <= *options_.target_objective))
+            request_stop(fmt::format("target objective {} reached by trial {}", *options_.target_objective,
+                                     records_[idx].id));
+        if (options_.max_trials_without_improvement > 0 &&
+            since_improvement_ >= options_.max_trials_without_improvement)
+            request_stop(fmt::format("no improvement above {}% in {} trials", 100.0 * options_.improvement_tolerance,
+                                     since_improvement_));
+    }
+
+    void draw_progress(bool final_line) {
+        double now = seconds_since_start();
+        if (!final_line && now - last_draw_ < 0.1) return;
+        last_draw_ = now;
+        std::string best = best_index_ ? fmt::format("{:.6g} (trial {})", records_[*best_index_].objective,
+                                                      records_[*best_index_].id)
+                                       : std::string("-");
+        std::fprintf(stderr, "\r[hypertune] %zu/%zu trials, %zu running, %zu failed, best %s, %s   %s",
+                     completed_ + stopped_ + failed_, options_.max_jobs, running_, failed_, best.c_str(),
+                     detail::human_duration(now).c_str(), final_line ? "\n" : "");
+        std::fflush(stderr);
+    }
+
+    SearchSpace space_;
+    AnyStrategy strategy_;
+    TunerOptions options_;
+    ObjectiveFunction objective_;
+    Result::Setup setup_;
+
+    mutable std::mutex mu_;
+    std::mutex callback_mu_;
+    std::condition_variable cv_;
+    std::vector<std::thread> workers_;
+    std::atomic<bool> stop_flag_{false};
+    std::string stop_reason_;
+    std::vector<TrialRecord> records_;
+    std::optional<Result> final_;
+    std::unordered_map<TrialId, std::size_t> index_;
+    std::unordered_map<TrialId, std::string> checkpoints_;
+    std::size_t started_ = 0, running_ = 0, completed_ = 0, stopped_ = 0, failed_ = 0;
+    std::size_t active_workers_ = 0;
+    std::uint64_t generation_ = 0;
+    std::optional<std::size_t> best_index_;
+    double best_value_ = 0.0;
+    std::size_t since_improvement_ = 0;
+    std::chrono::steady_clock::time_point start_steady_;
+    std::optional<std::chrono::steady_clock::time_point> deadline_;
+    double end_seconds_ = 0.0;
+    double last_draw_ = -1.0;
+    bool show_progress_ = false;
+};
+
+}  // namespace detail
+
+/// A tuning run in progress, returned by Tuner::start(). Destroying it stops the run and waits.
+class TuningJob {
+public:
+    explicit TuningJob(std::unique_ptr<detail::TuningRun> run) : run_(std::move(run)) {}
+
+    /// Blocks until the run ends; returns everything it recorded. May be called more than once.
+    const Result& wait() { return run_->wait(); }
+    /// Waits, then hands the result over (the job keeps none).
+    Result take_result() { return run_->take_result(); }
+    /// Asks the run to end: no new trial starts, running ones see Trial::should_stop() and finish
+    /// cleanly; nothing completed is lost. Safe from any thread, including callbacks.
+    void stop() { run_->stop(); }
+    [[nodiscard]] Progress progress() const { return run_->progress(); }
+    [[nodiscard]] bool finished() const { return run_->finished(); }
+    /// The records so far, without waiting.
+    [[nodiscard]] Result result_so_far() const { return run_->result_so_far(); }
+
+private:
+    std::unique_ptr<detail::TuningRun> run_;
+};
+
+class Tuner {
+public:
+    /// Checks the options and starts the strategy on the space: bad input throws
+    /// InvalidArgument here, before any trial runs.
+    Tuner(SearchSpace space, AnyStrategy strategy, TunerOptions options = {})
+        : space_(std::move(space)), strategy_(std::move(strategy)), options_(std::move(options)) {
+        if (options_.max_jobs < 1) throw InvalidArgument("TunerOptions: max_jobs must be >= 1, got 0");
+        if (options_.max_parallel_jobs < 1) throw InvalidArgument("TunerOptions: max_parallel_jobs must be >= 1, got 0");
+        if (options_.instances_per_trial < 1)
+            throw InvalidArgument(fmt::format("TunerOptions: instances_per_trial must be >= 1, got {}",
+                                              options_.instances_per_trial));
+        if (options_.max_retries < 0)
+            throw InvalidArgument(fmt::format("TunerOptions: max_retries must be >= 0, got {}", options_.max_retries));
+        if (!(options_.max_runtime_seconds >= 0.0) || std::isinf(options_.max_runtime_seconds))
+            throw InvalidArgument(fmt::format("TunerOptions: max_runtime_seconds must be finite and >= 0, got {}",
+                                              options_.max_runtime_seconds));
+        if (options_.target_objective && !std::isfinite(*options_.target_objective))
+            throw InvalidArgument("TunerOptions: target_objective must be finite");
+        if (!(options_.improvement_tolerance >= 0.0))
+            throw InvalidArgument("TunerOptions: improvement_tolerance must be >= 0");
+        space_.require_tunable();
+        strategy_->start(space_, StrategyContext{options_.seed, options_.max_jobs});
+    }
+
+    /// Runs to the end and returns the result.
+    template <class F>
+    Result fit(F&& objective) {
+        return start(std::forward<F>(objective)).take_result();
+    }
+
+    /// Starts the run in the background.
+    template <class F>
+    TuningJob start(F&& objective) {
+        if (!strategy_) throw Error("Tuner: this tuner has already run; make a new one");
+        auto run = std::make_unique<detail::TuningRun>(space_, std::move(*strategy_), options_,
+                                                       make_objective(std::forward<F>(objective)));
+        strategy_.reset();
+        run->launch();
+        return TuningJob(std::move(run));
+    }
+
+    [[nodiscard]] const SearchSpace& space() const noexcept { return space_; }
+    [[nodiscard]] const TunerOptions& options() const noexcept { return options_; }
+
+private:
+    SearchSpace space_;
+    std::optional<AnyStrategy> strategy_;
+    TunerOptions options_;
+};
+
+}  // namespace hypertune

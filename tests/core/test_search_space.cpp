@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: MIT
+#include <hypertune/search_space.hpp>
+
+#include <doctest/doctest.h>
+
+#include <set>
+#include <string>
+
+namespace ht = hypertune;
+
+TEST_CASE("a search space keeps parameters in order and refuses duplicate names") {
+    ht::SearchSpace space{ht::IntegerParameter("max_depth", 1, 10), ht::ContinuousParameter("eta", 0.0, 1.0),
+                          ht::StaticParameter("objective", "binary:logistic"),
+                          ht::CategoricalParameter("booster", {"gbtree", "dart"})};
+    CHECK(space.size() == 4);
+    CHECK(space.dimensions() == 3);
+    CHECK(space.parameter(2).name == "objective");
+    CHECK(space.tuned_index(2) == 3);
+    CHECK_THROWS_WITH_AS(space.add(ht::ContinuousParameter("eta", 0.0, 2.0)),
+                         "SearchSpace: parameter 'eta' is defined twice", ht::InvalidArgument);
+}
+
+TEST_CASE("an empty space or one with only static parameters has nothing to tune") {
+    ht::SearchSpace empty;
+    CHECK_THROWS_WITH_AS(empty.require_tunable(), "SearchSpace: no parameters", ht::InvalidArgument);
+    ht::SearchSpace fixed{ht::StaticParameter("nthread", 2)};
+    CHECK_THROWS_WITH_AS(fixed.require_tunable(), "SearchSpace: no tuned parameters (all are static)",
+                         ht::InvalidArgument);
+}
+
+TEST_CASE("decode and encode are inverse on the unit cube") {
+    ht::SearchSpace space;
+    auto depth = space.add(ht::IntegerParameter("max_depth", 1, 10));
+    auto lr = space.add(ht::ContinuousParameter("lr", 1e-5, 1.0));
+    auto booster = space.add(ht::CategoricalParameter("booster", {"gbtree", "dart"}));
+    space.add(ht::StaticParameter("nthread", 2));
+    std::vector<double> u{0.55, 0.4, 0.9};
+    auto cfg = space.decode(u);
+    CHECK(cfg[depth] == 6);
+    CHECK(cfg[lr] == doctest::Approx(std::pow(10.0, -5.0 + 0.4 * 5.0)));
+    CHECK(cfg[booster] == "dart");
+    CHECK(cfg.get<int>("nthread") == 2);
+    auto back = space.encode(cfg);
+    REQUIRE(back.size() == 3);
+    CHECK(back[0] == doctest::Approx(0.55));  // the centre of 6's slice: (6 - 0.5) / 10
+    CHECK(back[1] == doctest::Approx(0.4));
+    CHECK(back[2] == doctest::Approx(0.75));
+    CHECK(space.decode(back) == cfg);
+    CHECK_THROWS_WITH_AS((void)space.decode(std::vector<double>{0.5}),
+                         "SearchSpace::decode: got 1 coordinates for 3 tuned parameters", ht::InvalidArgument);
+}
+
+TEST_CASE("configurations from JSON are checked against the space") {
+    ht::SearchSpace space{ht::IntegerParameter("max_depth", 1, 10), ht::ContinuousParameter("eta", 0.0, 1.0),
+                          ht::StaticParameter("nthread", 2)};
+    auto cfg = space.from_json(nlohmann::json::parse(R"({"max_depth": 3, "eta": 0.25})"));
+    CHECK(cfg.get<int>("max_depth") == 3);
+    CHECK(cfg.get<double>("eta") == 0.25);
+    CHECK(cfg.get<long>("nthread") == 2);
+    // round trip through the config's own JSON
+    CHECK(space.from_json(nlohmann::json::parse(cfg.to_json().dump())) == cfg);
+    CHECK_THROWS_WITH_AS((void)space.from_json(nlohmann::json::parse(R"({"max_depth": 3})")),
+                         "configuration JSON: parameter 'eta' is missing", ht::InvalidArgument);
+    CHECK_THROWS_WITH_AS((void)space.from_json(nlohmann::json::parse(R"({"max_depth": 3, "eta": 0.1, "gamma": 1})")),
+                         "configuration JSON: unknown parameter 'gamma'", ht::InvalidArgument);
+    CHECK_THROWS_WITH_AS((void)space.from_json(nlohmann::json::parse(R"({"max_depth": 11, "eta": 0.1})")),
+                         "IntegerParameter 'max_depth': 11 is outside [1, 10]", ht::InvalidArgument);
+    CHECK_THROWS_WITH_AS((void)space.from_json(nlohmann::json::parse(R"({"max_depth": 2.5, "eta": 0.1})")),
+                         "IntegerParameter 'max_depth': value is not an integer", ht::InvalidArgument);
+    CHECK_THROWS_WITH_AS((void)space.from_json(nlohmann::json::parse(R"({"max_depth": 2, "eta": "fast"})")),
+                         "ContinuousParameter 'eta': value is not a number", ht::InvalidArgument);
+}
+
+TEST_CASE("grid: integers and categories enumerate, continuous parameters need a number of points") {
+    ht::SearchSpace space{ht::IntegerParameter("depth", 1, 3), ht::CategoricalParameter("booster", {"a", "b"}),
+                          ht::ContinuousParameter("eta", 0.0, 1.0)};
+    CHECK_THROWS_WITH_AS(
+        space.grid_shape(),
+        "grid: ContinuousParameter 'eta' needs a number of grid points (GridSearchOptions::points)",
+        ht::InvalidArgument);
+    CHECK_THROWS_WITH_AS((void)space.grid_shape({{"gamma", 3}}), "grid: unknown parameter 'gamma' in the number of points",
+                         ht::InvalidArgument);
+    auto shape = space.grid_shape({{"eta", 3}});
+    CHECK(shape == std::vector<std::size_t>{3, 2, 3});
+    std::set<std::string> seen;
+    for (std::uint64_t k = 0; k < 18; ++k) seen.insert(fmt::format("{}", space.grid_point(shape, k)));
+    CHECK(seen.size() == 18);
+    auto first = space.grid_point(shape, 0);
+    auto last = space.grid_point(shape, 17);
+    CHECK(first.get<int>("depth") == 1);
+    CHECK(first.get<std::string>("booster") == "a");
+    CHECK(first.get<double>("eta") == 0.0);
+    CHECK(last.get<int>("depth") == 3);
+    CHECK(last.get<std::string>("booster") == "b");
+    CHECK(last.get<double>("eta") == 1.0);
+    CHECK(space.grid_point(shape, 1).get<double>("eta") == 0.5);  // the last parameter varies fastest
+    // an integer with fewer points than values: evenly spaced, ends included
+    ht::SearchSpace wide{ht::IntegerParameter("n", 0, 100)};
+    auto s2 = wide.grid_shape({{"n", 5}});
+    CHECK(wide.grid_point(s2, 0).get<int>("n") == 0);
+    CHECK(wide.grid_point(s2, 2).get<int>("n") == 50);
+    CHECK(wide.grid_point(s2, 4).get<int>("n") == 100);
+}

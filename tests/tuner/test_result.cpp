@@ -1,0 +1,137 @@
+// SPDX-License-Identifier: MIT
+#include <hypertune/hypertune.hpp>
+
+#include <doctest/doctest.h>
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+namespace ht = hypertune;
+
+namespace {
+
+// A small RFC 4180 reader: enough to check what to_csv wrote.
+std::vector<std::vector<std::string>> read_csv(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    std::string text = ss.str();
+    std::vector<std::vector<std::string>> rows(1);
+    std::string field;
+    bool quoted = false;
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        char c = text[i];
+        if (quoted) {
+            if (c == '"' && i + 1 < text.size() && text[i + 1] == '"') field += text[++i];
+            else if (c == '"') quoted = false;
+            else field += c;
+        } else if (c == '"') {
+            quoted = true;
+        } else if (c == ',') {
+            rows.back().push_back(std::exchange(field, {}));
+        } else if (c == '\n') {
+            rows.back().push_back(std::exchange(field, {}));
+            rows.emplace_back();
+        } else {
+            field += c;
+        }
+    }
+    if (rows.back().empty()) rows.pop_back();
+    return rows;
+}
+
+std::string temp_path(const char* name) { return fmt::format("hypertune_test_{}", name); }
+
+}  // namespace
+
+TEST_CASE("to_csv writes AMT's columns and every value reads back") {
+    ht::SearchSpace space{ht::ContinuousParameter("eta", 0.0, 1.0), ht::IntegerParameter("max_depth", 1, 10),
+                          ht::CategoricalParameter("note", {"plain", "with,comma", "with \"quotes\""})};
+    ht::Tuner tuner(space, ht::RandomSearch({.max_resource = 3}),
+                    {.metric = "validation:auc", .direction = ht::Direction::Maximize, .max_jobs = 12,
+                     .max_parallel_jobs = 4, .seed = 9, .instances_per_trial = 3});
+    auto result = tuner.fit([](const ht::Config& c, ht::Trial& trial) -> double {
+        if (c.get<int>("max_depth") == 1) throw std::runtime_error("bad, \"depth\"");
+        for (ht::Resource s = 1; s <= trial.budget(); ++s) trial.report(s, c.get<double>("eta") * static_cast<double>(s));
+        return c.get<double>("eta");
+    });
+    auto path = temp_path("trials.csv");
+    result.to_csv(path);
+    auto rows = read_csv(path);
+    REQUIRE(rows.size() == 13);
+    std::vector<std::string> header{"TrainingJobName", "TrainingJobStatus", "FinalObjectiveValue", "TrainingStartTime",
+                                    "TrainingEndTime", "TrainingElapsedTimeSeconds", "eta", "max_depth", "note",
+                                    "TrialId", "ResourceUsed", "BillableSeconds", "Retries", "FailureReason"};
+    CHECK(rows[0] == header);
+    for (std::size_t i = 1; i < rows.size(); ++i) {
+        const auto& row = rows[i];
+        REQUIRE(row.size() == header.size());
+        const auto& t = result.trials()[i - 1];
+        CHECK(row[0] == fmt::format("trial-{:04}", t.id));
+        CHECK(row[1] == ht::to_string(t.status));
+        if (t.has_objective()) CHECK(std::stod(row[2]) == t.objective);
+        else CHECK(row[2].empty());
+        CHECK(row[3] == ht::detail::iso8601(t.start_time()));
+        CHECK(row[3].size() == 24);  // 2026-11-29T21:46:20.123Z
+        CHECK(row[4] == ht::detail::iso8601(t.end_time()));
+        CHECK(std::stod(row[5]) == t.elapsed_seconds);
+        CHECK(std::stod(row[6]) == t.config.get<double>("eta"));
+        CHECK(std::stoi(row[7]) == t.config.get<int>("max_depth"));
+        CHECK(row[8] == t.config.get<std::string>("note"));
+        CHECK(std::stoull(row[9]) == t.id);
+        CHECK(std::stoll(row[10]) == t.resource_used);
+        CHECK(std::stod(row[11]) == doctest::Approx(3.0 * t.elapsed_seconds));
+        CHECK(std::stoi(row[12]) == t.retries);
+        CHECK(row[13] == t.failure_reason);
+    }
+    std::remove(path.c_str());
+}
+
+TEST_CASE("to_json holds the run's setup, best, cost and every trial with its curve") {
+    ht::SearchSpace space{ht::ContinuousParameter("eta", 0.0, 1.0)};
+    ht::Tuner tuner(space, ht::RandomSearch({.max_resource = 4}), {.max_jobs = 5, .seed = 1});
+    auto result = tuner.fit([](const ht::Config& c, ht::Trial& trial) {
+        for (ht::Resource s = 1; s <= trial.budget(); ++s) trial.report(s, c.get<double>("eta") / static_cast<double>(s));
+        return c.get<double>("eta") / 4.0;
+    });
+    auto path = temp_path("result.json");
+    result.to_json(path);
+    std::ifstream in(path);
+    auto j = nlohmann::json::parse(in);
+    CHECK(j["strategy"] == "RandomSearch");
+    CHECK(j["direction"] == "Minimize");
+    CHECK(j["max_resource"] == 4);
+    CHECK(j["best"]["TrialId"] == result.best().id);
+    CHECK(j["best"]["hyperparameters"]["eta"] == result.best().config.get<double>("eta"));
+    REQUIRE(j["trials"].size() == 5);
+    for (std::size_t i = 0; i < 5; ++i) {
+        const auto& t = result.trials()[i];
+        const auto& jt = j["trials"][i];
+        CHECK(jt["FinalObjectiveValue"] == t.objective);
+        REQUIRE(jt["curve"].size() == 4);
+        CHECK(jt["curve"][3]["step"] == 4);
+        CHECK(jt["curve"][3]["value"] == t.curve[3].value);
+        CHECK(jt["segments"].size() == 1);
+    }
+    CHECK(j["cost"]["busy_seconds"].get<double>() == doctest::Approx(result.cost().busy_seconds));
+    std::remove(path.c_str());
+}
+
+TEST_CASE("best() and summary() when nothing produced a value") {
+    ht::Result empty;
+    CHECK_THROWS_WITH_AS((void)empty.best(), "Result::best: no trial ran", ht::Error);
+    ht::SearchSpace space{ht::ContinuousParameter("eta", 0.0, 1.0)};
+    ht::Tuner tuner(space, ht::RandomSearch(), {.max_jobs = 3});
+    auto result = tuner.fit([](const ht::Config&) -> double { throw std::runtime_error("no data"); });
+    CHECK_THROWS_WITH_AS((void)result.best(), "Result::best: none of the 3 trials produced a value", ht::Error);
+    CHECK(result.summary().find("best: none") != std::string::npos);
+    CHECK(result.summary().find("3 failed") != std::string::npos);
+}
+
+TEST_CASE("writing to an unwritable path names the file") {
+    ht::Result empty;
+    CHECK_THROWS_WITH_AS(empty.to_csv("/nonexistent-dir/trials.csv"),
+                         "cannot write CSV file '/nonexistent-dir/trials.csv'", ht::IoError);
+}

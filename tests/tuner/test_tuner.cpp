@@ -1,0 +1,353 @@
+// SPDX-License-Identifier: MIT
+#include <hypertune/hypertune.hpp>
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <map>
+#include <set>
+#include <stdexcept>
+#include <thread>
+
+namespace ht = hypertune;
+using namespace std::chrono_literals;
+
+namespace {
+
+ht::SearchSpace small_space() {
+    return ht::SearchSpace{ht::ContinuousParameter("x", -5.0, 5.0), ht::IntegerParameter("k", 1, 10)};
+}
+
+double quadratic(const ht::Config& c) {
+    double x = c.get<double>("x");
+    return (x - 1.0) * (x - 1.0) + 0.1 * c.get<int>("k");
+}
+
+// Stops every trial whose loss is above `cut` at step 2: exercises the decision path without a
+// real early-stopping strategy.
+class CutAtStepTwo {
+public:
+    explicit CutAtStepTwo(double cut) : cut_(cut) {}
+    void start(const ht::SearchSpace& space, const ht::StrategyContext& ctx) { inner_.start(space, ctx); }
+    ht::Suggestion ask() { return inner_.ask(); }
+    ht::Decision report(ht::TrialId id, ht::Resource step, double loss) {
+        if (step == 2 && loss > cut_) {
+            decisions_.push_back({id, ht::DecisionRecord::Kind::Stop, -1, 0, step, loss, cut_, 1, "above the cut"});
+            return ht::Decision::Stop;
+        }
+        return ht::Decision::Continue;
+    }
+    void tell(ht::TrialId id, const ht::Outcome& o) { inner_.tell(id, o); }
+    std::string name() const { return "CutAtStepTwo"; }
+    ht::Resource max_resource() const { return 10; }
+    std::vector<ht::DecisionRecord> take_decisions() { return std::exchange(decisions_, {}); }
+
+private:
+    double cut_;
+    ht::RandomSearch inner_{{.max_resource = 10}};
+    std::vector<ht::DecisionRecord> decisions_;
+};
+static_assert(ht::ExplainsDecisions<CutAtStepTwo>);
+
+}  // namespace
+
+TEST_CASE("the tuner runs max_jobs trials with a plain objective and finds a good one") {
+    ht::Tuner tuner(small_space(), ht::RandomSearch(), {.max_jobs = 200, .max_parallel_jobs = 4, .seed = 3});
+    auto result = tuner.fit(quadratic);
+    CHECK(result.trials().size() == 200);
+    CHECK(result.count(ht::TrialStatus::Completed) == 200);
+    CHECK(result.stop_reason() == "max_jobs reached");
+    const auto& best = result.best();
+    for (const auto& t : result.trials()) CHECK(best.objective <= t.objective);
+    CHECK(best.objective < 0.3);  // 200 random points on a 2-D bowl land near its minimum 0.1
+    std::set<ht::TrialId> ids;
+    for (const auto& t : result.trials()) ids.insert(t.id);
+    CHECK(ids.size() == 200);
+}
+
+TEST_CASE("never more trials in flight than max_parallel_jobs, and all workers are used") {
+    std::atomic<int> in_flight{0}, peak{0};
+    ht::Tuner tuner(small_space(), ht::RandomSearch(), {.max_jobs = 24, .max_parallel_jobs = 3});
+    auto result = tuner.fit([&](const ht::Config& c) {
+        int now = ++in_flight;
+        int seen = peak.load();
+        while (now > seen && !peak.compare_exchange_weak(seen, now)) {}
+        std::this_thread::sleep_for(5ms);
+        --in_flight;
+        return quadratic(c);
+    });
+    CHECK(peak.load() == 3);
+    std::set<std::size_t> workers;
+    for (const auto& t : result.trials()) workers.insert(t.segments.at(0).worker);
+    CHECK(workers.size() == 3);
+    CHECK(result.cost().utilisation > 0.5);
+}
+
+TEST_CASE("the same seed gives the same configurations whatever the parallelism") {
+    auto run = [](std::size_t parallel) {
+        ht::Tuner tuner(small_space(), ht::RandomSearch(), {.max_jobs = 30, .max_parallel_jobs = parallel, .seed = 11});
+        auto r = tuner.fit([](const ht::Config& c) {
+            std::this_thread::sleep_for(std::chrono::microseconds(100 * c.get<int>("k")));  // finish out of order
+            return quadratic(c);
+        });
+        std::map<ht::TrialId, std::string> by_id;
+        for (const auto& t : r.trials()) by_id[t.id] = fmt::format("{}", t.config);
+        return by_id;
+    };
+    CHECK(run(1) == run(4));
+}
+
+TEST_CASE("a failing objective marks its trial Failed with the reason, and the run goes on") {
+    ht::SearchSpace space{ht::IntegerParameter("case", 0, 5)};
+    ht::Tuner tuner(space, ht::GridSearch(), {.max_jobs = 6, .max_parallel_jobs = 2});
+    auto result = tuner.fit([](const ht::Config& c, ht::Trial& trial) -> double {
+        switch (c.get<int>("case")) {
+            case 0: throw std::runtime_error("out of memory on worker 3");
+            case 1: return std::nan("");
+            case 2: return INFINITY;
+            case 3: trial.report(1, std::nan("")); return 1.0;
+            case 4:
+                trial.report(2, 1.0);
+                trial.report(1, 0.5);
+                return 1.0;
+            default: return 2.0;
+        }
+    });
+    REQUIRE(result.trials().size() == 6);
+    std::map<int, const ht::TrialRecord*> by_case;
+    for (const auto& t : result.trials()) by_case[t.config.get<int>("case")] = &t;
+    CHECK(by_case[0]->status == ht::TrialStatus::Failed);
+    CHECK(by_case[0]->failure_reason == "the objective threw: out of memory on worker 3");
+    CHECK(by_case[1]->failure_reason == "the objective returned nan");
+    CHECK(by_case[2]->failure_reason == "the objective returned inf");
+    CHECK(by_case[3]->failure_reason == "trial 3: reported a non-finite value (nan) at step 1");
+    CHECK(by_case[4]->failure_reason == "trial 4: reported step 1 after step 2 (steps must increase)");
+    CHECK(by_case[5]->status == ht::TrialStatus::Completed);
+    CHECK(result.best().id == by_case[5]->id);
+    CHECK(result.count(ht::TrialStatus::Failed) == 5);
+    for (const auto& t : result.trials())
+        if (t.status == ht::TrialStatus::Failed) CHECK(std::isnan(t.objective));
+}
+
+TEST_CASE("a report error is kept even when the objective swallows the exception") {
+    ht::SearchSpace space{ht::IntegerParameter("k", 1, 1)};
+    ht::Tuner tuner(space, ht::RandomSearch(), {.max_jobs = 1});
+    auto result = tuner.fit([](const ht::Config&, ht::Trial& trial) {
+        try {
+            trial.report(1, INFINITY);
+        } catch (const ht::InvalidArgument&) {
+        }
+        return 1.0;
+    });
+    CHECK(result.trials().at(0).status == ht::TrialStatus::Failed);
+    CHECK(result.trials().at(0).failure_reason == "trial 0: reported a non-finite value (inf) at step 1");
+}
+
+TEST_CASE("failed trials are retried up to max_retries") {
+    std::map<ht::TrialId, int> attempts;
+    std::mutex mu;
+    ht::Tuner tuner(small_space(), ht::RandomSearch(), {.max_jobs = 6, .max_parallel_jobs = 2, .max_retries = 2});
+    auto result = tuner.fit([&](const ht::Config& c, ht::Trial& trial) {
+        int n = 0;
+        {
+            std::lock_guard lk(mu);
+            n = ++attempts[trial.id()];
+        }
+        trial.report(1, 5.0);
+        if (trial.id() == 1 && n < 2) throw std::runtime_error("transient");
+        if (trial.id() == 2) throw std::runtime_error("permanent");
+        return quadratic(c);
+    });
+    std::map<ht::TrialId, const ht::TrialRecord*> by_id;
+    for (const auto& t : result.trials()) by_id[t.id] = &t;
+    CHECK(by_id[1]->status == ht::TrialStatus::Completed);
+    CHECK(by_id[1]->retries == 1);
+    CHECK(by_id[1]->curve.size() == 1);  // the failed attempt's curve is not kept twice
+    CHECK(by_id[2]->status == ht::TrialStatus::Failed);
+    CHECK(by_id[2]->retries == 2);
+    CHECK(attempts[2] == 3);
+    CHECK(by_id[0]->retries == 0);
+}
+
+TEST_CASE("stop() from another thread ends the run cleanly and keeps every completed trial") {
+    ht::Tuner tuner(small_space(), ht::RandomSearch({.max_resource = 1000}),
+                    {.max_jobs = 100000, .max_parallel_jobs = 4});
+    std::atomic<int> finished{0};
+    auto job = tuner.start([&](const ht::Config& c, ht::Trial& trial) {
+        double v = quadratic(c);
+        for (ht::Resource step = 1; step <= trial.budget(); ++step) {
+            trial.report(step, v + 1.0 / static_cast<double>(step));
+            if (trial.should_stop()) return v;
+            if (step % 100 == 0) std::this_thread::sleep_for(1ms);
+        }
+        ++finished;
+        return v;
+    });
+    while (job.progress().completed < 8) std::this_thread::sleep_for(1ms);
+    job.stop();
+    auto result = job.wait();
+    CHECK(result.stop_reason() == "stopped by user");
+    CHECK(job.finished());
+    CHECK(result.count(ht::TrialStatus::Completed) == static_cast<std::size_t>(finished.load()));
+    CHECK(result.count(ht::TrialStatus::Completed) >= 8);
+    CHECK(result.count(ht::TrialStatus::Running) == 0);
+    for (const auto& t : result.trials()) {
+        CHECK((t.status == ht::TrialStatus::Completed || t.status == ht::TrialStatus::Stopped));
+        CHECK(t.has_objective());
+        if (t.status == ht::TrialStatus::Stopped) CHECK(t.resource_used < 1000);
+    }
+    CHECK(result.trials().size() < 100000);
+}
+
+TEST_CASE("stop() from a callback, max_runtime, target and no-improvement end the run") {
+    SUBCASE("callback") {
+        std::atomic<ht::TuningJob*> handle{nullptr};
+        ht::TunerOptions options{.max_jobs = 100000, .max_parallel_jobs = 2};
+        options.on_trial_end = [&](const ht::TrialRecord& r) {
+            if (auto* job = handle.load(); job && r.id >= 5) job->stop();
+        };
+        ht::Tuner tuner(small_space(), ht::RandomSearch(), options);
+        auto job = tuner.start([](const ht::Config& c) {
+            std::this_thread::sleep_for(100us);
+            return quadratic(c);
+        });
+        handle = &job;
+        auto result = job.wait();
+        CHECK(result.stop_reason() == "stopped by user");
+        CHECK(result.trials().size() < 100000);
+    }
+    SUBCASE("max_runtime") {
+        ht::Tuner tuner(small_space(), ht::RandomSearch(),
+                        {.max_jobs = 1000000, .max_parallel_jobs = 2, .max_runtime_seconds = 0.2});
+        auto result = tuner.fit([](const ht::Config& c) {
+            std::this_thread::sleep_for(2ms);
+            return quadratic(c);
+        });
+        CHECK(result.stop_reason() == "max_runtime of 0.2s reached");
+        CHECK(result.setup().wall_seconds < 2.0);
+    }
+    SUBCASE("target objective") {
+        ht::Tuner tuner(small_space(), ht::RandomSearch(),
+                        {.max_jobs = 100000, .seed = 5, .target_objective = 0.5});
+        auto result = tuner.fit(quadratic);
+        CHECK(result.best().objective <= 0.5);
+        CHECK(result.stop_reason().starts_with("target objective 0.5 reached by trial "));
+        CHECK(result.trials().back().objective <= 0.5);  // sequential: the last trial is the one
+    }
+    SUBCASE("no improvement") {
+        ht::Tuner tuner(small_space(), ht::RandomSearch(), {.max_jobs = 100000, .max_trials_without_improvement = 3});
+        auto result = tuner.fit([](const ht::Config&) { return 1.0; });
+        CHECK(result.trials().size() == 4);  // the first sets the best, three more do not improve
+        CHECK(result.stop_reason() == "no improvement above 1% in 3 trials");
+    }
+}
+
+TEST_CASE("options are checked before any trial runs") {
+    auto space = small_space();
+    CHECK_THROWS_WITH_AS(ht::Tuner(space, ht::RandomSearch(), {.max_jobs = 0}),
+                         "TunerOptions: max_jobs must be >= 1, got 0", ht::InvalidArgument);
+    CHECK_THROWS_WITH_AS(ht::Tuner(space, ht::RandomSearch(), {.max_parallel_jobs = 0}),
+                         "TunerOptions: max_parallel_jobs must be >= 1, got 0", ht::InvalidArgument);
+    CHECK_THROWS_WITH_AS(ht::Tuner(space, ht::RandomSearch(), {.max_retries = -1}),
+                         "TunerOptions: max_retries must be >= 0, got -1", ht::InvalidArgument);
+    CHECK_THROWS_WITH_AS(ht::Tuner(space, ht::RandomSearch(), {.instances_per_trial = 0}),
+                         "TunerOptions: instances_per_trial must be >= 1, got 0", ht::InvalidArgument);
+    CHECK_THROWS_WITH_AS(ht::Tuner(ht::SearchSpace{}, ht::RandomSearch()), "SearchSpace: no parameters",
+                         ht::InvalidArgument);
+    CHECK_THROWS_WITH_AS(ht::Tuner(space, ht::GridSearch()),
+                         "grid: ContinuousParameter 'x' needs a number of grid points (GridSearchOptions::points)",
+                         ht::InvalidArgument);
+    ht::Tuner once(space, ht::RandomSearch(), {.max_jobs = 1});
+    (void)once.fit(quadratic);
+    CHECK_THROWS_WITH_AS((void)once.fit(quadratic), "Tuner: this tuner has already run; make a new one", ht::Error);
+}
+
+TEST_CASE("maximize: the best is the largest, strategies see the negated loss") {
+    ht::Tuner tuner(small_space(), ht::RandomSearch(),
+                    {.metric = "validation:auc", .direction = ht::Direction::Maximize, .max_jobs = 50});
+    auto result = tuner.fit([](const ht::Config& c) { return -quadratic(c); });
+    for (const auto& t : result.trials()) CHECK(result.best().objective >= t.objective);
+    CHECK(result.summary().find("Maximize validation:auc") != std::string::npos);
+}
+
+TEST_CASE("early stopping: decisions are recorded, cost is estimated without early stopping") {
+    ht::Tuner tuner(small_space(), CutAtStepTwo(5.0),
+                    {.max_jobs = 40, .max_parallel_jobs = 2, .seed = 2, .instances_per_trial = 3});
+    auto result = tuner.fit([](const ht::Config& c, ht::Trial& trial) {
+        double v = quadratic(c);
+        for (ht::Resource step = 1; step <= trial.budget(); ++step) {
+            std::this_thread::sleep_for(200us);
+            trial.report(step, v);
+            if (trial.should_stop()) break;
+        }
+        return v;
+    });
+    std::size_t stopped = 0;
+    for (const auto& t : result.trials()) {
+        CHECK(t.billable_seconds == doctest::Approx(3.0 * t.elapsed_seconds));
+        if (t.objective > 5.0) {
+            ++stopped;
+            CHECK(t.status == ht::TrialStatus::Stopped);
+            CHECK(t.resource_used == 2);
+            CHECK(t.curve.size() == 2);
+            REQUIRE(t.decisions.size() == 1);
+            CHECK(t.decisions[0].kind == ht::DecisionRecord::Kind::Stop);
+            CHECK(t.decisions[0].threshold == 5.0);
+        } else {
+            CHECK(t.status == ht::TrialStatus::Completed);
+            CHECK(t.resource_used == 10);
+            CHECK(t.decisions.empty());
+        }
+    }
+    REQUIRE(stopped > 5);
+    auto cost = result.cost();
+    CHECK(cost.full_resource == 10);
+    // each stopped trial ran 2 of 10 units: without early stopping it would have cost ~5x as much
+    CHECK(cost.billable_seconds_without_early_stopping > cost.billable_seconds * 1.5);
+    CHECK(result.summary().find("early-stopping decisions:") != std::string::npos);
+    CHECK(result.summary().find("Stop at rung 0 (resource 2)") != std::string::npos);
+    auto json = result.to_json();
+    bool found = false;
+    for (const auto& t : json["trials"])
+        for (const auto& d : t["decisions"]) found = found || d["explanation"].get<std::string>().find("above the cut") != std::string::npos;
+    CHECK(found);
+}
+
+TEST_CASE("progress and callbacks see every trial") {
+    std::atomic<int> starts{0}, ends{0};
+    ht::TunerOptions options{.max_jobs = 20, .max_parallel_jobs = 2};
+    options.on_trial_start = [&](const ht::TrialRecord& r) {
+        CHECK(r.status == ht::TrialStatus::Running);
+        ++starts;
+    };
+    options.on_trial_end = [&](const ht::TrialRecord& r) {
+        CHECK(r.status == ht::TrialStatus::Completed);
+        ++ends;
+    };
+    ht::Tuner tuner(small_space(), ht::RandomSearch(), options);
+    auto job = tuner.start(quadratic);
+    auto result = job.wait();
+    auto p = job.progress();
+    CHECK(p.finished);
+    CHECK(p.completed == 20);
+    CHECK(p.started == 20);
+    CHECK(p.running == 0);
+    REQUIRE(p.best.has_value());
+    CHECK(*p.best == result.best().objective);
+    CHECK(starts == 20);
+    CHECK(ends == 20);
+}
+
+TEST_CASE("a callback that throws ends the run with the reason, keeping what completed") {
+    ht::TunerOptions options{.max_jobs = 50};
+    options.on_trial_end = [](const ht::TrialRecord& r) {
+        if (r.id == 3) throw std::runtime_error("disk full");
+    };
+    ht::Tuner tuner(small_space(), ht::RandomSearch(), options);
+    auto result = tuner.fit(quadratic);
+    CHECK(result.stop_reason() == "a trial callback threw: disk full");
+    CHECK(result.count(ht::TrialStatus::Completed) == 4);
+}
