@@ -104,6 +104,7 @@ public:
         double start_time = 0.0;  ///< Unix seconds
         double wall_seconds = 0.0;
         std::vector<std::string> parameter_names;
+        std::vector<std::string> warnings;  ///< things the run noticed that the user should fix
     };
 
     Result() = default;
@@ -175,6 +176,7 @@ public:
         row(fmt::format("wall time ({} parallel)", setup_.max_parallel_jobs), detail::human_duration(c.wall_seconds),
             fmt::format("sequential {}", detail::human_duration(c.sequential_seconds)));
         row("worker utilisation", fmt::format("{:.0f}%", 100.0 * c.utilisation), "");
+        for (const auto& w : setup_.warnings) s += fmt::format("warning: {}\n", w);
         std::size_t decisions = 0;
         for (const auto& t : trials_) decisions += t.decisions.size();
         if (decisions > 0) {
@@ -250,6 +252,7 @@ public:
         j["instances_per_trial"] = setup_.instances_per_trial;
         j["max_resource"] = setup_.max_resource ? json(*setup_.max_resource) : json(nullptr);
         j["stop_reason"] = setup_.stop_reason;
+        j["warnings"] = setup_.warnings;
         j["start_time"] = detail::iso8601(setup_.start_time);
         j["wall_seconds"] = setup_.wall_seconds;
         if (has_best()) {

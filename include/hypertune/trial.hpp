@@ -63,15 +63,13 @@ public:
     /// be finite; otherwise this throws InvalidArgument and the trial is marked Failed.
     void report(Resource step, double value) {
         if (!std::isfinite(value)) fail(fmt::format("trial {}: reported a non-finite value ({}) at step {}", id_, value, step));
-        if (step <= last_step_) {
-            // A promoted trial that restarts from scratch may repeat steps it already reported.
-            if (!restarted_ || step > restart_from_)
-                fail(fmt::format("trial {}: reported step {} after step {} (steps must increase)", id_, step, last_step_));
-            return;
-        }
+        if (step <= last_step_)
+            fail(fmt::format("trial {}: reported step {} after step {} (steps must increase)", id_, step, last_step_));
         last_step_ = step;
         last_value_ = value;
         ++reports_;
+        // A promoted trial with no checkpoint starts over: what it already reported was judged.
+        if (restarted_ && step <= restart_from_) return;
         if (host_ && host_->on_report(*this, step, value) == Decision::Stop) stop_.store(true, std::memory_order_relaxed);
     }
 

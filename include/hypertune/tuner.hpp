@@ -211,6 +211,7 @@ private:
     [[nodiscard]] Result make_result(std::vector<TrialRecord> out) const {
         Result::Setup s = setup_;
         s.stop_reason = stop_reason_;
+        s.warnings = warnings_;
         s.wall_seconds = end_seconds_ > 0.0 ? end_seconds_ : seconds_since_start();
         if (active_workers_ == 0)
             for (auto& r : out)
@@ -344,6 +345,7 @@ private:
         bool stopped = false;
         double value = std::numeric_limits<double>::quiet_NaN();
         Resource resource = 0;
+        std::size_t reports = 0;
         std::string failure;
         int retries = 0;
         std::optional<std::string> checkpoint;
@@ -384,6 +386,7 @@ private:
             if (!a.failed && !a.stopped) a.resource = std::max(a.resource, s.budget);  // reported less often
             if (!a.failed && a.stopped && !std::isfinite(a.value) && trial.last_value()) a.value = *trial.last_value();
             a.checkpoint = trial.checkpoint();
+            a.reports = trial.reports();
             if (!a.failed || a.stopped || attempt >= options_.max_retries) break;
             // Retry from scratch: forget the failed attempt's curve.
             lk.lock();
@@ -419,6 +422,13 @@ private:
             ++(a.stopped ? stopped_ : completed_);
             outcome = a.stopped ? Outcome::stopped(loss_of(a.value), rec.resource_used)
                                 : Outcome::completed(loss_of(a.value), rec.resource_used);
+        }
+        if (!a.failed && a.reports == 0 && setup_.max_resource.value_or(1) > 1 && !warned_no_reports_) {
+            warned_no_reports_ = true;
+            warnings_.push_back(fmt::format(
+                "trial {} reported no intermediate values: {} can only judge a trial from the values it reports "
+                "along the way; call trial.report(step, value) after each resource unit (epoch, round...)",
+                s.trial, setup_.strategy));
         }
         try {
             strategy_.tell(s.trial, outcome);
@@ -485,6 +495,8 @@ private:
     std::vector<std::thread> workers_;
     std::atomic<bool> stop_flag_{false};
     std::string stop_reason_;
+    std::vector<std::string> warnings_;
+    bool warned_no_reports_ = false;
     std::vector<TrialRecord> records_;
     std::optional<Result> final_;
     std::unordered_map<TrialId, std::size_t> index_;

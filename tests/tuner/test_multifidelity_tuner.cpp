@@ -1,0 +1,237 @@
+// SPDX-License-Identifier: MIT
+// Hyperband (both modes), ASHA and median stopping driven by the real tuner, with parallel workers:
+// statuses, checkpoints, decisions on record, reproducibility and stopping mid-bracket.
+#include <hypertune/hypertune.hpp>
+#include <hypertune/strategies/asha.hpp>
+#include <hypertune/strategies/hyperband.hpp>
+#include <hypertune/strategies/median_stopping.hpp>
+
+#include <doctest/doctest.h>
+
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <map>
+#include <set>
+#include <string>
+#include <thread>
+
+namespace ht = hypertune;
+using namespace std::chrono_literals;
+
+namespace {
+
+ht::SearchSpace space() {
+    return ht::SearchSpace{ht::ContinuousParameter("x", 0.0, 1.0), ht::ContinuousParameter("rate", 0.05, 1.0)};
+}
+
+// A learning curve that saturates: loss(r) = f(x) + exp(-rate * r).
+double final_loss(const ht::Config& c) { return std::abs(c.get<double>("x") - 0.3); }
+double loss_at(const ht::Config& c, ht::Resource r) {
+    return final_loss(c) + std::exp(-c.get<double>("rate") * static_cast<double>(r));
+}
+
+// Trains from its checkpoint (the last step reached, as text) up to its budget.
+double checkpointed_trainer(const ht::Config& c, ht::Trial& trial) {
+    ht::Resource from = 0;
+    if (trial.resumed_from() > 0) {
+        REQUIRE(trial.checkpoint().has_value());
+        from = std::stoll(*trial.checkpoint());
+        CHECK(from == trial.resumed_from());
+    }
+    double loss = 0.0;
+    for (ht::Resource r = from + 1; r <= trial.budget(); ++r) {
+        loss = loss_at(c, r);
+        trial.report(r, loss);
+        if (trial.should_stop()) break;
+        trial.save_checkpoint(std::to_string(r));
+    }
+    return loss;
+}
+
+std::map<ht::TrialId, std::string> decisions_by_trial(const ht::Result& r) {
+    std::map<ht::TrialId, std::string> out;
+    for (const auto& t : r.trials()) {
+        std::string s = fmt::format("{} {} {}", ht::to_string(t.status), t.resource_used, t.objective);
+        for (const auto& d : t.decisions) s += fmt::format(" {}@{}", ht::to_string(d.kind), d.resource);
+        out[t.id] = s;
+    }
+    return out;
+}
+
+}  // namespace
+
+TEST_CASE("synchronous Hyperband through the tuner: pause, promote from checkpoint, no trial left paused") {
+    ht::Tuner tuner(space(), ht::Hyperband({.min_resource = 1, .max_resource = 9, .eta = 3,
+                                            .mode = ht::HyperbandMode::Synchronous}),
+                    {.max_jobs = 21, .max_parallel_jobs = 4, .seed = 5});
+    auto result = tuner.fit(checkpointed_trainer);
+    // (1, 9, 3): brackets (9,1)(3,3)(1,9) | (5,3)(1,9) | (3,9) hold 9 + 5 + 3 = 17 configurations;
+    // the remaining 4 start a new first bracket, truncated.
+    CHECK(result.trials().size() == 21);
+    std::size_t promoted = 0;
+    for (const auto& t : result.trials()) {
+        CHECK(t.status != ht::TrialStatus::Paused);
+        CHECK(t.status != ht::TrialStatus::Failed);
+        CHECK(t.has_objective());
+        // the curve has no repeated step: promoted runs continued from their checkpoint
+        for (std::size_t i = 1; i < t.curve.size(); ++i) CHECK(t.curve[i].step == t.curve[i - 1].step + 1);
+        CHECK(t.curve.back().step == t.resource_used);
+        if (t.status == ht::TrialStatus::Completed) CHECK(t.resource_used == 9);
+        for (const auto& d : t.decisions)
+            if (d.kind == ht::DecisionRecord::Kind::Promote) {
+                ++promoted;
+                CHECK(t.segments.size() >= 2);  // ran again after the promotion
+            }
+    }
+    CHECK(promoted > 0);
+    CHECK(result.count(ht::TrialStatus::Completed) >= 3);
+    // the best completed trial is the best loss at full resource
+    const auto& best = result.best();
+    CHECK(best.status == ht::TrialStatus::Completed);
+    CHECK(best.objective == doctest::Approx(loss_at(best.config, 9)));
+}
+
+TEST_CASE("synchronous Hyperband without checkpoints: promoted trials start over") {
+    std::atomic<int> restarts{0};
+    ht::Tuner tuner(space(), ht::Hyperband({.min_resource = 1, .max_resource = 9, .eta = 3,
+                                            .mode = ht::HyperbandMode::Synchronous}),
+                    {.max_jobs = 9, .max_parallel_jobs = 3, .seed = 1});
+    auto result = tuner.fit([&](const ht::Config& c, ht::Trial& trial) {
+        CHECK(trial.resumed_from() == 0);
+        CHECK(!trial.checkpoint().has_value());
+        if (trial.budget() > 1) ++restarts;
+        double loss = 0.0;
+        for (ht::Resource r = 1; r <= trial.budget(); ++r) trial.report(r, loss = loss_at(c, r));
+        return loss;
+    });
+    CHECK(restarts.load() == 3 + 1);  // 3 promoted to resource 3, then 1 to resource 9
+    for (const auto& t : result.trials()) {
+        for (std::size_t i = 1; i < t.curve.size(); ++i) CHECK(t.curve[i].step > t.curve[i - 1].step);
+        CHECK(t.status != ht::TrialStatus::Failed);
+    }
+    CHECK(result.count(ht::TrialStatus::Completed) == 1);
+}
+
+TEST_CASE("asynchronous Hyperband and ASHA stop trials early and cost less than full training") {
+    for (int which = 0; which < 2; ++which) {
+        auto strategy = which == 0 ? ht::AnyStrategy(ht::Hyperband({.min_resource = 1, .max_resource = 27}))
+                                   : ht::AnyStrategy(ht::ASHA({.min_resource = 1, .max_resource = 27}));
+        ht::Tuner tuner(space(), std::move(strategy), {.max_jobs = 60, .max_parallel_jobs = 4, .seed = 3});
+        auto result = tuner.fit([](const ht::Config& c, ht::Trial& trial) {
+            double loss = 0.0;
+            for (ht::Resource r = 1; r <= trial.budget(); ++r) {
+                std::this_thread::sleep_for(50us);
+                trial.report(r, loss = loss_at(c, r));
+                if (trial.should_stop()) break;
+            }
+            return loss;
+        });
+        CAPTURE(which);
+        CHECK(result.trials().size() == 60);
+        CHECK(result.count(ht::TrialStatus::Stopped) > 20);
+        CHECK(result.count(ht::TrialStatus::Completed) >= 1);
+        for (const auto& t : result.trials()) {
+            if (t.status == ht::TrialStatus::Stopped) {
+                REQUIRE(!t.decisions.empty());
+                const auto& d = t.decisions.back();
+                CHECK(d.kind == ht::DecisionRecord::Kind::Stop);
+                CHECK(d.resource == t.resource_used);
+                CHECK(d.loss == doctest::Approx(loss_at(t.config, d.resource)));
+                CHECK(d.loss > d.threshold);
+                CHECK(d.peers >= 1);
+            }
+            if (t.status == ht::TrialStatus::Completed) CHECK(t.resource_used == 27);
+        }
+        auto cost = result.cost();
+        CHECK(cost.full_resource == 27);
+        CHECK(cost.resource_used < 60 * 27 / 2);
+        CHECK(result.to_json()["trials"].size() == 60);
+    }
+}
+
+TEST_CASE("with one worker a multi-fidelity run is the same every time; with four the configurations are") {
+    auto run = [](std::size_t parallel, ht::HyperbandMode mode) {
+        ht::Tuner tuner(space(), ht::Hyperband({.min_resource = 1, .max_resource = 9, .mode = mode}),
+                        {.max_jobs = 30, .max_parallel_jobs = parallel, .seed = 17});
+        return tuner.fit(checkpointed_trainer);
+    };
+    for (auto mode : {ht::HyperbandMode::Asynchronous, ht::HyperbandMode::Synchronous}) {
+        auto a = run(1, mode);
+        auto b = run(1, mode);
+        CHECK(decisions_by_trial(a) == decisions_by_trial(b));
+        auto c = run(4, mode);
+        std::map<ht::TrialId, std::string> configs_a, configs_c;
+        for (const auto& t : a.trials()) configs_a[t.id] = fmt::format("{}", t.config);
+        for (const auto& t : c.trials()) configs_c[t.id] = fmt::format("{}", t.config);
+        CHECK(configs_a == configs_c);
+    }
+}
+
+TEST_CASE("median stopping wraps random search inside the tuner") {
+    ht::Tuner tuner(space(), ht::MedianStopping(ht::RandomSearch({.max_resource = 20})),
+                    {.max_jobs = 40, .max_parallel_jobs = 2, .seed = 2});
+    auto result = tuner.fit(checkpointed_trainer);
+    CHECK(result.setup().strategy == "MedianStopping(RandomSearch)");
+    CHECK(result.count(ht::TrialStatus::Stopped) > 5);
+    for (const auto& t : result.trials())
+        if (t.status == ht::TrialStatus::Stopped) {
+            REQUIRE(t.decisions.size() == 1);
+            CHECK(t.decisions[0].loss > t.decisions[0].threshold);  // worse than the median
+        }
+}
+
+TEST_CASE("stopping the tuner mid-bracket loses no completed trial") {
+    for (auto mode : {ht::HyperbandMode::Asynchronous, ht::HyperbandMode::Synchronous}) {
+        ht::Tuner tuner(space(), ht::Hyperband({.min_resource = 1, .max_resource = 27, .mode = mode}),
+                        {.max_jobs = 1000, .max_parallel_jobs = 4, .seed = 8});
+        std::atomic<int> completed_runs{0};
+        auto job = tuner.start([&](const ht::Config& c, ht::Trial& trial) {
+            double loss = 0.0;
+            for (ht::Resource r = trial.resumed_from() + 1; r <= trial.budget(); ++r) {
+                std::this_thread::sleep_for(100us);
+                trial.report(r, loss = loss_at(c, r));
+                if (trial.should_stop()) return loss;
+            }
+            if (trial.budget() == 27) ++completed_runs;
+            return loss;
+        });
+        while (completed_runs.load() < 2) std::this_thread::sleep_for(1ms);
+        job.stop();
+        const auto& result = job.wait();
+        CHECK(result.stop_reason() == "stopped by user");
+        CHECK(result.count(ht::TrialStatus::Completed) >= 2);
+        CHECK(result.count(ht::TrialStatus::Running) == 0);
+        CHECK(result.count(ht::TrialStatus::Paused) == 0);
+        for (const auto& t : result.trials()) CHECK(t.has_objective());
+    }
+}
+
+TEST_CASE("a trainer that reports nothing gets a warning that explains why Hyperband needs reports") {
+    ht::Tuner tuner(space(), ht::Hyperband({.min_resource = 1, .max_resource = 9}), {.max_jobs = 5});
+    auto result = tuner.fit([](const ht::Config& c) { return final_loss(c); });
+    REQUIRE(result.setup().warnings.size() == 1);
+    CHECK(result.setup().warnings[0].find("reported no intermediate values: Hyperband can only judge") != std::string::npos);
+    CHECK(result.summary().find("warning: trial") != std::string::npos);
+    CHECK(result.count(ht::TrialStatus::Completed) == 5);
+}
+
+TEST_CASE("a trial that throws mid-rung or returns NaN is Failed and the brackets go on") {
+    ht::Tuner tuner(space(), ht::Hyperband({.min_resource = 1, .max_resource = 9,
+                                            .mode = ht::HyperbandMode::Synchronous}),
+                    {.max_jobs = 17, .max_parallel_jobs = 2, .seed = 4});
+    auto result = tuner.fit([](const ht::Config& c, ht::Trial& trial) -> double {
+        for (ht::Resource r = 1; r <= trial.budget(); ++r) {
+            if (trial.id() == 2 && r == 2) throw std::runtime_error("worker lost");
+            trial.report(r, loss_at(c, r));
+        }
+        return trial.id() == 5 ? std::nan("") : loss_at(c, trial.budget());
+    });
+    std::map<ht::TrialId, const ht::TrialRecord*> by_id;
+    for (const auto& t : result.trials()) by_id[t.id] = &t;
+    CHECK(result.trials().size() == 17);
+    CHECK(by_id.at(5)->status == ht::TrialStatus::Failed);
+    CHECK(by_id.at(5)->failure_reason == "the objective returned nan");
+    CHECK(result.count(ht::TrialStatus::Completed) >= 2);
+    if (by_id.at(2)->status == ht::TrialStatus::Failed) CHECK(by_id.at(2)->failure_reason == "the objective threw: worker lost");
+}
