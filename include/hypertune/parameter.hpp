@@ -223,6 +223,20 @@ inline Scaling resolve_scaling(std::string_view what, const std::string& name, S
     return s;
 }
 
+// The spec of a validated numeric range, with its scaling resolved.
+inline ParameterSpec numeric_spec(std::string_view what, std::string name, ParameterKind kind, double min, double max,
+                                  Scaling scaling, std::string_view type) {
+    ParameterSpec spec;
+    spec.scaling = resolve_scaling(what, name, scaling, min, max, kind == ParameterKind::Integer);
+    spec.requested_scaling = scaling;
+    spec.name = std::move(name);
+    spec.kind = kind;
+    spec.min = min;
+    spec.max = max;
+    spec.type = type;
+    return spec;
+}
+
 }  // namespace detail
 
 /// An integer hyperparameter in [min, max] (both included).
@@ -241,13 +255,7 @@ public:
             throw InvalidArgument(fmt::format("{} '{}': min must be <= max, got [{}, {}]", what, name, min, max));
         if (std::abs(lo) > detail::max_exact_integer || std::abs(hi) > detail::max_exact_integer)
             throw InvalidArgument(fmt::format("{} '{}': bounds must lie within +-2^53, got [{}, {}]", what, name, min, max));
-        spec_.scaling = detail::resolve_scaling(what, name, scaling, lo, hi, true);
-        spec_.requested_scaling = scaling;
-        spec_.name = std::move(name);
-        spec_.kind = ParameterKind::Integer;
-        spec_.min = lo;
-        spec_.max = hi;
-        spec_.type = detail::type_name<T>();
+        spec_ = detail::numeric_spec(what, std::move(name), ParameterKind::Integer, lo, hi, scaling, detail::type_name<T>());
     }
 
     [[nodiscard]] const ParameterSpec& spec() const noexcept { return spec_; }
@@ -274,13 +282,8 @@ public:
             throw InvalidArgument(fmt::format("{} '{}': bounds must be finite, got [{}, {}]", what, name, lo, hi));
         if (lo > hi)
             throw InvalidArgument(fmt::format("{} '{}': min must be <= max, got [{}, {}]", what, name, lo, hi));
-        spec_.scaling = detail::resolve_scaling(what, name, scaling, lo, hi, false);
-        spec_.requested_scaling = scaling;
-        spec_.name = std::move(name);
-        spec_.kind = ParameterKind::Continuous;
-        spec_.min = lo;
-        spec_.max = hi;
-        spec_.type = detail::type_name<T>();
+        spec_ = detail::numeric_spec(what, std::move(name), ParameterKind::Continuous, lo, hi, scaling,
+                                     detail::type_name<T>());
     }
 
     [[nodiscard]] const ParameterSpec& spec() const noexcept { return spec_; }
