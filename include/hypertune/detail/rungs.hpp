@@ -249,8 +249,9 @@ private:
         }
         t.stopped = true;
         rec.kind = DecisionRecord::Kind::Stop;
-        rec.reason = fmt::format("not in the top 1/{} ({} of {}) at resource {}: loss {:.6g} > cut-off {:.6g}", eta_, q,
-                                 m, rung.resource, loss, rec.threshold);
+        // Values stay out of the text: the record holds them, and the result prints them in the
+        // objective's own sign (a maximised metric is a negated loss here).
+        rec.reason = fmt::format("not in the top 1/{} ({} of {}) at resource {}", eta_, q, m, rung.resource);
         out->push_back(std::move(rec));
         return Decision::Stop;
     }

@@ -394,8 +394,7 @@ private:
                 results[j].id, DecisionRecord::Kind::Stop, b.s, static_cast<int>(b.rung), tit->second.reached,
                 results[j].loss, threshold, m,
                 keep == 0 ? fmt::format("rung {} of bracket {}: no trial to promote", b.rung, b.s)
-                          : fmt::format("not among the best {} of {} at resource {}: loss {:.6g} > {:.6g}", keep, m,
-                                        resource, results[j].loss, threshold)});
+                          : fmt::format("not among the best {} of {} at resource {}", keep, m, resource)});
             trials_.erase(tit);
         }
         if (keep == 0) {

@@ -82,9 +82,8 @@ public:
                 t.stopped = true;
                 decisions_.push_back(DecisionRecord{
                     id, DecisionRecord::Kind::Stop, -1, -1, step, loss, median, others.size(),
-                    fmt::format("loss {:.6g} at step {} is worse than the median {:.6g} of the running averages of "
-                                "{} other trials",
-                                loss, step, median, others.size())});
+                    fmt::format("worse than the median of the running averages of {} other trials at step {}",
+                                others.size(), step)});
             }
         }
         others.insert(average);
