@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
 #pragma once
-// The core of hypertune: search space, configurations, trials, strategies, the tuner and results.
+// The core of hypertune: search space, configurations, trials, strategies, the tuner, results and
+// the journal.
 
 #include <hypertune/config.hpp>
 #include <hypertune/error.hpp>
+#include <hypertune/journal.hpp>
 #include <hypertune/objective.hpp>
 #include <hypertune/parameter.hpp>
 #include <hypertune/result.hpp>

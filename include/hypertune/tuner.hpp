@@ -6,6 +6,7 @@
 
 #include <hypertune/config.hpp>
 #include <hypertune/error.hpp>
+#include <hypertune/journal.hpp>
 #include <hypertune/objective.hpp>
 #include <hypertune/result.hpp>
 #include <hypertune/search_space.hpp>
@@ -16,12 +17,15 @@
 
 #include <unistd.h>
 
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <cmath>
 #include <condition_variable>
 #include <cstdio>
+#include <deque>
 #include <exception>
+#include <filesystem>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -50,6 +54,8 @@ struct TunerOptions {
     int max_retries = 0;          ///< re-runs of a failed trial before it is recorded Failed
     int instances_per_trial = 1;  ///< for cost accounting: billable = elapsed x instances
     ProgressBar progress = ProgressBar::Auto;  ///< Auto: on stderr when it is a terminal
+    /// A journal file (JSON lines): written as the run goes; an existing one is resumed.
+    std::string journal{};
     /// Called from the worker thread when a trial (or a resumed run of it) starts and when it ends.
     /// Calls are serialised; keep them short.
     std::function<void(const TrialRecord&)> on_trial_start{};
@@ -73,9 +79,10 @@ namespace detail {
 
 class TuningRun final : public TrialHost {
 public:
-    TuningRun(SearchSpace space, AnyStrategy strategy, TunerOptions options, ObjectiveFunction objective)
+    TuningRun(SearchSpace space, AnyStrategy strategy, TunerOptions options, ObjectiveFunction objective,
+              std::unique_ptr<JournalWriter> journal, JournalContents earlier)
         : space_(std::move(space)), strategy_(std::move(strategy)), options_(std::move(options)),
-          objective_(std::move(objective)) {
+          objective_(std::move(objective)), journal_(std::move(journal)), earlier_(std::move(earlier)) {
         setup_.metric = options_.metric;
         setup_.direction = options_.direction;
         setup_.strategy = strategy_.name();
@@ -98,7 +105,21 @@ public:
 
     void launch() {
         start_steady_ = std::chrono::steady_clock::now();
-        setup_.start_time = unix_now();
+        session_start_ = unix_now();
+        setup_.start_time = session_start_;
+        if (!earlier_.events.empty()) replay();
+        else journal({{"event", "run_started"},
+                      {"format", journal_format},
+                      {"time", session_start_},
+                      {"metric", options_.metric},
+                      {"direction", std::string(to_string(options_.direction))},
+                      {"strategy", setup_.strategy},
+                      {"seed", options_.seed},
+                      {"max_jobs", options_.max_jobs},
+                      {"max_parallel_jobs", options_.max_parallel_jobs},
+                      {"instances_per_trial", options_.instances_per_trial},
+                      {"max_resource", setup_.max_resource ? json(*setup_.max_resource) : json(nullptr)},
+                      {"space", space_.to_json()}});
         if (options_.max_runtime_seconds > 0.0)
             deadline_ = start_steady_ + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                                             std::chrono::duration<double>(options_.max_runtime_seconds));
@@ -137,11 +158,11 @@ public:
     [[nodiscard]] Progress progress() const {
         std::lock_guard lk(mu_);
         Progress p;
-        p.started = started_;
-        p.running = running_;
-        p.completed = completed_;
-        p.stopped = stopped_;
-        p.failed = failed_;
+        p.started = records_.size() + (final_ ? final_->trials().size() : 0);
+        p.running = count(TrialStatus::Running);
+        p.completed = count(TrialStatus::Completed);
+        p.stopped = count(TrialStatus::Stopped);
+        p.failed = count(TrialStatus::Failed);
         p.max_jobs = options_.max_jobs;
         p.elapsed_seconds = seconds_since_start();
         if (best_index_) p.best = best_value_;
@@ -158,7 +179,11 @@ public:
     Decision on_report(Trial& trial, Resource step, double value) override {
         std::lock_guard lk(mu_);
         auto& rec = records_[index_.at(trial.id())];
-        rec.curve.push_back({step, value, seconds_since_start() - (rec.start_time() - setup_.start_time)});
+        double now = run_clock();
+        double seconds = now - rec.start_time();
+        rec.curve.push_back({step, value, seconds});
+        journal({{"event", "report"}, {"time", now}, {"trial", trial.id()}, {"step", step}, {"value", value},
+                 {"seconds", seconds}});
         Decision d = Decision::Continue;
         try {
             d = strategy_.report(trial.id(), step, loss_of(value));
@@ -184,7 +209,8 @@ private:
         return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
     }
 
-    [[nodiscard]] double run_clock() const { return setup_.start_time + seconds_since_start(); }
+    // Unix seconds now, from the monotonic clock (immune to clock changes during the run).
+    [[nodiscard]] double run_clock() const { return session_start_ + seconds_since_start(); }
 
     void join() {
         for (auto& t : workers_)
@@ -212,7 +238,7 @@ private:
         Result::Setup s = setup_;
         s.stop_reason = stop_reason_;
         s.warnings = warnings_;
-        s.wall_seconds = end_seconds_ > 0.0 ? end_seconds_ : seconds_since_start();
+        s.wall_seconds = earlier_wall_ + (end_seconds_ > 0.0 ? end_seconds_ : seconds_since_start());
         if (active_workers_ == 0)
             for (auto& r : out)
                 if (r.status == TrialStatus::Paused) {
@@ -229,16 +255,149 @@ private:
             auto it = index_.find(d.trial);
             if (it == index_.end()) continue;
             auto& rec = records_[it->second];
-            if (d.kind == DecisionRecord::Kind::Pause &&
-                (rec.status == TrialStatus::Completed || rec.status == TrialStatus::Stopped)) {
-                --(rec.status == TrialStatus::Completed ? completed_ : stopped_);
-                rec.status = TrialStatus::Paused;
-            } else if (d.kind == DecisionRecord::Kind::Stop && rec.status == TrialStatus::Paused) {
-                rec.status = TrialStatus::Stopped;
-                ++stopped_;
-            }
+            journal(decision_event(d, run_clock()));
+            if (auto status = status_after(rec, d)) set_status(rec, *status);
             rec.decisions.push_back(std::move(d));
         }
+    }
+
+    // Keeps the per-status counts in step with the records.
+    void set_status(TrialRecord& rec, TrialStatus status) {
+        --count_[static_cast<std::size_t>(rec.status)];
+        rec.status = status;
+        ++count_[static_cast<std::size_t>(status)];
+    }
+
+    [[nodiscard]] std::size_t count(TrialStatus s) const { return count_[static_cast<std::size_t>(s)]; }
+
+    // Writes one event when the run has a journal. A failed write stops the run: what is on disk
+    // stays consistent, and every trial that ended before is kept.
+    void journal(const json& event) {
+        if (!journal_ || journal_failed_) return;
+        try {
+            journal_->write(event);
+        } catch (const IoError& e) {
+            journal_failed_ = true;
+            request_stop(e.what());
+        }
+    }
+
+    void sync_journal() {
+        if (!journal_ || journal_failed_) return;
+        try {
+            journal_->sync();
+        } catch (const IoError& e) {
+            journal_failed_ = true;
+            request_stop(e.what());
+        }
+    }
+
+    // Resuming: the strategy is given the journal's calls in their order, which brings it back to
+    // the state it had; trials that ended are kept, those in flight are queued to run again.
+    void replay() {
+        RecordBuilder builder;
+        // The strategy makes its decisions again; they must be the journal's, in the same order.
+        // (A decision made in ask() is journaled just before the trial it starts.)
+        std::deque<DecisionRecord> regenerated;
+        std::deque<std::pair<std::size_t, const json*>> journaled;
+        std::unordered_map<TrialId, Decision> last_said;  // its answer to each trial's last report
+        auto diverged = [&](std::size_t line, const std::string& what) {
+            return InvalidArgument(fmt::format("journal '{}' line {}: resuming diverged: {}; were the strategy's "
+                                               "options changed?",
+                                               options_.journal, line, what));
+        };
+        for (std::size_t i = 0; i < earlier_.events.size(); ++i) {
+            const auto& e = earlier_.events[i];
+            builder.add(e, i + 1);
+            const auto& kind = e.at("event").get_ref<const std::string&>();
+            auto match = [&] {
+                for (; !regenerated.empty() && !journaled.empty(); regenerated.pop_front(), journaled.pop_front()) {
+                    const auto& [line, j] = journaled.front();
+                    const auto& d = regenerated.front();
+                    if (d.trial != j->at("trial").get<TrialId>() || to_string(d.kind) != j->at("kind").get<std::string>())
+                        throw diverged(line, fmt::format("the journal has a {} of trial {} where the strategy now "
+                                                         "makes a {} of trial {}",
+                                                         j->at("kind").get<std::string>(), j->at("trial").get<TrialId>(),
+                                                         to_string(d.kind), d.trial));
+                }
+            };
+            if (kind == "decision") {
+                journaled.emplace_back(i + 1, &e);
+                match();
+                continue;
+            }
+            if (kind == "trial_started" && !e.value("rerun", false)) {
+                auto s = strategy_.ask();
+                auto id = e.at("trial").get<TrialId>();
+                if (!s.runs() || s.trial != id || s.config.to_json() != builder.records()[builder.index().at(id)].config.to_json())
+                    throw diverged(i + 1, fmt::format("the strategy now suggests {} where the journal has trial {}",
+                                                      s.runs() ? fmt::format("trial {}", s.trial) : std::string("no trial"), id));
+            } else if (kind == "report") {
+                auto id = e.at("trial").get<TrialId>();
+                last_said[id] = strategy_.report(id, e.at("step").get<Resource>(), loss_of(e.at("value").get<double>()));
+            } else if (kind == "trial_ended") {
+                last_said.erase(e.at("trial").get<TrialId>());
+                auto status = status_from(e.at("status").get<std::string>());
+                double loss = loss_of(number_from(e.at("objective")));
+                Resource resource = e.at("resource").get<Resource>();
+                strategy_.tell(e.at("trial").get<TrialId>(), status == TrialStatus::Failed      ? Outcome::failed(resource)
+                                                             : status == TrialStatus::Stopped ? Outcome::stopped(loss, resource)
+                                                                                              : Outcome::completed(loss, resource));
+            }
+            for (auto& d : strategy_.take_decisions()) regenerated.push_back(std::move(d));
+            match();
+        }
+        if (!journaled.empty())
+            throw diverged(journaled.front().first, fmt::format("the strategy no longer makes the journal's {} of trial {}",
+                                                                journaled.front().second->at("kind").get<std::string>(),
+                                                                journaled.front().second->at("trial").get<TrialId>()));
+        auto in_flight = builder.in_flight();
+        Result earlier = builder.result();
+        earlier_wall_ = builder.wall_seconds();
+        setup_.start_time = earlier.setup().start_time;
+        warnings_ = earlier.setup().warnings;
+        if (!earlier_.warning.empty()) warnings_.push_back(earlier_.warning);
+        index_ = builder.index();
+        records_ = std::move(builder.records());
+        // In flight at the crash: a trial the strategy had already told to stop ends as it would
+        // have (its last report); the others run again.
+        std::vector<Suggestion> stopped;
+        for (auto& s : in_flight) {
+            auto& r = records_[index_.at(s.trial)];
+            auto said = last_said.find(s.trial);
+            if (said != last_said.end() && said->second == Decision::Stop && !r.curve.empty()) {
+                stopped.push_back(std::move(s));
+                continue;
+            }
+            if (!r.segments.empty() && std::isnan(r.segments.back().end)) r.segments.pop_back();
+            r.status = TrialStatus::Paused;  // until it runs again
+            reruns_.push_back(std::move(s));
+        }
+        // Decisions the crash kept out of the journal are recorded now.
+        std::vector<DecisionRecord> late(regenerated.begin(), regenerated.end());
+        for (const auto& d : late) {
+            auto& r = records_[index_.at(d.trial)];
+            if (auto status = status_after(r, d)) r.status = *status;
+            r.decisions.push_back(d);
+        }
+        for (std::size_t i = 0; i < records_.size(); ++i) {
+            ++count_[static_cast<std::size_t>(records_[i].status)];
+            if (records_[i].status == TrialStatus::Completed) check_completion(i, false);
+        }
+        journal({{"event", "run_resumed"}, {"time", session_start_}, {"trials", records_.size()},
+                 {"in_flight", reruns_.size() + stopped.size()}});
+        for (const auto& d : late) journal(decision_event(d, session_start_));
+        for (const auto& s : stopped) {
+            auto idx = index_.at(s.trial);
+            const auto& last = records_[idx].curve.back();
+            Attempt a;
+            a.stopped = true;
+            a.value = last.value;
+            a.resource = last.step;
+            a.reports = records_[idx].curve.size();
+            finish(idx, s, a, records_[idx].start_time() + last.seconds);
+        }
+        earlier_ = {};
     }
 
     void call(const std::function<void(const TrialRecord&)>& callback, const TrialRecord& rec) {
@@ -263,20 +422,26 @@ private:
                 break;
             }
             Suggestion s;
+            bool rerun = !reruns_.empty();
             try {
-                s = strategy_.ask();
-                apply_decisions();
+                if (rerun) {
+                    s = std::move(reruns_.front());
+                    reruns_.pop_front();
+                } else {
+                    s = strategy_.ask();
+                    apply_decisions();
+                }
             } catch (const std::exception& e) {
                 fatal(fmt::format("strategy '{}' failed in ask(): {}", setup_.strategy, e.what()));
                 break;
             }
             if (s.kind == Suggestion::Kind::Done) {
                 if (stop_reason_.empty())
-                    stop_reason_ = started_ >= options_.max_jobs ? "max_jobs reached" : "strategy finished";
+                    stop_reason_ = records_.size() >= options_.max_jobs ? "max_jobs reached" : "strategy finished";
                 break;
             }
             if (s.kind == Suggestion::Kind::Wait) {
-                if (running_ == 0) {
+                if (count(TrialStatus::Running) == 0) {
                     if (stop_reason_.empty()) stop_reason_ = "strategy finished";
                     break;
                 }
@@ -286,20 +451,22 @@ private:
                 else cv_.wait(lk, woken);
                 continue;
             }
-            run(lk, worker, std::move(s));
+            run(lk, worker, std::move(s), rerun);
         }
         if (--active_workers_ == 0) {
             end_seconds_ = seconds_since_start();
+            journal({{"event", "run_ended"}, {"time", run_clock()}, {"reason", stop_reason_}});
+            sync_journal();
             if (show_progress_) draw_progress(true);
         }
         cv_.notify_all();
     }
 
     // Runs one suggestion. Called and returns with `lk` held; the objective runs without it.
-    void run(std::unique_lock<std::mutex>& lk, std::size_t worker, Suggestion s) {
+    void run(std::unique_lock<std::mutex>& lk, std::size_t worker, Suggestion s, bool rerun) {
         auto found = index_.find(s.trial);
         bool is_new = found == index_.end();
-        if (is_new && started_ >= options_.max_jobs) return;  // a strategy that ignored max_trials
+        if (is_new && records_.size() >= options_.max_jobs) return;  // a strategy that ignored max_trials
         std::size_t idx = 0;
         if (is_new) {
             idx = records_.size();
@@ -307,20 +474,17 @@ private:
             records_.emplace_back();
             records_[idx].id = s.trial;
             records_[idx].config = s.config;
-            ++started_;
+            ++count_[static_cast<std::size_t>(TrialStatus::Running)];
         } else {
             idx = found->second;
-            auto& r = records_[idx];
-            if (r.status == TrialStatus::Completed) --completed_;
-            if (r.status == TrialStatus::Stopped) --stopped_;
+            set_status(records_[idx], TrialStatus::Running);
         }
         double t0 = run_clock();
-        {
-            auto& r = records_[idx];
-            r.status = TrialStatus::Running;
-            r.segments.push_back({t0, t0, worker});
-        }
-        ++running_;
+        records_[idx].segments.push_back({t0, t0, worker});
+        // A trial re-run after a crash must not be judged again on the steps it already reported.
+        Resource judged = rerun && !records_[idx].curve.empty() ? records_[idx].curve.back().step : 0;
+        journal({{"event", "trial_started"}, {"time", t0}, {"trial", s.trial}, {"config", s.config.to_json()},
+                 {"budget", s.budget}, {"resume_from", s.resume_from}, {"worker", worker}, {"rerun", rerun}});
         std::optional<std::string> checkpoint;
         if (auto c = checkpoints_.find(s.trial); c != checkpoints_.end()) checkpoint = std::move(c->second);
         TrialRecord started_copy;
@@ -328,7 +492,7 @@ private:
         lk.unlock();
 
         call(options_.on_trial_start, started_copy);
-        auto attempt = execute(s, std::move(checkpoint), idx, lk);
+        auto attempt = execute(s, std::move(checkpoint), idx, judged, lk);
 
         lk.lock();
         finish(idx, s, attempt);
@@ -352,14 +516,14 @@ private:
     };
 
     // Runs the objective (with retries) outside the lock.
-    Attempt execute(const Suggestion& s, std::optional<std::string> checkpoint, std::size_t idx,
+    Attempt execute(const Suggestion& s, std::optional<std::string> checkpoint, std::size_t idx, Resource judged,
                     std::unique_lock<std::mutex>& lk) {
         Attempt a;
         for (int attempt = 0;; ++attempt) {
             bool resumes = s.resume_from > 0 && checkpoint.has_value();
             Trial trial(s.trial, s.config, s.budget, resumes ? s.resume_from : 0, checkpoint);
             trial.host_ = this;
-            if (s.resume_from > 0 && !resumes) trial.restart_from(s.resume_from);
+            if (!resumes && std::max(s.resume_from, judged) > 0) trial.restart_from(std::max(s.resume_from, judged));
             a = Attempt{};
             a.retries = attempt;
             try {
@@ -391,44 +555,50 @@ private:
             // Retry from scratch: forget the failed attempt's curve.
             lk.lock();
             auto& rec = records_[idx];
-            std::erase_if(rec.curve, [&](const ReportPoint& p) { return p.step > s.resume_from; });
+            std::erase_if(rec.curve, [&](const ReportPoint& p) { return p.step > std::max(s.resume_from, judged); });
             lk.unlock();
         }
         return a;
     }
 
-    void finish(std::size_t idx, const Suggestion& s, Attempt& a) {
+    void finish(std::size_t idx, const Suggestion& s, Attempt& a, std::optional<double> ended_at = std::nullopt) {
         auto& rec = records_[idx];
-        double t1 = run_clock();
+        double t1 = ended_at.value_or(run_clock());
         rec.segments.back().end = t1;
         rec.elapsed_seconds += t1 - rec.segments.back().start;
         rec.billable_seconds = rec.elapsed_seconds * options_.instances_per_trial;
         rec.retries += a.retries;
         rec.resource_used = std::max(rec.resource_used, a.resource);
-        --running_;
         ++generation_;
         if (a.checkpoint) checkpoints_[s.trial] = std::move(*a.checkpoint);
         Outcome outcome;
         if (a.failed) {
-            rec.status = TrialStatus::Failed;
+            set_status(rec, TrialStatus::Failed);
             rec.failure_reason = a.failure;
             rec.objective = std::nan("");
-            ++failed_;
             checkpoints_.erase(s.trial);
             outcome = Outcome::failed(rec.resource_used);
         } else {
             rec.objective = a.value;
-            rec.status = a.stopped ? TrialStatus::Stopped : TrialStatus::Completed;
-            ++(a.stopped ? stopped_ : completed_);
+            set_status(rec, a.stopped ? TrialStatus::Stopped : TrialStatus::Completed);
             outcome = a.stopped ? Outcome::stopped(loss_of(a.value), rec.resource_used)
                                 : Outcome::completed(loss_of(a.value), rec.resource_used);
         }
+        journal({{"event", "trial_ended"},
+                 {"time", t1},
+                 {"trial", s.trial},
+                 {"status", std::string(to_string(rec.status))},
+                 {"objective", number_or_null(rec.objective)},
+                 {"resource", rec.resource_used},
+                 {"failure", rec.failure_reason},
+                 {"retries", a.retries}});
         if (!a.failed && a.reports == 0 && setup_.max_resource.value_or(1) > 1 && !warned_no_reports_) {
             warned_no_reports_ = true;
             warnings_.push_back(fmt::format(
                 "trial {} reported no intermediate values: {} can only judge a trial from the values it reports "
                 "along the way; call trial.report(step, value) after each resource unit (epoch, round...)",
                 s.trial, setup_.strategy));
+            journal({{"event", "warning"}, {"time", t1}, {"message", warnings_.back()}});
         }
         try {
             strategy_.tell(s.trial, outcome);
@@ -437,12 +607,13 @@ private:
             fatal(fmt::format("strategy '{}' failed in tell(): {}", setup_.strategy, e.what()));
         }
         if (rec.status != TrialStatus::Paused) checkpoints_.erase(s.trial);
-        if (rec.status == TrialStatus::Completed) check_completion(idx);
+        if (rec.status == TrialStatus::Completed) check_completion(idx, true);
+        sync_journal();  // a trial that ended is on disk before anything else happens
         cv_.notify_all();
     }
 
     // AMT's completion criteria: a target objective, or no improvement over N trials.
-    void check_completion(std::size_t idx) {
+    void check_completion(std::size_t idx, bool may_stop) {
         double v = records_[idx].objective;
         bool maximize = options_.direction == Direction::Maximize;
         if (!best_index_) {
@@ -461,6 +632,7 @@ private:
                 ++since_improvement_;
             }
         }
+        if (!may_stop) return;
         if (options_.target_objective && (maximize ? v >= *options_.target_objective : v <= *options_.target_objective))
             request_stop(fmt::format("target objective {} reached by trial {}", *options_.target_objective,
                                      records_[idx].id));
@@ -478,7 +650,8 @@ private:
                                                       records_[*best_index_].id)
                                        : std::string("-");
         std::fprintf(stderr, "\r[hypertune] %zu/%zu trials, %zu running, %zu failed, best %s, %s   %s",
-                     completed_ + stopped_ + failed_, options_.max_jobs, running_, failed_, best.c_str(),
+                     count(TrialStatus::Completed) + count(TrialStatus::Stopped) + count(TrialStatus::Failed),
+                     options_.max_jobs, count(TrialStatus::Running), count(TrialStatus::Failed), best.c_str(),
                      detail::human_duration(now).c_str(), final_line ? "\n" : "");
         std::fflush(stderr);
     }
@@ -501,7 +674,13 @@ private:
     std::optional<Result> final_;
     std::unordered_map<TrialId, std::size_t> index_;
     std::unordered_map<TrialId, std::string> checkpoints_;
-    std::size_t started_ = 0, running_ = 0, completed_ = 0, stopped_ = 0, failed_ = 0;
+    std::array<std::size_t, 5> count_{};  // trials by TrialStatus
+    std::deque<Suggestion> reruns_;       // in flight when an earlier session died
+    std::unique_ptr<JournalWriter> journal_;
+    bool journal_failed_ = false;
+    JournalContents earlier_;
+    double earlier_wall_ = 0.0;
+    double session_start_ = 0.0;
     std::size_t active_workers_ = 0;
     std::uint64_t generation_ = 0;
     std::optional<std::size_t> best_index_;
@@ -559,6 +738,7 @@ public:
             throw InvalidArgument("TunerOptions: improvement_tolerance must be >= 0");
         space_.require_tunable();
         strategy_->start(space_, StrategyContext{options_.seed, options_.max_jobs});
+        if (!options_.journal.empty()) open_journal();
     }
 
     /// Runs to the end and returns the result.
@@ -572,7 +752,8 @@ public:
     TuningJob start(F&& objective) {
         if (!strategy_) throw Error("Tuner: this tuner has already run; make a new one");
         auto run = std::make_unique<detail::TuningRun>(space_, std::move(*strategy_), options_,
-                                                       make_objective(std::forward<F>(objective)));
+                                                       make_objective(std::forward<F>(objective)),
+                                                       std::move(journal_), std::move(earlier_));
         strategy_.reset();
         run->launch();
         return TuningJob(std::move(run));
@@ -582,9 +763,45 @@ public:
     [[nodiscard]] const TunerOptions& options() const noexcept { return options_; }
 
 private:
+    // An existing journal must come from the same search space, strategy, seed and objective;
+    // otherwise resuming would mix two different runs.
+    void open_journal() {
+        const auto& path = options_.journal;
+        std::error_code ec;
+        if (std::filesystem::file_size(path, ec) > 0 && !ec) {
+            earlier_ = detail::read_journal(path);
+            if (!earlier_.events.empty()) {
+                const auto& start = earlier_.events.front();
+                auto differs = [&](std::string_view what, const std::string& then, const std::string& now) {
+                    return InvalidArgument(fmt::format("journal '{}' belongs to another run: its {} is {}, this tuner's is {}",
+                                                       path, what, then, now));
+                };
+                auto diff = detail::space_difference(start.at("space"), space_.to_json());
+                if (!diff.empty())
+                    throw InvalidArgument(fmt::format("journal '{}' belongs to another search space: {}", path, diff));
+                if (start.at("strategy") != strategy_->name())
+                    throw differs("strategy", start.at("strategy").get<std::string>(), strategy_->name());
+                if (start.at("seed") != options_.seed)
+                    throw differs("seed", start.at("seed").dump(), std::to_string(options_.seed));
+                if (start.at("metric") != options_.metric)
+                    throw differs("metric", start.at("metric").get<std::string>(), options_.metric);
+                auto max_resource = strategy_->max_resource();
+                if (start.at("max_resource") != (max_resource ? nlohmann::json(*max_resource) : nlohmann::json(nullptr)))
+                    throw differs("max_resource", start.at("max_resource").dump(),
+                                  max_resource ? std::to_string(*max_resource) : std::string("null"));
+                if (start.at("direction") != to_string(options_.direction))
+                    throw differs("direction", start.at("direction").get<std::string>(),
+                                  std::string(to_string(options_.direction)));
+            }
+        }
+        journal_ = std::make_unique<detail::JournalWriter>(path, earlier_.valid_bytes);
+    }
+
     SearchSpace space_;
     std::optional<AnyStrategy> strategy_;
     TunerOptions options_;
+    std::unique_ptr<detail::JournalWriter> journal_;
+    detail::JournalContents earlier_;
 };
 
 }  // namespace hypertune

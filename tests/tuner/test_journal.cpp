@@ -1,0 +1,246 @@
+// SPDX-License-Identifier: MIT
+// The journal: attach (load_result) gives the run's own result; a run cut at any point (stop,
+// a truncated file, kill -9) resumes with nothing completed lost or run twice; foreign or
+// damaged journals are refused with the reason.
+#include <hypertune/hypertune.hpp>
+#include <hypertune/strategies/asha.hpp>
+#include <hypertune/strategies/hyperband.hpp>
+
+#include <doctest/doctest.h>
+
+#include <csignal>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace ht = hypertune;
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+
+namespace {
+
+ht::SearchSpace space() {
+    return ht::SearchSpace{ht::ContinuousParameter("x", 0.0, 1.0), ht::IntegerParameter("k", 1, 5),
+                           ht::CategoricalParameter("kind", {"a", "b"})};
+}
+
+double loss_at(const ht::Config& c, ht::Resource r) {
+    return std::abs(c.get<double>("x") - 0.3) + 0.01 * c.get<int>("k") +
+           (c.get<std::string>("kind") == "b" ? 0.05 : 0.0) + 1.0 / static_cast<double>(r);
+}
+
+double trainer(const ht::Config& c, ht::Trial& trial) {
+    double loss = 0.0;
+    for (ht::Resource r = trial.resumed_from() + 1; r <= trial.budget(); ++r) {
+        trial.report(r, loss = loss_at(c, r));
+        if (trial.should_stop()) break;
+    }
+    return loss;
+}
+
+std::string temp_journal(const char* name) {
+    auto path = (fs::temp_directory_path() / fmt::format("hypertune-{}-{}.jsonl", name, ::getpid())).string();
+    fs::remove(path);
+    return path;
+}
+
+std::vector<std::string> lines_of(const std::string& path) {
+    std::ifstream in(path);
+    std::vector<std::string> out;
+    for (std::string line; std::getline(in, line);) out.push_back(line);
+    return out;
+}
+
+void write_lines(const std::string& path, const std::vector<std::string>& lines, std::size_t n, const std::string& tail = "") {
+    std::ofstream out(path, std::ios::trunc);
+    for (std::size_t i = 0; i < n; ++i) out << lines[i] << '\n';
+    out << tail;
+}
+
+// What must not change across a resume: each trial's configuration, status, value and resource.
+std::map<ht::TrialId, std::string> outcome(const ht::Result& r) {
+    std::map<ht::TrialId, std::string> out;
+    for (const auto& t : r.trials())
+        out[t.id] = fmt::format("{} {} {} {}", t.config, ht::to_string(t.status), t.objective, t.resource_used);
+    return out;
+}
+
+ht::TunerOptions options(const std::string& journal, std::size_t jobs = 40, std::size_t parallel = 1) {
+    return {.metric = "loss", .max_jobs = jobs, .max_parallel_jobs = parallel, .seed = 3,
+            .progress = ht::ProgressBar::Never, .journal = journal};
+}
+
+ht::AnyStrategy asha() { return ht::ASHA({.min_resource = 1, .max_resource = 9}); }
+
+}  // namespace
+
+TEST_CASE("load_result gives back the run's own result from its journal") {
+    auto path = temp_journal("attach");
+    ht::Tuner tuner(space(), asha(), options(path, 40, 4));
+    auto result = tuner.fit(trainer);
+    auto attached = ht::load_result(path);
+    CHECK(attached.to_csv() == result.to_csv());
+    CHECK(attached.best().id == result.best().id);
+    CHECK(attached.summary().substr(0, 200) == result.summary().substr(0, 200));
+    CHECK(attached.stop_reason() == "max_jobs reached");
+    CHECK(attached.setup().strategy == "ASHA");
+    CHECK(attached.setup().wall_seconds == doctest::Approx(result.setup().wall_seconds).epsilon(0.5));
+    for (std::size_t i = 0; i < result.trials().size(); ++i) {
+        CHECK(attached.trials()[i].decisions.size() == result.trials()[i].decisions.size());
+        CHECK(attached.trials()[i].curve.size() == result.trials()[i].curve.size());
+    }
+    fs::remove(path);
+}
+
+TEST_CASE("a stopped run resumes from its journal and ends as if it had never stopped") {
+    auto reference = ht::Tuner(space(), asha(), options("")).fit(trainer);
+    auto path = temp_journal("resume");
+    {
+        ht::TunerOptions o = options(path);
+        o.on_trial_end = nullptr;
+        ht::Tuner tuner(space(), asha(), o);
+        std::atomic<ht::TuningJob*> handle{nullptr};
+        auto job = tuner.start([&](const ht::Config& c, ht::Trial& trial) {
+            if (trial.id() == 15)
+                while (!trial.should_stop()) std::this_thread::sleep_for(1ms);  // wait for stop()
+            return trainer(c, trial);
+        });
+        while (job.progress().started < 16) std::this_thread::sleep_for(1ms);  // trial 15 is running
+        job.stop();
+        CHECK(job.wait().trials().size() == 16);
+    }
+    ht::Tuner again(space(), asha(), options(path));
+    auto resumed = again.fit(trainer);
+    // trial 15 was cut by stop(): it ended Stopped and is kept as it ended; the rest is identical
+    auto expected = outcome(reference);
+    auto got = outcome(resumed);
+    CHECK(got.size() == expected.size());
+    for (const auto& [id, what] : expected)
+        if (id != 15) CHECK(got[id] == what);
+    fs::remove(path);
+}
+
+TEST_CASE("a journal cut at any line resumes to the uninterrupted run's trials") {
+    for (auto strategy : {0, 1}) {
+        auto make = [&] {
+            return strategy == 0 ? asha()
+                                 : ht::AnyStrategy(ht::Hyperband({.min_resource = 1, .max_resource = 9,
+                                                                  .mode = ht::HyperbandMode::Synchronous}));
+        };
+        auto full_path = temp_journal("full");
+        auto reference = ht::Tuner(space(), make(), options(full_path, 20)).fit(trainer);
+        auto lines = lines_of(full_path);
+        REQUIRE(lines.size() > 40);
+        auto cut_path = temp_journal("cut");
+        for (std::size_t cut : {std::size_t{1}, std::size_t{7}, lines.size() / 3, lines.size() / 2, lines.size() - 3}) {
+            for (bool torn : {false, true}) {
+                CAPTURE(strategy);
+                CAPTURE(cut);
+                CAPTURE(torn);
+                // torn: the next line half-written, as a crash during write() leaves it
+                write_lines(cut_path, lines, cut, torn ? lines[cut].substr(0, lines[cut].size() / 2) : "");
+                auto resumed = ht::Tuner(space(), make(), options(cut_path, 20)).fit(trainer);
+                CHECK(outcome(resumed) == outcome(reference));
+                bool warned = false;
+                for (const auto& w : resumed.setup().warnings) warned = warned || w.find("truncated last line") != std::string::npos;
+                CHECK(warned == torn);
+                // and the journal now holds the whole run: attaching gives the same trials
+                CHECK(outcome(ht::load_result(cut_path)) == outcome(reference));
+            }
+        }
+        fs::remove(full_path);
+        fs::remove(cut_path);
+    }
+}
+
+TEST_CASE("kill -9 at random moments: every resume keeps what completed and nothing runs twice") {
+    auto reference = ht::Tuner(space(), asha(), options("", 30)).fit(trainer);
+    auto path = temp_journal("kill");
+    auto slow_trainer = [](const ht::Config& c, ht::Trial& trial) {
+        double loss = 0.0;
+        for (ht::Resource r = 1; r <= trial.budget(); ++r) {
+            std::this_thread::sleep_for(2ms);
+            trial.report(r, loss = loss_at(c, r));
+            if (trial.should_stop()) break;
+        }
+        return loss;
+    };
+    std::size_t kills = 0;
+    std::uint64_t rng = 12345;
+    bool finished_alone = false;
+    for (int round = 0; round < 60 && !finished_alone; ++round) {
+        pid_t child = ::fork();
+        REQUIRE(child >= 0);
+        if (child == 0) {
+            try {
+                ht::Tuner tuner(space(), asha(), options(path, 30));
+                (void)tuner.fit(slow_trainer);
+            } catch (...) {
+                ::_exit(2);
+            }
+            ::_exit(0);
+        }
+        rng = ht::detail::splitmix64(rng);
+        std::this_thread::sleep_for(std::chrono::milliseconds(5 + rng % 20));
+        ::kill(child, SIGKILL);
+        int status = 0;
+        ::waitpid(child, &status, 0);
+        if (WIFSIGNALED(status)) ++kills;
+        else {
+            CHECK(WEXITSTATUS(status) == 0);
+            finished_alone = true;
+        }
+        // what is on disk is always a consistent run: no trial twice, every ended trial whole
+        auto partial = ht::load_result(path);
+        std::set<ht::TrialId> ids;
+        for (const auto& t : partial.trials()) CHECK(ids.insert(t.id).second);
+    }
+    CHECK(kills >= 5);
+    auto finished = ht::Tuner(space(), asha(), options(path, 30)).fit(trainer);
+    CHECK(outcome(finished) == outcome(reference));
+    fs::remove(path);
+}
+
+TEST_CASE("a journal from another run, or a damaged one, is refused with the reason") {
+    auto path = temp_journal("foreign");
+    (void)ht::Tuner(space(), asha(), options(path, 5)).fit(trainer);
+    ht::SearchSpace other{ht::ContinuousParameter("x", 0.0, 2.0), ht::IntegerParameter("k", 1, 5),
+                          ht::CategoricalParameter("kind", {"a", "b"})};
+    CHECK_THROWS_WITH_AS(ht::Tuner(other, asha(), options(path, 5)),
+                         doctest::Contains("belongs to another search space: parameter 'x' differs"), ht::InvalidArgument);
+    CHECK_THROWS_WITH_AS(ht::Tuner(space(), ht::RandomSearch(), options(path, 5)),
+                         doctest::Contains("its strategy is ASHA, this tuner's is RandomSearch"), ht::InvalidArgument);
+    auto reseeded = options(path, 5);
+    reseeded.seed = 4;
+    CHECK_THROWS_WITH_AS(ht::Tuner(space(), asha(), reseeded), doctest::Contains("its seed is 3, this tuner's is 4"),
+                         ht::InvalidArgument);
+    CHECK_THROWS_WITH_AS(ht::Tuner(space(), ht::ASHA({.min_resource = 1, .max_resource = 27}), options(path, 5)),
+                         doctest::Contains("its max_resource is 9, this tuner's is 27"), ht::InvalidArgument);
+    // other options that the journal does not name: replaying notices the decisions differ
+    CHECK_THROWS_WITH_AS(
+        (void)ht::Tuner(space(), ht::ASHA({.min_resource = 1, .max_resource = 9, .reduction_factor = 2}), options(path, 5))
+            .fit(trainer),
+        doctest::Contains("resuming diverged"), ht::InvalidArgument);
+
+    auto lines = lines_of(path);
+    lines[3] = "{\"event\": \"report\", broken";
+    write_lines(path, lines, lines.size());
+    CHECK_THROWS_WITH_AS(ht::Tuner(space(), asha(), options(path, 5)), doctest::Contains("line 4"), ht::IoError);
+    CHECK_THROWS_WITH_AS((void)ht::load_result(path), doctest::Contains("line 4"), ht::IoError);
+    lines[0] = R"({"event":"run_started","format":99})";
+    write_lines(path, lines, 1);
+    CHECK_THROWS_WITH_AS((void)ht::load_result(path), doctest::Contains("format version 99 is not the supported 1"),
+                         ht::IoError);
+    fs::remove(path);
+    CHECK_THROWS_WITH_AS(ht::Tuner(space(), asha(), options("/nonexistent-dir/run.jsonl", 5)),
+                         doctest::Contains("cannot write journal '/nonexistent-dir/run.jsonl'"), ht::IoError);
+}
