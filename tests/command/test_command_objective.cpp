@@ -1,0 +1,487 @@
+// SPDX-License-Identifier: MIT
+// CommandObjective: argument expansion, metrics, failures (missing program, exit status, signal,
+// garbage, flood, hang, non-finite values), early stopping of the whole process group, logs, and
+// concurrent trials through the real tuner.
+//
+// The trainers are this test executable itself, re-executed with HYPERTUNE_FAKE_TRAINER=<mode> in
+// its environment (a constructor acts as the trainer before doctest's main runs), and /bin/sh
+// scripts (used here as test programs only: CommandObjective never runs a shell).
+#include <hypertune/command_objective.hpp>
+#include <hypertune/hypertune.hpp>
+#include <hypertune/strategies/asha.hpp>
+
+#include <doctest/doctest.h>
+
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace ht = hypertune;
+using namespace std::chrono_literals;
+
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+constexpr bool sanitized = true;
+#else
+constexpr bool sanitized = false;
+#endif
+
+namespace {
+
+// --- the fake trainer -----------------------------------------------------------------------------
+
+std::string flag(int argc, char** argv, const std::string& name, const std::string& fallback) {
+    for (int i = 1; i < argc; ++i)
+        if (std::string_view(argv[i]).starts_with("--" + name + "=")) return argv[i] + name.size() + 3;
+    return fallback;
+}
+
+// Writes `bytes` of `line_length`-byte lines, alternating stdout and stderr every megabyte, so that a
+// reader that drains only one pipe would leave the trainer blocked on the other.
+void flood(long long bytes, std::size_t line_length) {
+    std::string line(line_length - 1, 'x');
+    line += '\n';
+    std::string block;
+    while (block.size() < (1u << 20)) block += line;
+    for (long long written = 0, k = 0; written < bytes; written += static_cast<long long>(block.size()), ++k) {
+        const char* p = block.data();
+        std::size_t left = block.size();
+        while (left > 0) {
+            auto n = ::write(k % 2 ? STDERR_FILENO : STDOUT_FILENO, p, left);
+            if (n <= 0) _exit(9);
+            p += n;
+            left -= static_cast<std::size_t>(n);
+        }
+    }
+}
+
+int fake_trainer(const char* mode, int argc, char** argv) {
+    std::string m = mode;
+    if (m == "echo") {  // every argument on a line of its own, then a metric
+        for (int i = 1; i < argc; ++i) std::printf("arg=%s\n", argv[i]);
+        std::printf("loss=0.25\n");
+    } else if (m == "curve") {  // validation_loss = (x - 0.3)^2 + 1/epoch
+        double x = std::stod(flag(argc, argv, "x", "0.5"));
+        int budget = std::stoi(flag(argc, argv, "budget", "3"));
+        int sleep_ms = std::stoi(flag(argc, argv, "sleep-ms", "0"));
+        for (int e = 1; e <= budget; ++e) {
+            if (sleep_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(sleep_ms));
+            std::printf("epoch=%d train_loss=%.6f validation_loss=%.17g\n", e, 2.0 / e, (x - 0.3) * (x - 0.3) + 1.0 / e);
+            std::fflush(stdout);
+        }
+    } else if (m == "flood") {
+        flood(std::stoll(flag(argc, argv, "bytes", "1000000")), std::stoul(flag(argc, argv, "line", "100")));
+        std::printf("loss=1.5\n");
+    } else {
+        std::fprintf(stderr, "unknown fake trainer mode '%s'\n", mode);
+        return 2;
+    }
+    std::fflush(stdout);
+    return 0;
+}
+
+// glibc passes argc, argv and envp to constructors of the executable.
+__attribute__((constructor)) void maybe_act_as_trainer(int argc, char** argv, char**) {
+    if (const char* mode = std::getenv("HYPERTUNE_FAKE_TRAINER")) _exit(fake_trainer(mode, argc, argv));
+}
+
+// --- helpers --------------------------------------------------------------------------------------
+
+std::string self_exe() { return std::filesystem::read_symlink("/proc/self/exe").string(); }
+
+// The options with the fake trainer's mode in the environment.
+ht::CommandOptions fake_options(const std::string& mode, ht::CommandOptions options) {
+    options.environment.push_back("HYPERTUNE_FAKE_TRAINER=" + mode);
+    return options;
+}
+
+ht::CommandOptions loss_metric() { return {.metrics = {{"loss", "loss=(\\S+)"}}}; }
+
+ht::SearchSpace space() {
+    return ht::SearchSpace{ht::ContinuousParameter("x", 0.0, 1.0),
+                           ht::CategoricalParameter("booster", {"gbtree", "; rm -rf ~", "$(touch pwned) `id` \"'\\ *"})};
+}
+
+ht::Config config(double x, const std::string& booster = "gbtree") { return space().make({x, booster}); }
+
+// Runs `objective` on a trial of its own outside any tuner; returns the value or the error message.
+struct Run {
+    std::optional<double> value;
+    std::string error;
+    double seconds = 0.0;
+};
+Run run(const ht::CommandObjective& objective, ht::Trial& trial, const ht::Config& cfg = config(0.5)) {
+    Run r;
+    auto t0 = std::chrono::steady_clock::now();
+    try {
+        r.value = objective(cfg, trial);
+    } catch (const ht::Error& e) {
+        r.error = e.what();
+    }
+    r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return r;
+}
+Run run(const ht::CommandObjective& objective, ht::Resource budget = 3) {
+    ht::Trial trial(1, {}, budget);
+    return run(objective, trial);
+}
+
+// Alive and not a zombie (a killed orphan may stay a zombie when pid 1 does not reap).
+bool process_alive(pid_t pid) {
+    if (::kill(pid, 0) != 0) return false;
+    std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+    std::string s((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+    auto close = s.rfind(')');
+    return close == std::string::npos || close + 2 >= s.size() || s[close + 2] != 'Z';
+}
+
+bool gone_within(pid_t pid, std::chrono::milliseconds limit) {
+    for (auto waited = 0ms; waited < limit; waited += 10ms) {
+        if (!process_alive(pid)) return true;
+        std::this_thread::sleep_for(10ms);
+    }
+    return !process_alive(pid);
+}
+
+std::string log_dir(const std::string& name) {
+    auto dir = std::filesystem::path(HYPERTUNE_TEST_BINARY_DIR) / "logs" / name;
+    std::filesystem::remove_all(dir);
+    return dir.string();
+}
+
+std::string read_file(const std::filesystem::path& p) {
+    std::ifstream in(p);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+long max_rss_kb() {
+    rusage u{};
+    ::getrusage(RUSAGE_SELF, &u);
+    return u.ru_maxrss;
+}
+
+// One trial that the strategy stops once it reports `stop_at`.
+class StopAt {
+public:
+    explicit StopAt(ht::Resource stop_at) : stop_at_(stop_at) {}
+    void start(const ht::SearchSpace& s, const ht::StrategyContext&) { space_ = s; }
+    ht::Suggestion ask() {
+        if (!asked_) {
+            asked_ = true;
+            return ht::Suggestion::run(0, space_.make({0.5, std::string("gbtree")}), 1000);
+        }
+        return told_ ? ht::Suggestion::done() : ht::Suggestion::wait();
+    }
+    ht::Decision report(ht::TrialId, ht::Resource step, double) {
+        return step >= stop_at_ ? ht::Decision::Stop : ht::Decision::Continue;
+    }
+    void tell(ht::TrialId, const ht::Outcome&) { told_ = true; }
+    std::string name() const { return "StopAt"; }
+
+private:
+    ht::Resource stop_at_;
+    ht::SearchSpace space_;
+    bool asked_ = false, told_ = false;
+};
+
+// Options reading `loss` and catching the line pid=<n> (a grandchild's pid) into `pid`.
+ht::CommandOptions catch_pid(std::atomic<int>& pid) {
+    ht::CommandOptions o{.metrics = {{"loss", "loss=(\\S+)"}, {"pid", "pid=(\\d+)"}}};
+    o.on_metric = [&pid](const ht::MetricValue& v) {
+        if (v.metric == "pid") pid = static_cast<int>(v.value);
+    };
+    return o;
+}
+
+// A sh script that starts `sleep 1000` in the background, prints its pid, then one epoch every 20 ms.
+ht::CommandObjective endless_with_grandchild(const std::string& prelude, std::atomic<int>& grandchild,
+                                             double grace) {
+    ht::CommandOptions o = catch_pid(grandchild);
+    o.step_regex = "epoch=(\\d+)";
+    o.kill_grace_seconds = grace;
+    return ht::CommandObjective({"/bin/sh", "-c",
+                                 prelude + "sleep 1000 & echo pid=$!; i=1; "
+                                           "while :; do echo \"epoch=$i loss=0.$i\"; i=$((i+1)); sleep 0.02; done"},
+                                o);
+}
+
+}  // namespace
+
+// --- construction and arguments -----------------------------------------------------------------
+
+TEST_CASE("a metric regex without exactly one capture group is refused at construction, naming it") {
+    auto refused = [](ht::CommandOptions o) {
+        try {
+            ht::CommandObjective({"train"}, std::move(o));
+        } catch (const ht::InvalidArgument& e) {
+            return std::string(e.what());
+        }
+        return std::string("accepted");
+    };
+    auto none = refused({.metrics = {{"validation:loss", "loss=[0-9.]+"}}});
+    CHECK(none.find("metric 'validation:loss'") != std::string::npos);
+    CHECK(none.find("'loss=[0-9.]+'") != std::string::npos);
+    CHECK(none.find("exactly one capture group") != std::string::npos);
+    CHECK(refused({.metrics = {{"m", "(a)=(b)"}}}).find("it has 2") != std::string::npos);
+    CHECK(refused({.metrics = {{"m", "(unclosed"}}}).find("invalid regex '(unclosed'") != std::string::npos);
+    CHECK(refused({.metrics = {{"m", "m=(\\d+)"}}, .step_regex = "epoch=\\d+"}).find("step_regex") != std::string::npos);
+    CHECK(refused({}).find("no metric definitions") != std::string::npos);
+    CHECK(refused({.metrics = {{"m", "m=(1)"}, {"m", "n=(1)"}}}).find("'m' is defined twice") != std::string::npos);
+    CHECK(refused({.metrics = {{"m", "m=(1)"}}, .objective_metric = "auc"}).find("'auc'") != std::string::npos);
+    CHECK(refused({.metrics = {{"m", "m=(1)"}}, .timeout_seconds = -1}).find("timeout_seconds") != std::string::npos);
+    CHECK(refused({.metrics = {{"m", "m=(1)"}}, .environment = {"NOVALUE"}}).find("NOVALUE") != std::string::npos);
+    CHECK_THROWS_AS(ht::CommandObjective({}, loss_metric()), ht::InvalidArgument);
+    CHECK_THROWS_WITH_AS(ht::CommandObjective({"train", "--x={x"}, loss_metric()),
+                         doctest::Contains("does not open a placeholder"), ht::InvalidArgument);
+    CHECK_THROWS_WITH_AS(ht::CommandObjective({"train", "x}"}, loss_metric()), doctest::Contains("unmatched '}'"),
+                         ht::InvalidArgument);
+}
+
+TEST_CASE("placeholders expand to parameter values and trial fields, one argument each") {
+    ht::CommandObjective objective({"train", "--x={x}", "--booster={booster}", "{budget}/{resumed_from}/{trial_id}",
+                                    "{{literal}}", "{x}{x}"},
+                                   loss_metric());
+    objective.check(space());
+    ht::Trial trial(42, {}, 9, 3, std::string("ckpt"));
+    auto argv = objective.arguments(config(0.125, "; rm -rf ~"), trial);
+    CHECK(argv == std::vector<std::string>{"train", "--x=0.125", "--booster=; rm -rf ~", "9/3/42", "{literal}",
+                                           "0.1250.125"});
+}
+
+TEST_CASE("an unknown placeholder is refused by check() and on the first call, naming it") {
+    ht::CommandObjective objective({"train", "--gamma={gamma}"}, loss_metric());
+    CHECK_THROWS_WITH_AS(objective.check(space()), doctest::Contains("unknown placeholder {gamma} in argument '--gamma={gamma}'"),
+                         ht::InvalidArgument);
+    ht::Trial trial(1, {}, 1);
+    CHECK_THROWS_WITH_AS(objective(config(0.5), trial), doctest::Contains("{gamma}"), ht::InvalidArgument);
+    ht::SearchSpace clash{ht::IntegerParameter("budget", 1, 5)};
+    CHECK_THROWS_WITH_AS(ht::CommandObjective({"train", "{budget}"}, loss_metric()).check(clash),
+                         doctest::Contains("ambiguous"), ht::InvalidArgument);
+}
+
+// --- running ------------------------------------------------------------------------------------
+
+TEST_CASE("values with shell syntax reach the trainer as one literal argument each; the log has both streams") {
+    auto dir = log_dir("literal");
+    ht::CommandObjective objective({self_exe(), "--booster={booster}", "two words", ""},
+                                   fake_options("echo", {.metrics = {{"loss", "^loss=(\\S+)$"}}, .log_dir = dir}));
+    for (std::string hostile : {"; rm -rf ~", "$(touch pwned) `id` \"'\\ *"}) {
+        ht::Trial trial(7, {}, 1);
+        auto r = run(objective, trial, config(0.5, hostile));
+        CHECK(r.error == "");
+        CHECK(r.value == 0.25);
+        auto log = read_file(std::filesystem::path(dir) / "trial-7.log");
+        CHECK(log.find("\narg=--booster=" + hostile + "\narg=two words\n") != std::string::npos);
+        CHECK(log.find("# hypertune: exited with status 0") != std::string::npos);
+    }
+    CHECK_FALSE(std::filesystem::exists("pwned"));
+    // The log is appended to: two runs of trial 7, two headers.
+    auto log = read_file(std::filesystem::path(dir) / "trial-7.log");
+    std::size_t headers = 0;
+    for (auto p = log.find("# hypertune: trial 7"); p != std::string::npos; p = log.find("# hypertune: trial 7", p + 1))
+        ++headers;
+    CHECK(headers == 2);
+}
+
+TEST_CASE("objective lines become reports at the step of the step regex; other metrics reach on_metric") {
+    std::mutex mu;
+    std::map<std::string, std::vector<std::pair<ht::Resource, double>>> seen;
+    ht::CommandOptions o{.metrics = {{"train:loss", "train_loss=(\\S+)"}, {"validation:loss", "validation_loss=(\\S+)"}},
+                         .objective_metric = "validation:loss",
+                         .step_regex = "epoch=(\\d+)"};
+    o.on_metric = [&](const ht::MetricValue& v) {
+        std::lock_guard lk(mu);
+        seen[std::string(v.metric)].push_back({v.step, v.value});
+    };
+    ht::CommandObjective objective({self_exe(), "--x={x}", "--budget={budget}"}, fake_options("curve", o));
+    ht::Trial trial(3, {}, 4);
+    auto r = run(objective, trial, config(0.5));
+    REQUIRE(r.error == "");
+    CHECK(*r.value == doctest::Approx(0.04 + 0.25));
+    CHECK(trial.reports() == 4);
+    CHECK(trial.last_step() == 4);
+    CHECK(seen["train:loss"].size() == 4);
+    CHECK(seen["train:loss"][1] == std::pair<ht::Resource, double>{2, 1.0});
+    CHECK(seen["validation:loss"].back().first == 4);
+
+    SUBCASE("without a step regex, the step is the count of objective lines") {
+        ht::CommandObjective counting({"/bin/sh", "-c", "echo 'loss=3'; echo noise; echo 'loss=2'"}, loss_metric());
+        ht::Trial t(1, {}, 5);
+        CHECK(run(counting, t).value == 2.0);
+        CHECK(t.reports() == 2);
+        CHECK(t.last_step() == 2);
+    }
+    SUBCASE("a step that does not increase is not reported but is the latest value") {
+        ht::CommandObjective twice({"/bin/sh", "-c", "echo 'epoch=1 loss=3'; echo 'epoch=1 loss=2.5'"},
+                                   {.metrics = {{"loss", "loss=(\\S+)"}}, .step_regex = "epoch=(\\d+)"});
+        ht::Trial t(1, {}, 5);
+        CHECK(run(twice, t).value == 2.5);
+        CHECK(t.reports() == 1);
+    }
+}
+
+TEST_CASE("a program that does not exist fails the trial naming the program") {
+    auto r = run(ht::CommandObjective({"hypertune-no-such-trainer", "--x={x}"}, loss_metric()));
+    CHECK(r.error.find("cannot run 'hypertune-no-such-trainer': No such file or directory") != std::string::npos);
+}
+
+TEST_CASE("a non-zero exit fails the trial with the status and the last lines of stderr") {
+    ht::CommandOptions o = loss_metric();
+    o.tail_lines = 2;
+    auto r = run(ht::CommandObjective(
+        {"/bin/sh", "-c", "echo loss=0.5; echo one >&2; echo two >&2; echo three >&2; exit 3"}, o));
+    CHECK(r.error.find("trial 1: '/bin/sh' exited with status 3; last 2 lines of stderr:\n  two\n  three") !=
+          std::string::npos);
+}
+
+TEST_CASE("death by a signal fails the trial naming the signal") {
+    auto r = run(ht::CommandObjective({"/bin/sh", "-c", "echo loss=0.5; kill -SEGV $$"}, loss_metric()));
+    CHECK(r.error.find("killed by signal 11 (SIGSEGV)") != std::string::npos);
+}
+
+TEST_CASE("garbage output fails the trial: no line matched the objective metric regex") {
+    auto r = run(ht::CommandObjective({"/bin/sh", "-c", "echo hello; echo 'accuracy: high'"}, loss_metric()));
+    CHECK(r.error.find("no line matched the objective metric regex 'loss=(\\S+)' (metric 'loss'); last 2 lines of "
+                       "stdout:\n  hello\n  accuracy: high") != std::string::npos);
+    CHECK(run(ht::CommandObjective({"/bin/true"}, loss_metric())).error.find("it printed nothing") != std::string::npos);
+}
+
+TEST_CASE("an objective value that is not a finite number fails the trial; other metrics skip it") {
+    auto r = run(ht::CommandObjective({"/bin/sh", "-c", "echo loss=0.5; echo loss=nan; sleep 5"}, loss_metric()));
+    CHECK(r.error.find("the objective metric 'loss' captured 'nan', not a finite number (line: loss=nan)") !=
+          std::string::npos);
+    CHECK(r.seconds < 3.0);  // the trainer was killed, not waited for
+    CHECK(run(ht::CommandObjective({"/bin/sh", "-c", "echo loss=0.5,"}, loss_metric())).error.find("'0.5,'") !=
+          std::string::npos);
+    auto other = run(ht::CommandObjective({"/bin/sh", "-c", "echo acc=inf; echo loss=0.5"},
+                                          {.metrics = {{"loss", "loss=(\\S+)"}, {"acc", "acc=(\\S+)"}}}));
+    CHECK(other.value == 0.5);
+}
+
+TEST_CASE("a trainer that hangs is killed at the timeout and the trial fails") {
+    auto r = run(ht::CommandObjective({"/bin/sleep", "1000"},
+                                      {.metrics = {{"loss", "loss=(\\S+)"}}, .timeout_seconds = 0.3, .kill_grace_seconds = 0.2}));
+    CHECK(r.error.find("'/bin/sleep' timed out after 0.3 s and was killed") != std::string::npos);
+    CHECK(r.seconds >= 0.3);
+    CHECK(r.seconds < 2.0);
+}
+
+TEST_CASE("a flood of output neither deadlocks nor grows memory") {
+    const long long mb = sanitized ? 20 : 100;
+    auto dir = log_dir("flood");
+    long rss_before = max_rss_kb();
+    SUBCASE("long lines on both streams") {
+        ht::CommandObjective objective({self_exe(), fmt::format("--bytes={}", mb << 20), "--line=1000"},
+                                       fake_options("flood", loss_metric()));
+        auto r = run(objective);
+        CHECK(r.error == "");
+        CHECK(r.value == 1.5);
+        MESSAGE(fmt::format("{} MB of 1000-byte lines read in {:.2f} s", mb, r.seconds));
+    }
+    SUBCASE("short lines") {
+        ht::CommandObjective objective({self_exe(), fmt::format("--bytes={}", (mb / 10) << 20), "--line=20"},
+                                       fake_options("flood", loss_metric()));
+        auto r = run(objective);
+        CHECK(r.value == 1.5);
+        MESSAGE(fmt::format("{} MB of 20-byte lines read in {:.2f} s", mb / 10, r.seconds));
+    }
+    SUBCASE("one endless line is cut, and the cut shows in the log") {
+        ht::CommandObjective objective(
+            {"/bin/sh", "-c", "head -c 30000000 /dev/zero | tr '\\0' x; echo; echo loss=2 >&2; exit 1"},
+            {.metrics = {{"loss", "loss=(\\S+)"}}, .log_dir = dir, .max_line_bytes = 1000});
+        ht::Trial trial(5, {}, 1);
+        auto r = run(objective, trial);
+        CHECK(r.error.find("exited with status 1; last 1 line of stderr:\n  loss=2") != std::string::npos);
+        auto log = read_file(std::filesystem::path(dir) / "trial-5.log");
+        CHECK(log.size() < 5000);
+        CHECK(log.find(std::string(1000, 'x') + " [line cut]\n") != std::string::npos);
+    }
+    if (!sanitized) CHECK(max_rss_kb() - rss_before < 30 * 1024);
+}
+
+TEST_CASE("should_stop ends the whole process group: SIGTERM, and SIGKILL after the grace") {
+    for (bool ignores_term : {false, true}) {
+        CAPTURE(ignores_term);
+        std::atomic<int> grandchild{0};
+        auto objective = endless_with_grandchild(ignores_term ? "trap '' TERM; " : "", grandchild, 0.3);
+        ht::Tuner tuner(space(), StopAt(3), {.max_jobs = 1, .progress = ht::ProgressBar::Never});
+        auto t0 = std::chrono::steady_clock::now();
+        auto result = tuner.fit(objective);
+        double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        REQUIRE(result.trials().size() == 1);
+        const auto& t = result.trials()[0];
+        CHECK(t.failure_reason == "");
+        CHECK(t.status == ht::TrialStatus::Stopped);
+        CHECK(t.objective == doctest::Approx(0.3));
+        CHECK(t.resource_used == 3);
+        REQUIRE(grandchild.load() > 0);
+        CHECK(gone_within(grandchild.load(), 500ms));
+        if (ignores_term) CHECK(seconds >= 0.3);  // waited for the grace, then SIGKILL
+        CHECK(seconds < 3.0);
+    }
+}
+
+TEST_CASE("what the trainer leaves running when it exits is killed, without waiting for it") {
+    std::atomic<int> grandchild{0};
+    // The background sleep keeps the pipes open: end of file never comes on its own.
+    auto r = run(ht::CommandObjective({"/bin/sh", "-c", "sleep 1000 & echo pid=$!; echo loss=0.75"}, catch_pid(grandchild)));
+    CHECK(r.value == 0.75);
+    CHECK(r.seconds < 1.5);
+    REQUIRE(grandchild.load() > 0);
+    CHECK(gone_within(grandchild.load(), 500ms));
+}
+
+TEST_CASE("concurrent trials through the tuner: 4 workers, ASHA, the fake trainer's exact values") {
+    std::atomic<int> metrics{0};
+    ht::CommandOptions o{.metrics = {{"validation:loss", "validation_loss=(\\S+)"}}, .step_regex = "epoch=(\\d+)"};
+    o.on_metric = [&](const ht::MetricValue&) { ++metrics; };
+    ht::CommandObjective objective({self_exe(), "--x={x}", "--budget={budget}", "--sleep-ms=2", "--booster={booster}"},
+                                   fake_options("curve", o));
+    ht::Tuner tuner(space(), ht::ASHA({.min_resource = 1, .max_resource = 9}),
+                    {.metric = "validation:loss", .max_jobs = sanitized ? 12 : 24, .max_parallel_jobs = 4, .seed = 3,
+                     .progress = ht::ProgressBar::Never});
+    auto t0 = std::chrono::steady_clock::now();
+    auto result = tuner.fit(objective);
+    double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    std::size_t stopped = 0;
+    ht::Resource resource = 0;
+    for (const auto& t : result.trials()) {
+        CAPTURE(t.id);
+        CHECK(t.failure_reason == "");
+        CHECK(t.status != ht::TrialStatus::Failed);
+        double x = t.config.get<double>("x");
+        CHECK(t.objective == doctest::Approx((x - 0.3) * (x - 0.3) + 1.0 / static_cast<double>(t.resource_used)));
+        stopped += t.status == ht::TrialStatus::Stopped;
+        resource += t.resource_used;
+    }
+    CHECK(stopped > 0);
+    CHECK(metrics.load() >= static_cast<int>(resource));
+    MESSAGE(fmt::format("{} trials ({} stopped early) in {:.2f} s on 4 workers", result.trials().size(), stopped, seconds));
+}
+
+TEST_CASE("overhead per trial of spawning a trivial command") {
+    ht::CommandObjective objective({"/bin/echo", "loss={x}"}, loss_metric());
+    const int n = sanitized ? 20 : 100;
+    auto t0 = std::chrono::steady_clock::now();
+    for (int i = 0; i < n; ++i) {
+        ht::Trial trial(static_cast<ht::TrialId>(i), {}, 1);
+        CHECK(objective(config(0.5), trial) == 0.5);
+    }
+    double per_trial = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count() / n;
+    MESSAGE(fmt::format("{:.2f} ms per trial of /bin/echo", per_trial));
+    CHECK(per_trial < 50.0);
+}
