@@ -4,7 +4,7 @@
 // (validation:auc maximised, min_resource 1, max_resource 30, 30 jobs). It first trains once with
 // XGBoost's defaults, then tunes, and prints default vs tuned AUC and what the search cost.
 //
-//   xgboost_hyperband [data_dir] [--sync] [--parallel N] [--label-noise F]
+//   xgboost_hyperband [data_dir] [--sync] [--parallel N] [--label-noise F] [--report]
 //
 // One resource unit is 1/30 of the trial's own num_round, so a trial at budget b has trained
 // ceil(b * num_round / 30) boosting rounds and a full budget trains exactly num_round rounds.
@@ -12,6 +12,7 @@
 #include "xgboost/xgb_trainer.hpp"
 
 #include <hypertune/hypertune.hpp>
+#include <hypertune/report.hpp>
 #include <hypertune/strategies/hyperband.hpp>
 
 #include <chrono>
@@ -29,6 +30,7 @@ struct Args {
     bool synchronous = false;
     std::size_t parallel = 2;  // two cores here: two trials at a time, one XGBoost thread each
     double label_noise = 0.0;
+    bool report = false;  // also write report.html
 };
 
 Args parse(int argc, char** argv) {
@@ -42,6 +44,7 @@ Args parse(int argc, char** argv) {
         if (arg == "--sync") a.synchronous = true;
         else if (arg == "--parallel") a.parallel = std::stoul(value());
         else if (arg == "--label-noise") a.label_noise = std::stod(value());
+        else if (arg == "--report") a.report = true;
         else if (arg.starts_with("--")) throw std::invalid_argument("unknown option " + std::string(arg));
         else a.data_dir = arg;
     }
@@ -123,6 +126,10 @@ int main(int argc, char** argv) try {
                args.parallel, cost.sequential_seconds, 100 * cost.utilisation);
     result.to_csv("trials.csv");
     fmt::print("wrote trials.csv\n");
+    if (args.report) {
+        ht::write_report(result, "report.html");
+        fmt::print("wrote report.html\n");
+    }
     return 0;
 } catch (const std::exception& e) {
     fmt::print(stderr, "xgboost_hyperband: {}\n", e.what());

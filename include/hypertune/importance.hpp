@@ -1,0 +1,143 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// Parameter importance: how much of the objective's variation each tuned hyperparameter explains on
+// its own, from the trials a run already has (no extra training).
+//
+// Method: a binned first-order variance decomposition (the correlation ratio, corrected for chance).
+//   1. Use the Completed trials with a finite objective: a stopped trial's value was measured at a
+//      smaller resource and is not comparable. Fewer than 3 such trials: the result is empty.
+//   2. Clamp the objective to Tukey's far-out fences [Q1 - 3 IQR, Q3 + 3 IQR], so one diverged trial
+//      with a huge loss cannot claim all the variance (ordinary values are left as they are).
+//   3. For each tuned parameter, group the trials by its value: one group per value when it takes at
+//      most `bins` distinct values (categories, small integer ranges), otherwise `bins` groups of
+//      nearly equal count along the parameter's own scale (ParameterSpec::to_unit, so a log-scaled
+//      parameter is binned in log space). bins = clamp(floor(sqrt(n)), 2, 10) for n trials.
+//   4. first_order = (SSB - (k - 1) * SSW / (n - k)) / SST, clamped to [0, 1]: the share of the
+//      variance explained by the group means (SSB between groups, SSW within, SST total, k
+//      groups), minus what k groups of pure noise would explain (epsilon-squared).
+//   5. share = first_order / (sum of first_order over the parameters): the shares sum to 1.
+// Limits: first order only, so an effect that exists only in interaction (y = x1 * x2 around 0) is
+// not seen, and the unexplained rest (1 - sum of first_order) mixes interactions and noise.
+// Correlated parameters (as Bayesian or grid search produce) share credit arbitrarily. With tens of
+// trials the estimate is coarse. When the objective does not vary, or no parameter explains more
+// than chance, every share and first_order is 0 (never NaN).
+
+#include <hypertune/result.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <numeric>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace hypertune {
+
+struct ParameterImportance {
+    std::string name;
+    double share = 0.0;        ///< of the explained variance; the shares of one result sum to 1 (or are all 0)
+    double first_order = 0.0;  ///< fraction of the objective's variance this parameter explains alone
+    std::size_t groups = 0;    ///< how many value groups it was measured with
+};
+
+namespace detail {
+
+// `v` clamped to Tukey's far-out fences (Q1 - 3 IQR, Q3 + 3 IQR); unchanged when the IQR is 0.
+[[nodiscard]] inline std::vector<double> clamp_outliers(std::vector<double> v) {
+    if (v.size() < 4) return v;
+    std::vector<double> sorted = v;
+    std::sort(sorted.begin(), sorted.end());
+    auto quantile = [&](double f) {
+        double pos = f * static_cast<double>(sorted.size() - 1);
+        auto i = static_cast<std::size_t>(pos);
+        double frac = pos - static_cast<double>(i);
+        return i + 1 < sorted.size() ? sorted[i] + frac * (sorted[i + 1] - sorted[i]) : sorted[i];
+    };
+    double q1 = quantile(0.25), q3 = quantile(0.75), iqr = q3 - q1;
+    if (!(iqr > 0.0)) return v;
+    for (double& x : v) x = std::clamp(x, q1 - 3.0 * iqr, q3 + 3.0 * iqr);
+    return v;
+}
+
+// The group of each point along one coordinate `u`, and the number of groups. Equal coordinates
+// always share a group, so an integer value is never split across bins.
+[[nodiscard]] inline std::pair<std::vector<std::size_t>, std::size_t> value_groups(const std::vector<double>& u,
+                                                                                 std::size_t bins) {
+    std::vector<std::size_t> order(u.size());
+    std::iota(order.begin(), order.end(), std::size_t{0});
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return u[a] < u[b]; });
+    std::size_t distinct = 0;
+    for (std::size_t i = 0; i < order.size(); ++i) distinct += (i == 0 || u[order[i]] != u[order[i - 1]]) ? 1 : 0;
+    const bool per_value = distinct <= bins;
+    std::vector<std::size_t> group(u.size());
+    std::size_t current = 0;
+    for (std::size_t i = 0; i < order.size(); ++i) {
+        bool same = i > 0 && u[order[i]] == u[order[i - 1]];
+        if (i > 0 && !same) {
+            std::size_t target = per_value ? current + 1 : i * bins / order.size();  // equal-count bins
+            current = std::max(current, target);
+        }
+        group[order[i]] = current;
+    }
+    return {std::move(group), u.empty() ? 0 : current + 1};
+}
+
+// Epsilon-squared of `y` grouped by `group` (k groups): the chance-corrected explained share.
+[[nodiscard]] inline double explained_share(const std::vector<double>& y, const std::vector<std::size_t>& group,
+                                            std::size_t k) {
+    const std::size_t n = y.size();
+    if (k < 2 || n <= k) return 0.0;
+    double mean = std::accumulate(y.begin(), y.end(), 0.0) / static_cast<double>(n);
+    std::vector<double> sum(k, 0.0), count(k, 0.0);
+    double sst = 0.0;
+    for (std::size_t i = 0; i < n; ++i) {
+        sum[group[i]] += y[i];
+        count[group[i]] += 1.0;
+        sst += (y[i] - mean) * (y[i] - mean);
+    }
+    if (!(sst > 0.0)) return 0.0;
+    double ssb = 0.0;
+    for (std::size_t g = 0; g < k; ++g)
+        if (count[g] > 0.0) ssb += count[g] * (sum[g] / count[g] - mean) * (sum[g] / count[g] - mean);
+    double ssw = std::max(sst - ssb, 0.0);
+    double chance = static_cast<double>(k - 1) * ssw / static_cast<double>(n - k);
+    return std::clamp((ssb - chance) / sst, 0.0, 1.0);
+}
+
+}  // namespace detail
+
+/// Each tuned hyperparameter's share of the objective's variance (see the method at the top of
+/// this header), sorted by share, largest first (ties keep the parameters' order). Empty when fewer
+/// than 3 trials completed with a value.
+[[nodiscard]] inline std::vector<ParameterImportance> parameter_importance(const Result& result) {
+    std::vector<const TrialRecord*> done;
+    for (const auto& t : result.trials())
+        if (t.status == TrialStatus::Completed && t.has_objective()) done.push_back(&t);
+    if (done.size() < 3) return {};
+
+    const std::size_t n = done.size();
+    std::vector<double> objective(n);
+    for (std::size_t i = 0; i < n; ++i) objective[i] = done[i]->objective;
+    const std::vector<double> y = detail::clamp_outliers(std::move(objective));
+    const std::size_t bins = std::clamp<std::size_t>(static_cast<std::size_t>(std::sqrt(static_cast<double>(n))), 2, 10);
+
+    std::vector<ParameterImportance> out;
+    const Config& layout = done.front()->config;
+    std::vector<double> u(n);
+    for (std::size_t p = 0; p < layout.size(); ++p) {
+        const ParameterSpec& spec = layout.parameter(p);
+        if (!spec.tuned()) continue;
+        for (std::size_t i = 0; i < n; ++i) u[i] = spec.to_unit(done[i]->config.value(p));
+        auto [group, k] = detail::value_groups(u, bins);
+        out.push_back({spec.name, 0.0, detail::explained_share(y, group, k), k});
+    }
+    double total = 0.0;
+    for (const auto& p : out) total += p.first_order;
+    if (total > 0.0)
+        for (auto& p : out) p.share = p.first_order / total;
+    std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.share > b.share; });
+    return out;
+}
+
+}  // namespace hypertune

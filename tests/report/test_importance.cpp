@@ -1,0 +1,118 @@
+// SPDX-License-Identifier: MIT
+#include <hypertune/hypertune.hpp>
+#include <hypertune/importance.hpp>
+
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <numeric>
+#include <stdexcept>
+
+namespace ht = hypertune;
+
+namespace {
+
+double share_sum(const std::vector<ht::ParameterImportance>& v) {
+    return std::accumulate(v.begin(), v.end(), 0.0, [](double s, const auto& p) { return s + p.share; });
+}
+
+}  // namespace
+
+TEST_CASE("importance: the 2 parameters that matter out of 7 rank first and second") {
+    ht::SearchSpace space{ht::ContinuousParameter("a", 0.0, 1.0),         ht::ContinuousParameter("lr", 1e-5, 1.0),
+                          ht::IntegerParameter("depth", 1, 10),            ht::ContinuousParameter("c", 0.0, 1.0),
+                          ht::CategoricalParameter("kind", {"x", "y", "z"}), ht::ContinuousParameter("d", -5.0, 5.0),
+                          ht::IntegerParameter("e", 0, 3)};
+    ht::Tuner tuner(space, ht::RandomSearch(), {.max_jobs = 240, .max_parallel_jobs = 2, .seed = 11});
+    auto result = tuner.fit([](const ht::Config& cfg) {
+        // Only lr (on its log scale) and depth matter; the rest is ignored.
+        double lr = std::log10(cfg.get<double>("lr")) + 2.5;
+        double depth = cfg.get<int>("depth") - 7.0;
+        return lr * lr + 0.3 * depth * depth;
+    });
+    auto imp = ht::parameter_importance(result);
+    REQUIRE(imp.size() == 7);
+    CHECK(((imp[0].name == "lr" && imp[1].name == "depth") || (imp[0].name == "depth" && imp[1].name == "lr")));
+    CHECK(share_sum(imp) == doctest::Approx(1.0));
+    CHECK(imp[0].share + imp[1].share > 0.9);
+    for (const auto& p : imp) {
+        CHECK(std::isfinite(p.share));
+        CHECK(p.first_order >= 0.0);
+        CHECK(p.first_order <= 1.0);
+        CHECK(p.groups >= 2);
+    }
+}
+
+TEST_CASE("importance: a categorical parameter that matters is found") {
+    ht::SearchSpace space{ht::CategoricalParameter("opt", {"sgd", "adam", "rmsprop"}),
+                          ht::ContinuousParameter("noise", 0.0, 1.0)};
+    ht::Tuner tuner(space, ht::RandomSearch(), {.max_jobs = 60, .seed = 3});
+    auto result = tuner.fit([](const ht::Config& cfg) {
+        return (cfg.get<std::string>("opt") == "adam" ? 0.0 : 1.0) + 0.01 * cfg.get<double>("noise");
+    });
+    auto imp = ht::parameter_importance(result);
+    REQUIRE(imp.size() == 2);
+    CHECK(imp[0].name == "opt");
+    CHECK(imp[0].groups == 3);
+    CHECK(imp[0].share > 0.9);
+}
+
+TEST_CASE("importance: a constant objective gives all zeros, never NaN") {
+    ht::SearchSpace space{ht::ContinuousParameter("a", 0.0, 1.0), ht::IntegerParameter("b", 1, 4)};
+    ht::Tuner tuner(space, ht::RandomSearch(), {.max_jobs = 30, .seed = 1});
+    auto result = tuner.fit([](const ht::Config&) { return 0.5; });
+    auto imp = ht::parameter_importance(result);
+    REQUIRE(imp.size() == 2);
+    for (const auto& p : imp) {
+        CHECK(p.share == 0.0);
+        CHECK(p.first_order == 0.0);
+    }
+    CHECK(imp[0].name == "a");  // ties keep the parameters' order
+}
+
+TEST_CASE("importance: fewer than 3 completed trials give an empty result") {
+    ht::SearchSpace space{ht::ContinuousParameter("a", 0.0, 1.0)};
+    SUBCASE("two trials") {
+        ht::Tuner tuner(space, ht::RandomSearch(), {.max_jobs = 2, .seed = 1});
+        CHECK(ht::parameter_importance(tuner.fit([](const ht::Config& c) { return c.get<double>("a"); })).empty());
+    }
+    SUBCASE("many trials, all failed but two") {
+        ht::Tuner tuner(space, ht::RandomSearch(), {.max_jobs = 20, .max_parallel_jobs = 1, .seed = 1});
+        int calls = 0;
+        auto result = tuner.fit([&](const ht::Config& c) {
+            if (++calls > 2) throw std::runtime_error("diverged");
+            return c.get<double>("a");
+        });
+        REQUIRE(result.count(ht::TrialStatus::Completed) < 3);
+        CHECK(ht::parameter_importance(result).empty());
+    }
+    SUBCASE("no trials") { CHECK(ht::parameter_importance(ht::Result{}).empty()); }
+}
+
+TEST_CASE("importance: outliers are clamped, groups never split a value") {
+    auto y = ht::detail::clamp_outliers({1.0, 2.0, 3.0, 4.0, 5.0, 1e9});
+    CHECK(y[0] == 1.0);
+    CHECK(y[4] == 5.0);
+    CHECK(y[5] < 20.0);
+    CHECK(ht::detail::clamp_outliers({1.0, 1.0, 1.0, 1.0, 7.0}).back() == 7.0);  // IQR 0: left alone
+    auto [group, k] = ht::detail::value_groups({0.1, 0.1, 0.1, 0.9, 0.5, 0.5}, 2);
+    CHECK(k == 2);
+    CHECK(group[0] == group[1]);
+    CHECK(group[1] == group[2]);
+    CHECK(group[4] == group[5]);
+    auto [per_value, kv] = ht::detail::value_groups({0.2, 0.8, 0.2, 0.8}, 5);
+    CHECK(kv == 2);
+    CHECK(per_value == std::vector<std::size_t>{0, 1, 0, 1});
+}
+
+TEST_CASE("importance: one diverged trial does not take all the variance") {
+    ht::SearchSpace space{ht::ContinuousParameter("x", 0.0, 1.0), ht::ContinuousParameter("spike", 0.0, 1.0)};
+    ht::Tuner tuner(space, ht::RandomSearch(), {.max_jobs = 80, .seed = 8});
+    auto result = tuner.fit([](const ht::Config& c) {
+        double spike = c.get<double>("spike");
+        return c.get<double>("x") + (spike > 0.99 ? 1e9 : 0.0);
+    });
+    auto imp = ht::parameter_importance(result);
+    REQUIRE(imp.size() == 2);
+    CHECK(imp[0].name == "x");
+}
