@@ -1,0 +1,393 @@
+// SPDX-License-Identifier: MIT
+// Tests of hypertune::mpi::fit, run under mpirun (ctest: -n 5 and -n 7, two ranks per trial, so 2
+// and 3 groups; also at MPI_THREAD_SERIALIZED, and at FUNNELED, which must be refused). Rank 0 checks the Result; checks on other ranks are gathered at the end. Prints one
+// line per check on rank 0, then "N passed, M failed"; the exit code is non-zero on any failure.
+//
+// The objective splits a sum over the ranks of its group and completes it with MPI_Allreduce, as a
+// data-parallel trainer averages gradients: the value only comes out right when every rank of the
+// group took part in every step.
+
+#include <hypertune/hypertune.hpp>
+#include <hypertune/mpi.hpp>
+#include <hypertune/strategies/asha.hpp>
+#include <hypertune/strategies/hyperband.hpp>
+
+#include <fmt/format.h>
+#include <mpi.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace ht = hypertune;
+
+namespace {
+
+int world_rank = 0;
+int world_size = 1;
+int passed = 0;
+int failed = 0;
+
+// Records a check made on this rank; rank 0 prints its own, other ranks print only failures.
+void check(bool ok, const std::string& what) {
+    if (ok) ++passed;
+    else ++failed;
+    if (world_rank == 0 || !ok) std::printf("[rank %d] %s: %s\n", world_rank, ok ? "ok  " : "FAIL", what.c_str());
+    std::fflush(stdout);
+}
+
+constexpr int terms = 1000;
+
+// The function being tuned: the mean of `terms` terms whose sum is (x - 0.3)^2 + (y + 0.2)^2 + 1/epoch
+// in the limit; computed in parts so every rank of the group owns a slice.
+double term(int i, double x, double y, int epoch) {
+    double t = (static_cast<double>(i) + 0.5) / terms;  // midpoint rule over [0, 1]
+    return (x - 0.3) * (x - 0.3) + (y + 0.2) * (y + 0.2) + 2.0 * t / epoch;
+}
+
+double exact(double x, double y, int epoch) {
+    double sum = 0.0;
+    for (int i = 0; i < terms; ++i) sum += term(i, x, y, epoch);
+    return sum / terms;
+}
+
+// The group's collective value: each rank adds its slice, MPI_Allreduce completes the sum.
+double group_value(MPI_Comm group, double x, double y, int epoch) {
+    int r = 0;
+    int n = 1;
+    MPI_Comm_rank(group, &r);
+    MPI_Comm_size(group, &n);
+    double part = 0.0;
+    for (int i = r; i < terms; i += n) part += term(i, x, y, epoch);
+    double total = 0.0;
+    MPI_Allreduce(&part, &total, 1, MPI_DOUBLE, MPI_SUM, group);
+    return total / terms;
+}
+
+// Throws on every rank unless all ranks of the group hold the same value (trial id, config...).
+void require_agreement(MPI_Comm group, double v, const char* what) {
+    double lo = 0.0;
+    double hi = 0.0;
+    MPI_Allreduce(&v, &lo, 1, MPI_DOUBLE, MPI_MIN, group);
+    MPI_Allreduce(&v, &hi, 1, MPI_DOUBLE, MPI_MAX, group);
+    if (lo != hi) throw std::runtime_error(fmt::format("ranks of the group disagree on {}: {} vs {}", what, lo, hi));
+}
+
+void require_group_of_two(MPI_Comm group) {
+    int n = 0;
+    MPI_Comm_size(group, &n);
+    if (n != 2) throw std::runtime_error(fmt::format("group has {} ranks, expected 2", n));
+}
+
+ht::SearchSpace make_space() {
+    ht::SearchSpace space;
+    space.add(ht::ContinuousParameter("x", -1.0, 1.0));
+    space.add(ht::ContinuousParameter("y", -1.0, 1.0));
+    return space;
+}
+
+// Counts the trials in flight on rank 0 (callbacks run there, serialised by the tuner).
+struct Concurrency {
+    std::mutex mu;
+    int running = 0;
+    int peak = 0;
+    void attach(ht::TunerOptions& o) {
+        o.on_trial_start = [this](const ht::TrialRecord&) {
+            std::lock_guard lk(mu);
+            peak = std::max(peak, ++running);
+        };
+        o.on_trial_end = [this](const ht::TrialRecord&) {
+            std::lock_guard lk(mu);
+            --running;
+        };
+    }
+};
+
+// Every rank: how many trials its group ran (counted by the leaders), gathered on rank 0.
+std::vector<int> gather_counts(int mine) {
+    std::vector<int> all(static_cast<std::size_t>(world_size), 0);
+    MPI_Gather(&mine, 1, MPI_INT, all.data(), 1, MPI_INT, 0, MPI_COMM_WORLD);
+    return all;
+}
+
+void test_bad_layout() {
+    // world_size - 2 never divides world_size - 1 (for world sizes >= 4).
+    int bad = world_size - 2;
+    for (int rpt : {bad, 0}) {
+        std::string message;
+        try {
+            (void)ht::mpi::fit(MPI_COMM_WORLD, make_space(), ht::RandomSearch(), {.max_jobs = 2, .progress = ht::ProgressBar::Never},
+                               {.ranks_per_trial = rpt}, [](const ht::Config&, ht::mpi::GroupTrial&) { return 0.0; });
+        } catch (const ht::InvalidArgument& e) {
+            message = e.what();
+        }
+        // Every rank checks: the same error everywhere, before any trial.
+        std::string expected = rpt == 0 ? "ranks_per_trial must be >= 1, got 0"
+                                        : fmt::format("ranks_per_trial = {} does not divide the {} training ranks",
+                                                      rpt, world_size - 1);
+        check(message.find(expected) != std::string::npos,
+              fmt::format("ranks_per_trial {} is refused on every rank: '{}'", rpt, message));
+    }
+    // A bad tuner option is refused on every rank too (the Tuner is built on rank 0 only).
+    std::string message;
+    try {
+        (void)ht::mpi::fit(MPI_COMM_WORLD, make_space(), ht::RandomSearch(), {.max_jobs = 0}, {.ranks_per_trial = 2},
+                           [](const ht::Config&, ht::mpi::GroupTrial&) { return 0.0; });
+    } catch (const ht::InvalidArgument& e) {
+        message = e.what();
+    }
+    check(message.find("max_jobs must be >= 1") != std::string::npos,
+          fmt::format("max_jobs = 0 is refused on every rank: '{}'", message));
+}
+
+void test_random_search(int groups) {
+    const std::size_t max_jobs = 16;
+    ht::TunerOptions options{.max_jobs = max_jobs, .seed = 3, .progress = ht::ProgressBar::Never};
+    Concurrency concurrency;
+    if (world_rank == 0) concurrency.attach(options);
+    auto space = make_space();
+    int served = 0;  // trials run by this rank's group (counted on leaders)
+    ht::Result r = ht::mpi::fit(MPI_COMM_WORLD, space, ht::RandomSearch(), options, {.ranks_per_trial = 2},
+                                [&](const ht::Config& cfg, ht::mpi::GroupTrial& trial, MPI_Comm group) {
+                                    require_group_of_two(group);
+                                    double x = cfg.get<double>("x");
+                                    double y = cfg.get<double>("y");
+                                    require_agreement(group, static_cast<double>(trial.id()), "the trial id");
+                                    require_agreement(group, x, "x");
+                                    if (trial.is_leader()) ++served;
+                                    // Long enough that the groups overlap in time.
+                                    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+                                    return group_value(group, x, y, 1);
+                                });
+    auto counts = gather_counts(served);
+    if (world_rank != 0) {
+        check(r.trials().empty(), "ranks other than 0 return an empty Result");
+        return;
+    }
+    check(r.trials().size() == max_jobs, fmt::format("random search ran max_jobs = {} trials (got {})", max_jobs, r.trials().size()));
+    check(r.count(ht::TrialStatus::Completed) == max_jobs,
+          fmt::format("all completed ({} completed, {} failed{})", r.count(ht::TrialStatus::Completed),
+                      r.count(ht::TrialStatus::Failed),
+                      r.count(ht::TrialStatus::Failed) ? ": " + r.trials().front().failure_reason : std::string()));
+    check(r.setup().max_parallel_jobs == static_cast<std::size_t>(groups),
+          fmt::format("max_parallel_jobs set to the {} groups (got {})", groups, r.setup().max_parallel_jobs));
+    check(r.setup().instances_per_trial == 2, "instances_per_trial set to ranks_per_trial");
+    check(concurrency.peak >= 1 && concurrency.peak <= groups,
+          fmt::format("never more trials in flight than groups (peak {} of {})", concurrency.peak, groups));
+    bool values_exact = true;
+    double best_seen = 1e300;
+    for (const auto& t : r.trials()) {
+        double want = exact(t.config.get<double>("x"), t.config.get<double>("y"), 1);
+        if (std::abs(t.objective - want) > 1e-12) values_exact = false;
+        best_seen = std::min(best_seen, t.objective);
+    }
+    check(values_exact, "every trial's value equals the function at its config (the group's Allreduce took every rank)");
+    check(r.best().objective == best_seen, fmt::format("best() is the smallest value ({})", best_seen));
+    int total = 0;
+    int groups_used = 0;
+    for (int leader = 1; leader < world_size; leader += 2) {
+        total += counts[static_cast<std::size_t>(leader)];
+        if (counts[static_cast<std::size_t>(leader)] > 0) ++groups_used;
+    }
+    check(total == static_cast<int>(max_jobs), fmt::format("the group leaders ran {} trials in all", total));
+    check(groups_used == groups, fmt::format("every group ran trials ({} of {})", groups_used, groups));
+}
+
+void test_asha(int groups) {
+    const std::size_t max_jobs = 18;
+    auto journal = std::filesystem::temp_directory_path() / fmt::format("hypertune_mpi_test_{}.jsonl", ::getpid());
+    if (world_rank == 0) std::filesystem::remove(journal);
+    ht::TunerOptions options{.max_jobs = max_jobs, .seed = 11, .progress = ht::ProgressBar::Never,
+                             .journal = journal.string()};
+    auto space = make_space();
+    ht::Result r = ht::mpi::fit(
+        MPI_COMM_WORLD, space, ht::ASHA({.min_resource = 1, .max_resource = 9, .reduction_factor = 3}), options,
+        {.ranks_per_trial = 2}, [&](const ht::Config& cfg, ht::mpi::GroupTrial& trial, MPI_Comm group) {
+            require_group_of_two(group);
+            double x = cfg.get<double>("x");
+            double y = cfg.get<double>("y");
+            double v = 0.0;
+            for (int epoch = 1; epoch <= trial.budget(); ++epoch) {
+                v = group_value(group, x, y, epoch);
+                trial.report(epoch, v);
+                // A stop must reach every rank of the group, or the next Allreduce would hang.
+                require_agreement(group, trial.should_stop() ? 1.0 : 0.0, "should_stop()");
+                if (trial.should_stop()) break;
+                std::this_thread::sleep_for(std::chrono::milliseconds(2));
+            }
+            return v;
+        });
+    if (world_rank != 0) return;
+    auto stopped = r.count(ht::TrialStatus::Stopped);
+    auto completed = r.count(ht::TrialStatus::Completed);
+    check(r.trials().size() == max_jobs && r.count(ht::TrialStatus::Failed) == 0,
+          fmt::format("ASHA ran {} trials, none failed ({} completed, {} stopped)", r.trials().size(), completed, stopped));
+    check(stopped > 0 && completed > 0, "ASHA stopped some trials early and completed others, without deadlock");
+    bool stopped_early = true;
+    bool curves_ok = true;
+    for (const auto& t : r.trials()) {
+        if (t.status == ht::TrialStatus::Stopped && t.resource_used >= 9) stopped_early = false;
+        for (const auto& p : t.curve)
+            if (std::abs(p.value - exact(t.config.get<double>("x"), t.config.get<double>("y"), static_cast<int>(p.step))) > 1e-12)
+                curves_ok = false;
+    }
+    check(stopped_early, "stopped trials used less than the full resource");
+    check(curves_ok, "every reported value is the group's exact value at its step");
+    check(r.setup().max_parallel_jobs == static_cast<std::size_t>(groups), "ASHA ran on one thread per group");
+    // The journal is the ordinary tuner's: it attaches to the same trials.
+    ht::Result attached = ht::load_result(journal.string());
+    check(attached.trials().size() == max_jobs && attached.best().id == r.best().id,
+          fmt::format("the journal attaches: {} trials, best trial {}", attached.trials().size(), attached.best().id));
+    std::filesystem::remove(journal);
+}
+
+void test_failures() {
+    const std::size_t max_jobs = 12;
+    ht::TunerOptions options{.max_jobs = max_jobs, .seed = 5, .progress = ht::ProgressBar::Never};
+    ht::Result r = ht::mpi::fit(
+        MPI_COMM_WORLD, make_space(), ht::RandomSearch({.max_resource = 3}), options, {.ranks_per_trial = 2},
+        [&](const ht::Config& cfg, ht::mpi::GroupTrial& trial, MPI_Comm group) {
+            double x = cfg.get<double>("x");
+            double y = cfg.get<double>("y");
+            double v = group_value(group, x, y, 1);
+            // Throws on every rank of the group, after a collective.
+            if (trial.id() == 2) throw std::runtime_error("diverged on every rank");
+            // Throws on the leader only, outside any collective.
+            if (trial.id() == 5 && trial.is_leader()) throw std::runtime_error("leader ran out of memory");
+            // Throws on the other rank only, outside any collective.
+            if (trial.id() == 7 && !trial.is_leader()) throw std::runtime_error("worker lost its data");
+            // A report the coordinator rejects (steps must increase): thrown on every rank.
+            if (trial.id() == 9) {
+                trial.report(1, v);
+                trial.report(1, v);
+            }
+            // A non-finite result.
+            if (trial.id() == 10) return std::nan("");
+            return v;
+        });
+    if (world_rank != 0) return;
+    auto reason = [&](ht::TrialId id) -> std::string {
+        for (const auto& t : r.trials())
+            if (t.id == id) return t.status == ht::TrialStatus::Failed ? t.failure_reason : "(not failed)";
+        return "(no such trial)";
+    };
+    check(r.trials().size() == max_jobs, fmt::format("the run went on after failures: {} trials", r.trials().size()));
+    check(r.count(ht::TrialStatus::Failed) == 5 && r.count(ht::TrialStatus::Completed) == max_jobs - 5,
+          fmt::format("exactly the 5 faulty trials failed ({} failed)", r.count(ht::TrialStatus::Failed)));
+    check(reason(2).find("diverged on every rank") != std::string::npos, "throw on every rank -> Failed: " + reason(2));
+    check(reason(5).find("leader ran out of memory") != std::string::npos, "throw on the leader -> Failed: " + reason(5));
+    check(reason(7).find("rank 1 of the group") != std::string::npos &&
+              reason(7).find("worker lost its data") != std::string::npos,
+          "throw on a non-leader -> Failed: " + reason(7));
+    check(reason(9).find("steps must increase") != std::string::npos, "rejected report -> Failed: " + reason(9));
+    check(reason(10).find("nan") != std::string::npos, "NaN result -> Failed: " + reason(10));
+}
+
+void test_checkpoints() {
+    // Synchronous Hyperband pauses trials and resumes the promoted ones from their checkpoint.
+    ht::TunerOptions options{.max_jobs = 13, .seed = 2, .progress = ht::ProgressBar::Never};
+    int resumed = 0;       // on every rank: resumed runs that found the right checkpoint
+    int bad_resumes = 0;
+    ht::Result r = ht::mpi::fit(
+        MPI_COMM_WORLD, make_space(), ht::Hyperband({.min_resource = 1, .max_resource = 9, .eta = 3,
+                                                     .mode = ht::HyperbandMode::Synchronous}),
+        options, {.ranks_per_trial = 2}, [&](const ht::Config& cfg, ht::mpi::GroupTrial& trial, MPI_Comm group) {
+            double x = cfg.get<double>("x");
+            double y = cfg.get<double>("y");
+            int from = static_cast<int>(trial.resumed_from());
+            if (from > 0) {
+                if (trial.checkpoint() == fmt::format("trial {} epoch {}", trial.id(), from)) ++resumed;
+                else ++bad_resumes;
+            }
+            double v = 0.0;
+            for (int epoch = from + 1; epoch <= trial.budget(); ++epoch) {
+                v = group_value(group, x, y, epoch);
+                trial.report(epoch, v);
+                if (trial.should_stop()) break;
+                trial.save_checkpoint(fmt::format("trial {} epoch {}", trial.id(), epoch));
+            }
+            return v;
+        });
+    int all_resumed = 0;
+    int all_bad = 0;
+    MPI_Reduce(&resumed, &all_resumed, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
+    MPI_Reduce(&bad_resumes, &all_bad, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
+    if (world_rank != 0) return;
+    check(r.count(ht::TrialStatus::Failed) == 0, fmt::format("synchronous Hyperband: no failure ({} trials)", r.trials().size()));
+    // Counted on both ranks of each group.
+    check(all_resumed > 0 && all_bad == 0,
+          fmt::format("promoted trials resumed from the leader's checkpoint on every rank ({} rank-resumes, {} bad)",
+                      all_resumed, all_bad));
+}
+
+}  // namespace
+
+// With --funneled, MPI is initialised at MPI_THREAD_FUNNELED, which rank 0 cannot work with:
+// fit() must refuse on every rank, before any trial.
+int funneled_main(int provided) {
+    std::string message;
+    try {
+        (void)ht::mpi::fit(MPI_COMM_WORLD, make_space(), ht::RandomSearch(), {.max_jobs = 2}, {.ranks_per_trial = 2},
+                           [](const ht::Config&, ht::mpi::GroupTrial&) { return 0.0; });
+    } catch (const ht::InvalidArgument& e) {
+        message = e.what();
+    }
+    check(provided < MPI_THREAD_SERIALIZED, fmt::format("MPI provides thread level {} < SERIALIZED", provided));
+    check(message.find("needs MPI_THREAD_SERIALIZED or better") != std::string::npos,
+          fmt::format("a thread level below SERIALIZED is refused on every rank: '{}'", message));
+    int any_failed = 0;
+    MPI_Allreduce(&failed, &any_failed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    if (world_rank == 0) std::printf("%s\n", any_failed ? "FAILED" : "all passed");
+    return any_failed ? 1 : 0;
+}
+
+int main(int argc, char** argv) {
+    // --serialized: the whole suite at MPI_THREAD_SERIALIZED, the least rank 0 needs.
+    const std::string mode = argc > 1 ? argv[1] : "";
+    const bool funneled = mode == "--funneled";
+    const int level = funneled ? MPI_THREAD_FUNNELED : mode == "--serialized" ? MPI_THREAD_SERIALIZED : MPI_THREAD_MULTIPLE;
+    ht::mpi::Environment env(argc, argv, level);
+    MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &world_size);
+    if (funneled) return funneled_main(env.provided());
+    if (world_size < 3 || (world_size - 1) % 2 != 0) {
+        if (world_rank == 0) std::printf("run with 1 + 2k ranks (k >= 1), e.g. mpirun -n 5\n");
+        return 2;
+    }
+    const int groups = (world_size - 1) / 2;
+    if (world_rank == 0)
+        std::printf("hypertune::mpi tests: %d ranks, %d groups of 2, thread level %d (MPI_THREAD_MULTIPLE = %d)\n",
+                    world_size, groups, env.provided(), MPI_THREAD_MULTIPLE);
+    auto run = [&](const char* name, auto&& test) {
+        auto t0 = std::chrono::steady_clock::now();
+        try {
+            test();
+        } catch (const std::exception& e) {
+            check(false, fmt::format("{} threw: {}", name, e.what()));
+        }
+        if (world_rank == 0)
+            std::printf("  (%s: %.2fs)\n", name,
+                        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    };
+    if (world_size >= 4) run("bad layout", test_bad_layout);
+    run("random search", [&] { test_random_search(groups); });
+    run("asha", [&] { test_asha(groups); });
+    run("failures", test_failures);
+    run("checkpoints", test_checkpoints);
+
+    int counts[2] = {passed, failed};
+    int totals[2] = {0, 0};
+    MPI_Reduce(counts, totals, 2, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
+    if (world_rank == 0) std::printf("%d passed, %d failed (checks on all ranks)\n", totals[0], totals[1]);
+    int any_failed = 0;
+    MPI_Allreduce(&failed, &any_failed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    return any_failed ? 1 : 0;
+}
