@@ -19,7 +19,7 @@ get_filename_component(HYPERTUNE_SOURCE_DIR "${CMAKE_CURRENT_LIST_DIR}/.." ABSOL
 # Everything the build, the tests and the headline example need, by Debian 12 package name.
 set(HYPERTUNE_DEBIAN_PACKAGES
     libeigen3-dev libfmt-dev nlohmann-json3-dev doctest-dev libbenchmark-dev
-    zlib1g-dev libxgboost-dev dataset-fashion-mnist)
+    liblbfgspp-dev zlib1g-dev libxgboost-dev dataset-fashion-mnist libopenmpi-dev openmpi-bin)
 
 if(NOT DEFINED JOBS)
     set(JOBS 2)

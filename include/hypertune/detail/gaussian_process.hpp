@@ -1,0 +1,413 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// A Gaussian process regression model for the Bayesian strategy, on points of the unit cube.
+//
+// - Kernel: Matern 5/2 with one length scale per dimension (ARD) and a signal variance, plus a
+//   homoscedastic noise variance on the diagonal.
+// - Outputs are standardised (mean 0, standard deviation 1) before fitting; predictions can be
+//   had in either scale. Constant outputs cannot be standardised: the scale is then 1 and
+//   constant_outputs() says so (the caller decides what to do; the Bayesian strategy falls back).
+// - Hyperparameters, all in log space, are fitted by maximising the log marginal likelihood plus
+//   weak Gaussian log priors (MAP), with L-BFGS-B (LBFGSpp) inside box bounds, from several starts.
+// - The Cholesky factorisation adds jitter (relative to the signal variance) when it fails:
+//   0, 1e-10, 1e-8, ..., 1e-2. Only when all of them fail does condition() return false.
+//
+// This header pulls in Eigen's Cholesky and LBFGSpp: include it only where the model is used.
+
+#include <Eigen/Cholesky>
+#include <Eigen/Core>
+#include <LBFGSB.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <exception>
+#include <limits>
+#include <numbers>
+#include <vector>
+
+namespace hypertune::detail {
+
+/// Kernel and noise hyperparameters, in log space. Packed as [log l_1..log l_d, log sf2, log sn2].
+struct GpHyperparameters {
+    Eigen::VectorXd log_lengthscales;
+    double log_signal_variance = 0.0;
+    double log_noise_variance = std::log(1e-3);
+
+    [[nodiscard]] Eigen::Index dimensions() const noexcept { return log_lengthscales.size(); }
+
+    [[nodiscard]] Eigen::VectorXd pack() const {
+        Eigen::VectorXd theta(log_lengthscales.size() + 2);
+        theta.head(log_lengthscales.size()) = log_lengthscales;
+        theta[log_lengthscales.size()] = log_signal_variance;
+        theta[log_lengthscales.size() + 1] = log_noise_variance;
+        return theta;
+    }
+
+    [[nodiscard]] static GpHyperparameters unpack(const Eigen::VectorXd& theta) {
+        GpHyperparameters h;
+        const Eigen::Index d = theta.size() - 2;
+        h.log_lengthscales = theta.head(d);
+        h.log_signal_variance = theta[d];
+        h.log_noise_variance = theta[d + 1];
+        return h;
+    }
+};
+
+/// Weak Gaussian priors on the log hyperparameters (standard deviations of about one to three
+/// e-folds), and the box the optimiser searches. For standardised outputs on the unit cube.
+struct GpPrior {
+    double log_lengthscale_mean = std::log(0.5);  ///< the Bayesian strategy uses log(0.5 sqrt(d))
+    double log_lengthscale_sd = 1.0;
+    double log_signal_mean = 0.0;
+    double log_signal_sd = 1.5;
+    double log_noise_mean = std::log(1e-3);
+    double log_noise_sd = 3.0;
+
+    double min_lengthscale = 1e-2, max_lengthscale = 20.0;
+    double min_signal = 1e-2, max_signal = 1e2;
+    double min_noise = 1e-6, max_noise = 1.0;
+
+    [[nodiscard]] GpHyperparameters mean(Eigen::Index d) const {
+        return {Eigen::VectorXd::Constant(d, log_lengthscale_mean), log_signal_mean, log_noise_mean};
+    }
+};
+
+/// Standard normal density and distribution.
+[[nodiscard]] inline double normal_pdf(double z) noexcept {
+    return std::exp(-0.5 * z * z) * (1.0 / std::sqrt(2.0 * std::numbers::pi));
+}
+[[nodiscard]] inline double normal_cdf(double z) noexcept { return 0.5 * std::erfc(-z / std::numbers::sqrt2); }
+
+/// log h(z) and h'(z)/h(z) for h(z) = z Phi(z) + phi(z), the expected improvement of a unit normal
+/// over z (EI = sigma h((best - mu) / sigma) when minimising). Stable for every finite z: for
+/// z < -1 it works with 1 - t R(t), t = -z, R the Mills ratio (through erfcx), and for z < -30
+/// with the asymptotic series, so log EI stays finite where EI itself underflows to 0.
+struct LogH {
+    double log_h;
+    double ratio;  ///< Phi(z) / h(z) = d log h / dz
+};
+
+[[nodiscard]] inline LogH log_h(double z) noexcept {
+    if (z >= -1.0) {
+        const double cdf = normal_cdf(z);
+        const double h = z * cdf + normal_pdf(z);
+        return {std::log(h), cdf / h};
+    }
+    const double t = -z;
+    const double log_pdf = -0.5 * t * t - 0.5 * std::log(2.0 * std::numbers::pi);
+    double mills = 0.0;      // R(t) = Phi(-t) / phi(t)
+    double one_minus = 0.0;  // 1 - t R(t) = h(z) / phi(z)
+    if (t < 30.0) {
+        const double x = t / std::numbers::sqrt2;
+        mills = std::sqrt(std::numbers::pi / 2.0) * std::exp(x * x) * std::erfc(x);
+        one_minus = 1.0 - t * mills;
+    } else {
+        const double t2 = 1.0 / (t * t);
+        mills = (1.0 / t) * (1.0 - t2 * (1.0 - 3.0 * t2 * (1.0 - 5.0 * t2)));
+        one_minus = t2 * (1.0 - 3.0 * t2 * (1.0 - 5.0 * t2 * (1.0 - 7.0 * t2)));
+    }
+    return {log_pdf + std::log(one_minus), mills / one_minus};
+}
+
+/// log EI for minimisation: log E[max(best - f, 0)], f ~ N(mean, sd^2), sd > 0.
+[[nodiscard]] inline double log_expected_improvement(double mean, double sd, double best) noexcept {
+    return std::log(sd) + log_h((best - mean) / sd).log_h;
+}
+
+class GaussianProcess {
+public:
+    /// Training inputs (rows, in the unit cube) and raw outputs (finite). Standardises the outputs.
+    void set_data(Eigen::MatrixXd x, const Eigen::VectorXd& y) {
+        const double n = static_cast<double>(y.size());
+        double mean = y.size() > 0 ? y.mean() : 0.0;
+        double sd = y.size() > 1 ? std::sqrt((y.array() - mean).square().sum() / n) : 0.0;
+        const bool constant = !(sd > 1e-12 * std::max(1.0, std::abs(mean)));
+        set_data(std::move(x), y, mean, constant ? 1.0 : sd);
+        constant_ = constant;
+    }
+
+    /// Same, with a given standardisation (y - mean) / scale: fantasies added to a model keep the
+    /// scale its hyperparameters were fitted on.
+    void set_data(Eigen::MatrixXd x, const Eigen::VectorXd& y, double mean, double scale) {
+        x_ = std::move(x);
+        y_mean_ = mean;
+        y_scale_ = scale;
+        y_ = (y.array() - mean) / scale;
+        constant_ = false;
+        conditioned_ = false;
+    }
+
+    [[nodiscard]] Eigen::Index size() const noexcept { return x_.rows(); }
+    [[nodiscard]] Eigen::Index dimensions() const noexcept { return x_.cols(); }
+    [[nodiscard]] const Eigen::MatrixXd& inputs() const noexcept { return x_; }
+    [[nodiscard]] const Eigen::VectorXd& standardised_outputs() const noexcept { return y_; }
+    [[nodiscard]] bool constant_outputs() const noexcept { return constant_; }
+    [[nodiscard]] double output_mean() const noexcept { return y_mean_; }
+    [[nodiscard]] double output_scale() const noexcept { return y_scale_; }
+    [[nodiscard]] bool conditioned() const noexcept { return conditioned_; }
+    [[nodiscard]] double jitter() const noexcept { return jitter_; }
+    [[nodiscard]] const GpHyperparameters& hyperparameters() const noexcept { return h_; }
+    [[nodiscard]] double signal_variance() const noexcept { return signal_; }
+    [[nodiscard]] double noise_variance() const noexcept { return noise_; }
+
+    /// Factorises K + noise I for `h`. False when the factorisation fails even with the largest
+    /// jitter (the model is then unusable).
+    bool condition(const GpHyperparameters& h) {
+        h_ = h;
+        inverse_lengthscales_ = (-h.log_lengthscales.array()).exp();
+        signal_ = std::exp(h.log_signal_variance);
+        noise_ = std::exp(h.log_noise_variance);
+        scaled_ = x_.array().rowwise() * inverse_lengthscales_.transpose().array();
+        Eigen::MatrixXd k = kernel_scaled(scaled_, scaled_, true);
+        conditioned_ = factorise(k, noise_, signal_, llt_, jitter_);
+        if (conditioned_) alpha_ = llt_.solve(y_);
+        return conditioned_;
+    }
+
+    /// K(xs, X) for rows xs: the cross kernel the predictions are built from.
+    [[nodiscard]] Eigen::MatrixXd cross_kernel(const Eigen::MatrixXd& xs) const {
+        Eigen::MatrixXd s = xs.array().rowwise() * inverse_lengthscales_.transpose().array();
+        return kernel_scaled(s, scaled_, false);
+    }
+
+    /// Standardised posterior means from a cross kernel.
+    [[nodiscard]] Eigen::VectorXd mean_from(const Eigen::MatrixXd& cross) const { return cross * alpha_; }
+
+    /// Latent (noise-free) standardised posterior variances from a cross kernel (m x n).
+    [[nodiscard]] Eigen::VectorXd variance_from(const Eigen::MatrixXd& cross) const {
+        Eigen::MatrixXd v = llt_.matrixL().solve(cross.transpose());
+        Eigen::VectorXd var = signal_ - v.colwise().squaredNorm().transpose().array();
+        return var.cwiseMax(0.0);
+    }
+
+    /// An upper bound of the latent variance that costs O(n) per point: conditioning on the single
+    /// most correlated training point leaves more variance than conditioning on all of them.
+    [[nodiscard]] Eigen::VectorXd variance_bound_from(const Eigen::MatrixXd& cross) const {
+        Eigen::VectorXd kmax = cross.rowwise().maxCoeff();
+        Eigen::VectorXd var = signal_ - kmax.array().square() / (signal_ + noise_ + jitter_);
+        return var.cwiseMax(0.0);
+    }
+
+    /// Standardised posterior mean and latent variance at rows xs.
+    void predict_standardised(const Eigen::MatrixXd& xs, Eigen::VectorXd& mean, Eigen::VectorXd& var) const {
+        Eigen::MatrixXd cross = cross_kernel(xs);
+        mean = mean_from(cross);
+        var = variance_from(cross);
+    }
+
+    /// Posterior mean and latent variance in the outputs' own units.
+    void predict(const Eigen::MatrixXd& xs, Eigen::VectorXd& mean, Eigen::VectorXd& var) const {
+        predict_standardised(xs, mean, var);
+        mean = mean.array() * y_scale_ + y_mean_;
+        var *= y_scale_ * y_scale_;
+    }
+
+    /// Standardised mean and latent variance at one point with their gradients in x.
+    void predict_with_gradient(const Eigen::VectorXd& x, double& mean, double& var, Eigen::VectorXd& dmean,
+                               Eigen::VectorXd& dvar) const {
+        Eigen::ArrayXd inv2 = inverse_lengthscales_.array().square();
+        Eigen::ArrayXXd diff = ((-x_).rowwise() + x.transpose()).array();  // x - x_j, one row per j
+        Eigen::ArrayXd r = (diff.square().rowwise() * inv2.transpose()).rowwise().sum().sqrt();
+        Eigen::ArrayXd s = std::sqrt(5.0) * r;
+        Eigen::ArrayXd e = (-s).exp();
+        Eigen::VectorXd k = (signal_ * (1.0 + s + s.square() / 3.0) * e).matrix();
+        Eigen::ArrayXd coef = -signal_ * (5.0 / 3.0) * (1.0 + s) * e;
+        Eigen::MatrixXd dk = ((diff.rowwise() * inv2.transpose()).colwise() * coef).matrix();  // dk_j / dx_i
+        mean = k.dot(alpha_);
+        dmean = dk.transpose() * alpha_;
+        Eigen::VectorXd v = llt_.matrixL().solve(k);
+        Eigen::VectorXd w = llt_.matrixU().solve(v);
+        var = signal_ - v.squaredNorm();
+        dvar = -2.0 * (dk.transpose() * w);
+        if (var < 0.0) {
+            var = 0.0;
+            dvar.setZero();
+        }
+    }
+
+    /// Log marginal likelihood of the standardised outputs for packed hyperparameters `theta`,
+    /// and its gradient when `grad` is given. -infinity when the factorisation fails.
+    [[nodiscard]] double log_marginal_likelihood(const Eigen::VectorXd& theta, Eigen::VectorXd* grad) const {
+        const Eigen::Index n = x_.rows();
+        const Eigen::Index d = x_.cols();
+        const GpHyperparameters h = GpHyperparameters::unpack(theta);
+        const Eigen::ArrayXd inv = (-h.log_lengthscales.array()).exp();
+        const double sf2 = std::exp(h.log_signal_variance);
+        const double sn2 = std::exp(h.log_noise_variance);
+        Eigen::MatrixXd s = x_.array().rowwise() * inv.transpose();
+        Eigen::MatrixXd r = distances(s, s, true);
+        Eigen::MatrixXd kf = matern(r, sf2);
+        Eigen::LLT<Eigen::MatrixXd> llt;
+        double jitter = 0.0;
+        if (!factorise(kf, sn2, sf2, llt, jitter)) {
+            if (grad) grad->setZero(theta.size());
+            return -std::numeric_limits<double>::infinity();
+        }
+        Eigen::VectorXd alpha = llt.solve(y_);
+        const double log_det = 2.0 * llt.matrixLLT().diagonal().array().log().sum();
+        const double lml = -0.5 * y_.dot(alpha) - 0.5 * log_det - 0.5 * static_cast<double>(n) * std::log(2.0 * std::numbers::pi);
+        if (grad) {
+            grad->resize(theta.size());
+            // d lml / d theta = 0.5 tr(W dK/dtheta), W = alpha alpha^T - K^-1.
+            Eigen::MatrixXd w = alpha * alpha.transpose() - llt.solve(Eigen::MatrixXd::Identity(n, n));
+            // dK/dlog l_i = sf2 (5/3) (1 + s) exp(-s) (x_i - x'_i)^2 / l_i^2, s = sqrt(5) r
+            Eigen::ArrayXXd sr = std::sqrt(5.0) * r.array();
+            Eigen::MatrixXd m = (w.array() * (sf2 * (5.0 / 3.0)) * (1.0 + sr) * (-sr).exp()).matrix();
+            Eigen::VectorXd row_sums = m.rowwise().sum();
+            Eigen::MatrixXd ms = m * s;
+            for (Eigen::Index i = 0; i < d; ++i) {
+                const double term = 2.0 * s.col(i).array().square().matrix().dot(row_sums) - 2.0 * s.col(i).dot(ms.col(i));
+                (*grad)[i] = 0.5 * term;
+            }
+            (*grad)[d] = 0.5 * (w.array() * kf.array()).sum();
+            (*grad)[d + 1] = 0.5 * sn2 * w.trace();
+        }
+        return lml;
+    }
+
+    /// The log prior density (up to a constant) of packed hyperparameters, with its gradient.
+    [[nodiscard]] static double log_prior(const Eigen::VectorXd& theta, const GpPrior& prior, Eigen::VectorXd* grad) {
+        const Eigen::Index d = theta.size() - 2;
+        double lp = 0.0;
+        if (grad) grad->resize(theta.size());
+        auto term = [&](Eigen::Index i, double mu, double sd) {
+            const double z = (theta[i] - mu) / sd;
+            lp -= 0.5 * z * z;
+            if (grad) (*grad)[i] = -z / sd;
+        };
+        for (Eigen::Index i = 0; i < d; ++i) term(i, prior.log_lengthscale_mean, prior.log_lengthscale_sd);
+        term(d, prior.log_signal_mean, prior.log_signal_sd);
+        term(d + 1, prior.log_noise_mean, prior.log_noise_sd);
+        return lp;
+    }
+
+    struct FitResult {
+        GpHyperparameters hyperparameters;
+        double log_posterior = -std::numeric_limits<double>::infinity();
+        int evaluations = 0;
+        bool ok = false;
+    };
+
+    /// MAP hyperparameters: L-BFGS-B from each start (clamped into the prior's box), best kept.
+    /// Line-search failures end a start early; the best point evaluated so far still counts.
+    [[nodiscard]] FitResult fit(const std::vector<GpHyperparameters>& starts, const GpPrior& prior,
+                                int max_iterations = 40) const {
+        const Eigen::Index d = x_.cols();
+        Eigen::VectorXd lb(d + 2), ub(d + 2);
+        lb.head(d).setConstant(std::log(prior.min_lengthscale));
+        ub.head(d).setConstant(std::log(prior.max_lengthscale));
+        lb[d] = std::log(prior.min_signal);
+        ub[d] = std::log(prior.max_signal);
+        lb[d + 1] = std::log(prior.min_noise);
+        ub[d + 1] = std::log(prior.max_noise);
+
+        FitResult result;
+        struct Objective {
+            const GaussianProcess& gp;
+            const GpPrior& prior;
+            FitResult& result;
+            double operator()(const Eigen::VectorXd& theta, Eigen::VectorXd& grad) {
+                ++result.evaluations;
+                Eigen::VectorXd g_prior;
+                const double lml = gp.log_marginal_likelihood(theta, &grad);
+                const double lp = log_prior(theta, prior, &g_prior);
+                const double value = lml + lp;
+                if (!std::isfinite(value)) {
+                    grad.setZero();
+                    return 1e300;  // L-BFGS-B backtracks from here
+                }
+                if (value > result.log_posterior) {
+                    result.log_posterior = value;
+                    result.hyperparameters = GpHyperparameters::unpack(theta);
+                    result.ok = true;
+                }
+                grad = -(grad + g_prior);
+                return -value;
+            }
+        };
+        Objective objective{*this, prior, result};
+        LBFGSpp::LBFGSBParam<double> param;
+        param.max_iterations = max_iterations;
+        param.epsilon = 1e-5;
+        param.max_linesearch = 30;
+        LBFGSpp::LBFGSBSolver<double> solver(param);
+        for (const auto& start : starts) {
+            Eigen::VectorXd theta = start.pack().cwiseMax(lb).cwiseMin(ub);
+            double fx = 0.0;
+            try {
+                (void)solver.minimize(objective, theta, fx, lb, ub);
+            } catch (const std::exception&) {
+                // a failed line search: keep the best point seen
+            }
+        }
+        return result;
+    }
+
+private:
+    // Euclidean distances between the rows of a and b, computed in place in the result (the
+    // matrices are large: temporaries would cost more than the arithmetic).
+    [[nodiscard]] static Eigen::MatrixXd distances(const Eigen::MatrixXd& a, const Eigen::MatrixXd& b, bool same) {
+        Eigen::VectorXd a2 = a.rowwise().squaredNorm();
+        Eigen::RowVectorXd b2 = b.rowwise().squaredNorm().transpose();
+        Eigen::MatrixXd r(a.rows(), b.rows());
+        r.noalias() = -2.0 * (a * b.transpose());
+        r.colwise() += a2;
+        r.rowwise() += b2;
+        r.array() = r.array().max(0.0).sqrt();
+        if (same) r.diagonal().setZero();
+        return r;
+    }
+
+    // Matern 5/2 of distances r, overwriting r: sf2 (1 + s + s^2 / 3) exp(-s), s = sqrt(5) r.
+    static void matern_in_place(Eigen::MatrixXd& r, double sf2) {
+        r.array() *= std::sqrt(5.0);
+        r.array() = sf2 * (1.0 + r.array() + r.array().square() * (1.0 / 3.0)) * (-r.array()).exp();
+    }
+
+    [[nodiscard]] static Eigen::MatrixXd matern(const Eigen::MatrixXd& r, double sf2) {
+        Eigen::MatrixXd k = r;
+        matern_in_place(k, sf2);
+        return k;
+    }
+
+    [[nodiscard]] Eigen::MatrixXd kernel_scaled(const Eigen::MatrixXd& a, const Eigen::MatrixXd& b, bool same) const {
+        Eigen::MatrixXd k = distances(a, b, same);
+        matern_in_place(k, signal_);
+        return k;
+    }
+
+    // Cholesky of k + (noise + jitter) I, escalating the jitter (relative to the signal variance).
+    static bool factorise(const Eigen::MatrixXd& k, double noise, double signal, Eigen::LLT<Eigen::MatrixXd>& llt,
+                          double& jitter) {
+        static constexpr double steps[] = {0.0, 1e-10, 1e-8, 1e-6, 1e-4, 1e-2};
+        for (double step : steps) {
+            jitter = step * signal;
+            Eigen::MatrixXd a = k;
+            a.diagonal().array() += noise + jitter;
+            llt.compute(a);
+            if (llt.info() == Eigen::Success && llt.matrixLLT().diagonal().allFinite() &&
+                llt.matrixLLT().diagonal().minCoeff() > 0.0)
+                return true;
+        }
+        return false;
+    }
+
+    Eigen::MatrixXd x_;
+    Eigen::VectorXd y_;
+    double y_mean_ = 0.0;
+    double y_scale_ = 1.0;
+    bool constant_ = true;
+
+    GpHyperparameters h_;
+    Eigen::VectorXd inverse_lengthscales_;
+    double signal_ = 1.0;
+    double noise_ = 1e-3;
+    double jitter_ = 0.0;
+    Eigen::MatrixXd scaled_;
+    Eigen::LLT<Eigen::MatrixXd> llt_;
+    Eigen::VectorXd alpha_;
+    bool conditioned_ = false;
+};
+
+}  // namespace hypertune::detail

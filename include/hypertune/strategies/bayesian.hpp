@@ -1,0 +1,559 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// Bayesian: Gaussian-process Bayesian optimisation with log expected improvement.
+//
+// The model (detail/gaussian_process.hpp) works on the unit-cube encoding of the search space, so
+// logarithmic and reverse-logarithmic scaling come from SearchSpace::encode. Choices, in order:
+//
+// - Initial design: the first `initial_points` trials (default max(5, d + 1)) are points of a
+//   scrambled Sobol sequence (detail/sobol.hpp), whatever the results so far.
+// - Integers and categories: every point the model sees or scores is rounded to the centre of its
+//   value's cell first (what decode then encode gives), so the model sees the values that run.
+//   A categorical parameter is one coordinate with its values' cells in declaration order (an
+//   ordinal embedding, not one-hot: the kernel assumes neighbouring values are alike). A range
+//   with min == max is a constant coordinate (0.5).
+// - Model: Matern 5/2 ARD on standardised losses; log length scales, signal and noise variance
+//   fitted by MAP (log marginal likelihood + weak priors, L-BFGS-B in a box, several starts).
+//   Refits: after every new result while fewer than 20 results, then once `refit_every` new
+//   results have come in; between refits the last hyperparameters are reused. The fit uses at most
+//   100 of the model's points (the best 50 and the 50 most recent) and starts from the last fit,
+//   the priors' mean and random points (fewer starts and iterations past 20 results).
+// - Model points: at most `max_model_points` results: the best half by loss, then the most recent
+//   trials among the others. So the cost of a suggestion stops growing past the cap.
+// - Failed trials (and completed ones with a non-finite loss) enter the model with the worst
+//   finite loss observed, which steers the search away from their configurations. Stopped trials
+//   enter with the loss they reported.
+// - Pending trials (asked, not yet told): kriging believer. Each enters the model with the
+//   posterior mean at its point as a fantasy observation, and the incumbent is the best of the
+//   observed losses and those fantasies, so the expected improvement at and around a pending point
+//   collapses. On top of that, candidates closer than `pending_radius` (0.05, Euclidean in the
+//   unit cube) to a pending point and exact repeats of an evaluated configuration are excluded.
+// - Acquisition: log EI (stable where EI underflows), maximised over `candidates` scrambled Sobol
+//   points plus candidates/8 Gaussian perturbations of the 5 best results, then refined by
+//   L-BFGS-B over the continuous coordinates from the 3 best candidates. Candidates are ranked by a
+//   cheap upper bound of log EI (the variance left by their most correlated model point alone);
+//   exact log EI is computed, best bound first, for at most max(256, candidates / 8) of them, and
+//   stops early once no remaining bound can beat the 3rd best exact value.
+// - Fallbacks, each recorded in notes() with the trial id: fewer than two finite results, all
+//   results equal, a failed factorisation, or every candidate excluded -> the next space-filling
+//   (Sobol) point.
+// - Determinism: every random draw is a function of (seed, trial id), so the same seed and the same
+//   sequence of ask/tell calls give the same trials. Under a parallel Tuner, results arrive in an
+//   order that depends on timing, so suggestions after the initial design can differ run to run.
+
+#include <hypertune/config.hpp>
+#include <hypertune/detail/gaussian_process.hpp>
+#include <hypertune/detail/random.hpp>
+#include <hypertune/detail/sobol.hpp>
+#include <hypertune/error.hpp>
+#include <hypertune/search_space.hpp>
+#include <hypertune/strategy.hpp>
+
+#include <Eigen/Core>
+#include <LBFGSB.h>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <exception>
+#include <limits>
+#include <numeric>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace hypertune {
+
+struct BayesianOptions {
+    /// Space-filling trials before the model is used; 0: max(5, d + 1).
+    std::size_t initial_points = 0;
+    /// Quasi-random candidates scored per suggestion (plus candidates / 8 local perturbations).
+    std::size_t candidates = 2048;
+    /// Results the Gaussian process uses at most (the best half, then the most recent).
+    std::size_t max_model_points = 300;
+    /// Refit the hyperparameters once this many new results came in (every result below 20).
+    std::size_t refit_every = 5;
+    /// The budget every trial gets (Trial::budget()).
+    Resource max_resource = 1;
+};
+
+class Bayesian {
+public:
+    /// Candidates closer than this to a pending trial's point are not suggested.
+    static constexpr double pending_radius = 0.05;
+
+    explicit Bayesian(BayesianOptions options = {}) : options_(options) {
+        if (options_.max_resource < 1)
+            throw InvalidArgument(fmt::format("Bayesian: max_resource must be >= 1, got {}", options_.max_resource));
+        if (options_.candidates < 1) throw InvalidArgument("Bayesian: candidates must be >= 1, got 0");
+        if (options_.max_model_points < 2)
+            throw InvalidArgument(
+                fmt::format("Bayesian: max_model_points must be >= 2, got {}", options_.max_model_points));
+        if (options_.refit_every < 1) throw InvalidArgument("Bayesian: refit_every must be >= 1, got 0");
+    }
+
+    void start(const SearchSpace& space, const StrategyContext& ctx) {
+        space.require_tunable();
+        space_ = space;
+        ctx_ = ctx;
+        dims_ = space.dimensions();
+        specs_.clear();
+        continuous_.clear();
+        for (std::size_t j = 0; j < dims_; ++j) {
+            const ParameterSpec& p = space.parameter(space.tuned_index(j));
+            specs_.push_back(p);
+            if (p.kind == ParameterKind::Continuous && p.min < p.max) continuous_.push_back(j);
+        }
+        initial_ = options_.initial_points != 0 ? options_.initial_points : std::max<std::size_t>(5, dims_ + 1);
+        design_ = detail::ScrambledSobol(dims_, detail::hash3(ctx.seed, stream_design, 0));
+        candidate_sequence_ = detail::ScrambledSobol(dims_, detail::hash3(ctx.seed, stream_candidates, 0));
+        next_design_ = 0;
+        trials_.clear();
+        notes_.clear();
+        last_note_.clear();
+        hyper_.reset();
+        last_fit_count_ = 0;
+        fits_ = 0;
+    }
+
+    [[nodiscard]] Suggestion ask() {
+        if (ctx_.max_trials != 0 && trials_.size() >= ctx_.max_trials) return Suggestion::done();
+        const auto id = static_cast<TrialId>(trials_.size());
+        std::vector<double> u = id < initial_ ? space_filling() : suggest(id);
+        Config cfg = space_.decode(u);
+        trials_.push_back({space_.encode(cfg), State::Pending, std::numeric_limits<double>::quiet_NaN()});
+        return Suggestion::run(id, std::move(cfg), options_.max_resource);
+    }
+
+    [[nodiscard]] Decision report(TrialId, Resource, double) { return Decision::Continue; }
+
+    /// Completed and stopped trials with a finite loss are results; anything else counts as failed.
+    void tell(TrialId id, const Outcome& outcome) {
+        if (id >= trials_.size()) return;
+        TrialData& t = trials_[id];
+        const bool usable = outcome.status != Outcome::Status::Failed && std::isfinite(outcome.loss);
+        t.state = usable ? State::Observed : State::Failed;
+        t.loss = usable ? outcome.loss : std::numeric_limits<double>::quiet_NaN();
+    }
+
+    [[nodiscard]] std::string name() const { return "Bayesian"; }
+    [[nodiscard]] Resource max_resource() const { return options_.max_resource; }
+
+    /// Why suggestions fell back from the model, one line per change of reason ("trial 7: ...").
+    [[nodiscard]] const std::vector<std::string>& notes() const noexcept { return notes_; }
+    /// The size of the initial design, once started.
+    [[nodiscard]] std::size_t initial_points() const noexcept { return initial_; }
+    /// Hyperparameter fits so far.
+    [[nodiscard]] std::size_t model_fits() const noexcept { return fits_; }
+    /// The fitted length scales (unit-cube units), one per tuned parameter; empty before a fit.
+    [[nodiscard]] std::vector<double> lengthscales() const {
+        std::vector<double> out;
+        if (hyper_)
+            for (Eigen::Index i = 0; i < hyper_->log_lengthscales.size(); ++i)
+                out.push_back(std::exp(hyper_->log_lengthscales[i]));
+        return out;
+    }
+
+private:
+    enum class State { Pending, Observed, Failed };
+    struct TrialData {
+        std::vector<double> u;  // encode(decode(...)): rounded
+        State state;
+        double loss;
+    };
+
+    static constexpr std::uint64_t stream_design = 0xb0001;
+    static constexpr std::uint64_t stream_candidates = 0xb0002;
+    static constexpr std::uint64_t stream_local = 0xb0003;
+    static constexpr std::uint64_t stream_fit = 0xb0004;
+    static constexpr std::size_t fit_points = 100;
+    static constexpr std::size_t refit_always_below = 20;
+    static constexpr std::size_t refine_starts = 3;
+    static constexpr std::size_t local_parents = 5;
+
+    void note(TrialId id, const std::string& key, const std::string& text) {
+        if (key == last_note_) return;
+        last_note_ = key;
+        notes_.push_back(fmt::format("trial {}: {}", id, text));
+    }
+
+    // Rounds the discrete coordinates to their cell centres, as decode then encode would.
+    void round(double* u) const {
+        for (std::size_t j = 0; j < dims_; ++j) {
+            const ParameterSpec& p = specs_[j];
+            double x = std::clamp(u[j], 0.0, 1.0);
+            switch (p.kind) {
+                case ParameterKind::Integer: x = p.to_unit(p.from_unit(x)); break;
+                case ParameterKind::Categorical: {
+                    const auto k = static_cast<double>(p.categories.size());
+                    x = (std::min(std::floor(x * k), k - 1.0) + 0.5) / k;
+                    break;
+                }
+                case ParameterKind::Continuous:
+                    if (!(p.min < p.max)) x = 0.5;
+                    break;
+                case ParameterKind::Static: break;
+            }
+            u[j] = x;
+        }
+    }
+
+    [[nodiscard]] static double squared_distance(const double* a, const double* b, std::size_t d) {
+        double s = 0.0;
+        for (std::size_t j = 0; j < d; ++j) s += (a[j] - b[j]) * (a[j] - b[j]);
+        return s;
+    }
+
+    // The next Sobol point that does not repeat a trial's configuration (64 tries, then any).
+    [[nodiscard]] std::vector<double> space_filling() {
+        std::vector<double> u(dims_);
+        for (int attempt = 0; attempt < 64; ++attempt) {
+            design_.point(static_cast<std::uint32_t>(next_design_++), u);
+            round(u.data());
+            const bool repeat = std::any_of(trials_.begin(), trials_.end(), [&](const TrialData& t) {
+                return squared_distance(t.u.data(), u.data(), dims_) < 1e-18;
+            });
+            if (!repeat) break;
+        }
+        return u;
+    }
+
+    [[nodiscard]] std::vector<double> fallback(TrialId id, const std::string& key, const std::string& text) {
+        note(id, key, text + "; suggesting a space-filling point");
+        return space_filling();
+    }
+
+    [[nodiscard]] std::vector<double> suggest(TrialId id) {
+        std::vector<std::size_t> observed, failed, pending;
+        for (std::size_t i = 0; i < trials_.size(); ++i) {
+            switch (trials_[i].state) {
+                case State::Observed: observed.push_back(i); break;
+                case State::Failed: failed.push_back(i); break;
+                case State::Pending: pending.push_back(i); break;
+            }
+        }
+        if (observed.size() < 2)
+            return fallback(id, "few", fmt::format("{} of {} finished trials have a finite loss, the model needs 2",
+                                                   observed.size(), observed.size() + failed.size()));
+        double worst = -std::numeric_limits<double>::infinity();
+        double lowest = std::numeric_limits<double>::infinity();
+        for (auto i : observed) {
+            worst = std::max(worst, trials_[i].loss);
+            lowest = std::min(lowest, trials_[i].loss);
+        }
+        if (!(worst > lowest))
+            return fallback(id, "constant",
+                            fmt::format("all {} finite losses are equal ({}): nothing for a model to learn",
+                                        observed.size(), worst));
+
+        // Results, failed trials at the worst loss, capped: best half, then the most recent.
+        std::vector<std::pair<std::size_t, double>> results;
+        for (auto i : observed) results.emplace_back(i, trials_[i].loss);
+        for (auto i : failed) results.emplace_back(i, worst);
+        const std::size_t count = results.size();
+        auto chosen = select(results, options_.max_model_points);
+        if (chosen.size() < count)
+            note(id, "cap", fmt::format("the model uses {} of {} results (the best {} and the most recent)",
+                                        chosen.size(), count, options_.max_model_points / 2));
+
+        const auto n = static_cast<Eigen::Index>(chosen.size());
+        const auto d = static_cast<Eigen::Index>(dims_);
+        Eigen::MatrixXd x(n, d);
+        Eigen::VectorXd y(n);
+        for (Eigen::Index r = 0; r < n; ++r) {
+            const auto& [i, loss] = chosen[static_cast<std::size_t>(r)];
+            for (Eigen::Index c = 0; c < d; ++c) x(r, c) = trials_[i].u[static_cast<std::size_t>(c)];
+            y[r] = loss;
+        }
+        detail::GaussianProcess gp;
+        gp.set_data(x, y);
+
+        const bool refit = !hyper_ || (count > last_fit_count_ &&
+                                       (count < refit_always_below || count >= last_fit_count_ + options_.refit_every));
+        if (refit) fit_hyperparameters(id, chosen, count);
+        if (!gp.condition(*hyper_))
+            return fallback(id, "cholesky", "the covariance matrix could not be factorised even with jitter");
+
+        // Kriging believer: pending points enter with the posterior mean as their loss.
+        detail::GaussianProcess model_with_pending;
+        const detail::GaussianProcess* model = &gp;
+        Eigen::MatrixXd px(static_cast<Eigen::Index>(pending.size()), d);
+        for (std::size_t p = 0; p < pending.size(); ++p)
+            for (Eigen::Index c = 0; c < d; ++c)
+                px(static_cast<Eigen::Index>(p), c) = trials_[pending[p]].u[static_cast<std::size_t>(c)];
+        double best = gp.standardised_outputs().minCoeff();
+        if (!pending.empty()) {
+            Eigen::VectorXd fantasy = gp.mean_from(gp.cross_kernel(px));
+            best = std::min(best, fantasy.minCoeff());
+            Eigen::MatrixXd xa(n + px.rows(), d);
+            xa << x, px;
+            Eigen::VectorXd ya(n + px.rows());
+            ya << y, (fantasy.array() * gp.output_scale() + gp.output_mean()).matrix();
+            model_with_pending.set_data(std::move(xa), ya, gp.output_mean(), gp.output_scale());
+            if (model_with_pending.condition(*hyper_)) model = &model_with_pending;
+            else note(id, "pending-cholesky", "the model with pending trials could not be factorised; ignoring them");
+        }
+
+        auto pick = maximise_acquisition(id, *model, best, observed, px);
+        if (!pick)
+            return fallback(id, "excluded",
+                            "every candidate repeats an evaluated configuration or is next to a pending one");
+        return *pick;
+    }
+
+    // The results the model uses: all when they fit, else the best half and the most recent.
+    [[nodiscard]] static std::vector<std::pair<std::size_t, double>> select(
+        std::vector<std::pair<std::size_t, double>> results, std::size_t cap) {
+        if (results.size() <= cap) return results;
+        std::sort(results.begin(), results.end(), [](const auto& a, const auto& b) {
+            return a.second < b.second || (a.second == b.second && a.first < b.first);
+        });
+        const std::size_t best = cap / 2;
+        std::vector<std::pair<std::size_t, double>> out(results.begin(), results.begin() + static_cast<std::ptrdiff_t>(best));
+        std::sort(results.begin() + static_cast<std::ptrdiff_t>(best), results.end(),
+                  [](const auto& a, const auto& b) { return a.first > b.first; });
+        out.insert(out.end(), results.begin() + static_cast<std::ptrdiff_t>(best),
+                   results.begin() + static_cast<std::ptrdiff_t>(cap));
+        return out;
+    }
+
+    void fit_hyperparameters(TrialId id, const std::vector<std::pair<std::size_t, double>>& chosen, std::size_t count) {
+        auto subset = select(chosen, fit_points);
+        const auto n = static_cast<Eigen::Index>(subset.size());
+        const auto d = static_cast<Eigen::Index>(dims_);
+        Eigen::MatrixXd x(n, d);
+        Eigen::VectorXd y(n);
+        for (Eigen::Index r = 0; r < n; ++r) {
+            const auto& [i, loss] = subset[static_cast<std::size_t>(r)];
+            for (Eigen::Index c = 0; c < d; ++c) x(r, c) = trials_[i].u[static_cast<std::size_t>(c)];
+            y[r] = loss;
+        }
+        detail::GaussianProcess gp;
+        gp.set_data(std::move(x), y);
+
+        detail::GpPrior prior;
+        prior.log_lengthscale_mean = std::log(0.5 * std::sqrt(static_cast<double>(dims_)));
+        std::vector<detail::GpHyperparameters> starts;
+        // Few results: the prior's mean and two random starts (plus the last fit). Later: the last
+        // fit, and one other start that alternates between the prior's mean and a random one.
+        const bool early = count < refit_always_below || !hyper_;
+        if (hyper_) starts.push_back(*hyper_);
+        if (early || fits_ % 2 == 0) starts.push_back(prior.mean(d));
+        detail::SplitMix rng(detail::hash3(ctx_.seed, stream_fit, id));
+        const int randoms = early ? 2 : (fits_ % 2 == 1 ? 1 : 0);
+        for (int s = 0; s < randoms; ++s) {
+            detail::GpHyperparameters h = prior.mean(d);
+            for (Eigen::Index i = 0; i < d; ++i) h.log_lengthscales[i] += 2.0 * (rng.uniform() - 0.5) * 1.5;
+            h.log_signal_variance += 2.0 * (rng.uniform() - 0.5);
+            h.log_noise_variance += 4.0 * (rng.uniform() - 0.5) * 2.0;
+            starts.push_back(std::move(h));
+        }
+        auto result = gp.fit(starts, prior, early ? 40 : 25);
+        ++fits_;
+        last_fit_count_ = count;
+        if (result.ok) hyper_ = result.hyperparameters;
+        else if (!hyper_) {
+            hyper_ = prior.mean(d);
+            note(id, "fit", "the hyperparameter fit found no finite likelihood; using the prior's mean");
+        }
+    }
+
+    [[nodiscard]] std::optional<std::vector<double>> maximise_acquisition(TrialId id,
+                                                                          const detail::GaussianProcess& gp,
+                                                                          double best,
+                                                                          const std::vector<std::size_t>& observed,
+                                                                          const Eigen::MatrixXd& pending) {
+        const auto d = static_cast<Eigen::Index>(dims_);
+        const std::size_t parents = std::min(local_parents, observed.size());
+        const std::size_t local = parents == 0 ? 0 : options_.candidates / 8;
+        const auto m = static_cast<Eigen::Index>(options_.candidates + local);
+        Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> c(m, d);
+
+        // Quasi-random candidates: a fresh block of the sequence for every trial.
+        const std::uint64_t base = static_cast<std::uint64_t>(id) * options_.candidates;
+        for (std::size_t i = 0; i < options_.candidates; ++i) {
+            double* row = c.row(static_cast<Eigen::Index>(i)).data();
+            for (std::size_t j = 0; j < dims_; ++j)
+                row[j] = candidate_sequence_.at(static_cast<std::uint32_t>(base + i), j);
+            round(row);
+        }
+        // Local candidates around the best results, at several scales, some along one coordinate.
+        if (local > 0) {
+            std::vector<std::size_t> best_trials = observed;
+            std::partial_sort(best_trials.begin(), best_trials.begin() + static_cast<std::ptrdiff_t>(parents),
+                              best_trials.end(), [&](std::size_t a, std::size_t b) {
+                                  return trials_[a].loss < trials_[b].loss || (trials_[a].loss == trials_[b].loss && a < b);
+                              });
+            detail::SplitMix rng(detail::hash3(ctx_.seed, stream_local, id));
+            static constexpr double scales[] = {0.01, 0.03, 0.1, 0.3};
+            for (std::size_t i = 0; i < local; ++i) {
+                double* row = c.row(static_cast<Eigen::Index>(options_.candidates + i)).data();
+                const auto& parent = trials_[best_trials[i % parents]].u;
+                const double scale = scales[(i / parents) % 4];
+                const bool one_coordinate = (i / parents / 4) % 2 == 1;
+                const auto only = static_cast<std::size_t>(rng.uniform() * static_cast<double>(dims_));
+                for (std::size_t j = 0; j < dims_; ++j) {
+                    double z = gaussian(rng);
+                    row[j] = parent[j] + ((one_coordinate && j != only) ? 0.0 : (one_coordinate ? 3.0 : 1.0) * scale * z);
+                }
+                round(row);
+            }
+        }
+
+        Eigen::MatrixXd cm = c;
+        Eigen::MatrixXd cross = gp.cross_kernel(cm);
+        Eigen::VectorXd mean = gp.mean_from(cross);
+        Eigen::VectorXd bound = gp.variance_bound_from(cross);
+        const double repeat_level = gp.signal_variance() * (1.0 - 1e-9);
+        const double radius2 = pending_radius * pending_radius;
+        auto excluded = [&](const double* row) {
+            for (Eigen::Index p = 0; p < pending.rows(); ++p) {
+                double s = 0.0;
+                for (Eigen::Index j = 0; j < d; ++j) s += (row[j] - pending(p, j)) * (row[j] - pending(p, j));
+                if (s < radius2) return true;
+            }
+            return false;
+        };
+
+        constexpr double ninf = -std::numeric_limits<double>::infinity();
+        std::vector<double> upper(static_cast<std::size_t>(m), ninf);
+        std::vector<Eigen::Index> order;
+        order.reserve(static_cast<std::size_t>(m));
+        for (Eigen::Index i = 0; i < m; ++i) {
+            if (cross.row(i).maxCoeff() >= repeat_level || excluded(c.row(i).data())) continue;
+            upper[static_cast<std::size_t>(i)] = detail::log_expected_improvement(mean[i], sd_of(bound[i]), best);
+            order.push_back(i);
+        }
+        if (order.empty()) return std::nullopt;
+        std::sort(order.begin(), order.end(), [&](Eigen::Index a, Eigen::Index b) {
+            return upper[static_cast<std::size_t>(a)] > upper[static_cast<std::size_t>(b)] ||
+                   (upper[static_cast<std::size_t>(a)] == upper[static_cast<std::size_t>(b)] && a < b);
+        });
+
+        // Exact log EI, block by block, while the bound of the next candidate can still make the top.
+        std::vector<std::pair<double, Eigen::Index>> top;  // best first
+        constexpr Eigen::Index block = 128;
+        const std::size_t exact_limit = std::min(order.size(), std::max<std::size_t>(256, options_.candidates / 8));
+        for (std::size_t start = 0; start < exact_limit;) {
+            if (top.size() >= refine_starts && upper[static_cast<std::size_t>(order[start])] <= top.back().first) break;
+            const std::size_t stop = std::min(exact_limit, start + static_cast<std::size_t>(block));
+            Eigen::MatrixXd sub(static_cast<Eigen::Index>(stop - start), cross.cols());
+            for (std::size_t k = start; k < stop; ++k) sub.row(static_cast<Eigen::Index>(k - start)) = cross.row(order[k]);
+            Eigen::VectorXd var = gp.variance_from(sub);
+            for (std::size_t k = start; k < stop; ++k) {
+                const Eigen::Index i = order[k];
+                const double value =
+                    detail::log_expected_improvement(mean[i], sd_of(var[static_cast<Eigen::Index>(k - start)]), best);
+                top.emplace_back(value, i);
+            }
+            std::sort(top.begin(), top.end(), [](const auto& a, const auto& b) {
+                return a.first > b.first || (a.first == b.first && a.second < b.second);
+            });
+            if (top.size() > refine_starts) top.resize(refine_starts);
+            start = stop;
+        }
+
+        std::vector<double> winner(c.row(top.front().second).data(), c.row(top.front().second).data() + dims_);
+        double winner_value = top.front().first;
+        if (!continuous_.empty()) {
+            for (const auto& [value, i] : top) {
+                std::vector<double> u(c.row(i).data(), c.row(i).data() + dims_);
+                double refined = refine(gp, best, u, value, excluded);
+                if (refined > winner_value) {
+                    winner_value = refined;
+                    winner = u;
+                }
+            }
+        }
+        (void)id;
+        return winner;
+    }
+
+    [[nodiscard]] static double sd_of(double var) { return std::sqrt(std::max(var, 1e-16)); }
+
+    [[nodiscard]] static double gaussian(detail::SplitMix& rng) {
+        const double u1 = std::max(rng.uniform(), 1e-300);
+        const double u2 = rng.uniform();
+        return std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * 3.141592653589793 * u2);
+    }
+
+    // L-BFGS-B on the continuous coordinates of u (the others stay), maximising log EI. Replaces u
+    // with the best admissible point evaluated and returns its value (or `value` when none beat it).
+    template <class Excluded>
+    [[nodiscard]] double refine(const detail::GaussianProcess& gp, double best, std::vector<double>& u, double value,
+                                const Excluded& excluded) const {
+        const auto k = static_cast<Eigen::Index>(continuous_.size());
+        struct Objective {
+            const Bayesian& self;
+            const detail::GaussianProcess& gp;
+            double best;
+            const Excluded& excluded;
+            Eigen::VectorXd full;
+            double best_value;
+            Eigen::VectorXd best_point;
+            double operator()(const Eigen::VectorXd& z, Eigen::VectorXd& grad) {
+                for (Eigen::Index i = 0; i < z.size(); ++i) full[static_cast<Eigen::Index>(self.continuous_[static_cast<std::size_t>(i)])] = z[i];
+                double mean = 0.0, var = 0.0;
+                Eigen::VectorXd dmean, dvar;
+                gp.predict_with_gradient(full, mean, var, dmean, dvar);
+                double sd = sd_of(var);
+                Eigen::VectorXd dsd = var > 1e-16 ? Eigen::VectorXd(dvar / (2.0 * sd)) : Eigen::VectorXd::Zero(dvar.size());
+                const double zz = (best - mean) / sd;
+                const auto lh = detail::log_h(zz);
+                const double value = std::log(sd) + lh.log_h;
+                // d log EI = dsd / sd + ratio * dz,  dz = (-dmean - z dsd) / sd
+                Eigen::VectorXd g = dsd / sd + lh.ratio * ((-dmean - zz * dsd) / sd);
+                grad.resize(z.size());
+                for (Eigen::Index i = 0; i < z.size(); ++i) grad[i] = -g[static_cast<Eigen::Index>(self.continuous_[static_cast<std::size_t>(i)])];
+                if (!std::isfinite(value) || !grad.allFinite()) {
+                    grad.setZero();
+                    return 1e300;
+                }
+                if (value > best_value && !excluded(full.data())) {
+                    best_value = value;
+                    best_point = full;
+                }
+                return -value;
+            }
+        };
+        Eigen::VectorXd full = Eigen::Map<const Eigen::VectorXd>(u.data(), static_cast<Eigen::Index>(u.size()));
+        Objective objective{*this, gp, best, excluded, full, value, Eigen::VectorXd()};
+        Eigen::VectorXd z(k);
+        for (Eigen::Index i = 0; i < k; ++i) z[i] = u[continuous_[static_cast<std::size_t>(i)]];
+        LBFGSpp::LBFGSBParam<double> param;
+        param.max_iterations = 15;
+        param.epsilon = 1e-6;
+        param.max_linesearch = 20;
+        LBFGSpp::LBFGSBSolver<double> solver(param);
+        double fx = 0.0;
+        try {
+            (void)solver.minimize(objective, z, fx, Eigen::VectorXd::Zero(k), Eigen::VectorXd::Ones(k));
+        } catch (const std::exception&) {
+            // a failed line search: the best point seen still counts
+        }
+        if (objective.best_point.size() == 0) return value;
+        u.assign(objective.best_point.data(), objective.best_point.data() + objective.best_point.size());
+        return objective.best_value;
+    }
+
+    BayesianOptions options_;
+    SearchSpace space_;
+    StrategyContext ctx_;
+    std::size_t dims_ = 0;
+    std::vector<ParameterSpec> specs_;
+    std::vector<std::size_t> continuous_;  // coordinates refined by L-BFGS-B
+    std::size_t initial_ = 0;
+    detail::ScrambledSobol design_{0, 0};
+    detail::ScrambledSobol candidate_sequence_{0, 0};
+    std::uint64_t next_design_ = 0;
+    std::vector<TrialData> trials_;
+    std::vector<std::string> notes_;
+    std::string last_note_;
+    std::optional<detail::GpHyperparameters> hyper_;
+    std::size_t last_fit_count_ = 0;
+    std::size_t fits_ = 0;
+};
+
+}  // namespace hypertune

@@ -1,0 +1,256 @@
+// SPDX-License-Identifier: MIT
+#include <hypertune/detail/gaussian_process.hpp>
+#include <hypertune/detail/sobol.hpp>
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <numbers>
+#include <vector>
+
+namespace hd = hypertune::detail;
+
+namespace {
+
+// 12 points of a scrambled Sobol sequence in 2-D with y = sin(6 x0) + x1^2.
+void sample_data(Eigen::MatrixXd& x, Eigen::VectorXd& y, int n = 12) {
+    hd::ScrambledSobol sobol(2, 7);
+    x.resize(n, 2);
+    y.resize(n);
+    for (int i = 0; i < n; ++i) {
+        x(i, 0) = sobol.at(static_cast<std::uint32_t>(i), 0);
+        x(i, 1) = sobol.at(static_cast<std::uint32_t>(i), 1);
+        y[i] = std::sin(6.0 * x(i, 0)) + x(i, 1) * x(i, 1);
+    }
+}
+
+hd::GpHyperparameters hyper(double l0, double l1, double sf2, double sn2) {
+    hd::GpHyperparameters h;
+    h.log_lengthscales = Eigen::Vector2d(std::log(l0), std::log(l1));
+    h.log_signal_variance = std::log(sf2);
+    h.log_noise_variance = std::log(sn2);
+    return h;
+}
+
+}  // namespace
+
+TEST_CASE("scrambled Sobol: points in (0,1), stratified, deterministic for a seed") {
+    hd::ScrambledSobol a(5, 42), b(5, 42), c(5, 43);
+    // The first 16 points of each coordinate put exactly one point in each sixteenth (a (0,4,s)-net
+    // property that Owen scrambling keeps).
+    for (std::size_t j = 0; j < 5; ++j) {
+        std::vector<int> cells(16, 0);
+        for (std::uint32_t i = 0; i < 16; ++i) {
+            double u = a.at(i, j);
+            REQUIRE(u > 0.0);
+            REQUIRE(u < 1.0);
+            ++cells[static_cast<std::size_t>(u * 16.0)];
+            CHECK(u == b.at(i, j));
+        }
+        CHECK(std::all_of(cells.begin(), cells.end(), [](int k) { return k == 1; }));
+    }
+    CHECK(a.at(3, 2) != c.at(3, 2));
+    // 2-D stratification of coordinates 0 and 1: 16 points, one per 4x4 cell.
+    std::vector<int> grid(16, 0);
+    for (std::uint32_t i = 0; i < 16; ++i)
+        ++grid[static_cast<std::size_t>(a.at(i, 0) * 4) * 4 + static_cast<std::size_t>(a.at(i, 1) * 4)];
+    CHECK(std::all_of(grid.begin(), grid.end(), [](int k) { return k == 1; }));
+    // Past the table: hashed uniforms, still in (0,1) and deterministic.
+    hd::ScrambledSobol wide(40, 1);
+    CHECK(wide.at(5, 39) >= 0.0);
+    CHECK(wide.at(5, 39) < 1.0);
+    CHECK(wide.at(5, 39) == hd::ScrambledSobol(40, 1).at(5, 39));
+}
+
+TEST_CASE("log EI matches the direct formula where that is accurate and stays finite far below") {
+    for (double z : {-0.9, -0.5, 0.0, 0.7, 2.0, 5.0}) {
+        double h = z * hd::normal_cdf(z) + hd::normal_pdf(z);
+        CHECK(hd::log_h(z).log_h == doctest::Approx(std::log(h)).epsilon(1e-12));
+        CHECK(hd::log_h(z).ratio == doctest::Approx(hd::normal_cdf(z) / h).epsilon(1e-10));
+    }
+    // Continuity across the branch points (-1 and -30), to 1e-9 relative.
+    CHECK(hd::log_h(-1.0 - 1e-12).log_h == doctest::Approx(hd::log_h(-1.0).log_h).epsilon(1e-9));
+    CHECK(hd::log_h(-30.0 + 1e-9).log_h == doctest::Approx(hd::log_h(-30.0).log_h).epsilon(1e-9));
+    CHECK(hd::log_h(-30.0 + 1e-9).ratio == doctest::Approx(hd::log_h(-30.0).ratio).epsilon(1e-6));
+    // Direct value at z = -5 where h is still representable: 5.3e-8 (h = phi(5) - 5 Phi(-5)).
+    double h5 = hd::normal_pdf(-5.0) - 5.0 * hd::normal_cdf(-5.0);
+    CHECK(hd::log_h(-5.0).log_h == doctest::Approx(std::log(h5)).epsilon(1e-6));
+    // Far below: h underflows to 0 but log h ~ -z^2/2 - log(2 pi)/2 - 2 log|z| stays finite and monotone.
+    double far = hd::log_h(-1e3).log_h;
+    CHECK(std::isfinite(far));
+    CHECK(far == doctest::Approx(-0.5e6 - 0.5 * std::log(2.0 * std::numbers::pi) - 2.0 * std::log(1e3)).epsilon(1e-9));
+    CHECK(hd::log_h(-40.0).log_h < hd::log_h(-39.0).log_h);
+    CHECK(hd::log_h(-10.0).log_h < hd::log_h(-9.0).log_h);
+}
+
+TEST_CASE("GP predicts its training points (low noise) and reverts to the prior mean far away") {
+    Eigen::MatrixXd x;
+    Eigen::VectorXd y;
+    sample_data(x, y);
+    hd::GaussianProcess gp;
+    gp.set_data(x, y);
+    REQUIRE_FALSE(gp.constant_outputs());
+    REQUIRE(gp.condition(hyper(0.3, 0.5, 1.0, 1e-8)));
+    Eigen::VectorXd mean, var;
+    gp.predict(x, mean, var);
+    for (Eigen::Index i = 0; i < x.rows(); ++i) {
+        CHECK(mean[i] == doctest::Approx(y[i]).epsilon(1e-4).scale(1.0));
+        CHECK(var[i] < 1e-5);
+    }
+    // 20 length scales away the correlation is ~e^-45: the mean is the outputs' mean and the
+    // variance the signal variance times scale^2.
+    Eigen::MatrixXd far(1, 2);
+    far << 10.0, 10.0;
+    gp.predict(far, mean, var);
+    CHECK(mean[0] == doctest::Approx(y.mean()).epsilon(1e-9));
+    const double scale2 = gp.output_scale() * gp.output_scale();
+    CHECK(var[0] == doctest::Approx(scale2).epsilon(1e-9));
+}
+
+TEST_CASE("GP log marginal likelihood gradient matches central finite differences") {
+    Eigen::MatrixXd x;
+    Eigen::VectorXd y;
+    sample_data(x, y);
+    hd::GaussianProcess gp;
+    gp.set_data(x, y);
+    for (const auto& h : {hyper(0.3, 0.5, 1.0, 1e-2), hyper(1.5, 0.1, 0.4, 1e-4), hyper(0.05, 3.0, 2.0, 0.3)}) {
+        Eigen::VectorXd theta = h.pack();
+        Eigen::VectorXd grad;
+        const double lml = gp.log_marginal_likelihood(theta, &grad);
+        REQUIRE(std::isfinite(lml));
+        for (Eigen::Index i = 0; i < theta.size(); ++i) {
+            const double step = 1e-5;
+            Eigen::VectorXd plus = theta, minus = theta;
+            plus[i] += step;
+            minus[i] -= step;
+            const double fd = (gp.log_marginal_likelihood(plus, nullptr) - gp.log_marginal_likelihood(minus, nullptr)) /
+                              (2.0 * step);
+            INFO("parameter " << i);
+            CHECK(grad[i] == doctest::Approx(fd).epsilon(1e-5).scale(1e-3));
+        }
+    }
+    // The prior's gradient too.
+    hd::GpPrior prior;
+    Eigen::VectorXd theta = hyper(0.2, 0.7, 1.3, 1e-3).pack();
+    Eigen::VectorXd grad;
+    (void)hd::GaussianProcess::log_prior(theta, prior, &grad);
+    for (Eigen::Index i = 0; i < theta.size(); ++i) {
+        Eigen::VectorXd plus = theta, minus = theta;
+        plus[i] += 1e-5;
+        minus[i] -= 1e-5;
+        const double fd = (hd::GaussianProcess::log_prior(plus, prior, nullptr) -
+                           hd::GaussianProcess::log_prior(minus, prior, nullptr)) / 2e-5;
+        CHECK(grad[i] == doctest::Approx(fd).epsilon(1e-6));
+    }
+}
+
+TEST_CASE("GP prediction gradients match finite differences") {
+    Eigen::MatrixXd x;
+    Eigen::VectorXd y;
+    sample_data(x, y);
+    hd::GaussianProcess gp;
+    gp.set_data(x, y);
+    REQUIRE(gp.condition(hyper(0.3, 0.5, 1.0, 1e-3)));
+    Eigen::VectorXd p(2);
+    p << 0.37, 0.61;
+    double mean = 0, var = 0;
+    Eigen::VectorXd dmean, dvar;
+    gp.predict_with_gradient(p, mean, var, dmean, dvar);
+    Eigen::VectorXd m, v;
+    gp.predict_standardised(p.transpose(), m, v);
+    CHECK(mean == doctest::Approx(m[0]).epsilon(1e-10));
+    CHECK(var == doctest::Approx(v[0]).epsilon(1e-8));
+    for (Eigen::Index i = 0; i < 2; ++i) {
+        Eigen::VectorXd a = p, b = p;
+        a[i] += 1e-6;
+        b[i] -= 1e-6;
+        double ma = 0, va = 0, mb = 0, vb = 0;
+        Eigen::VectorXd t1, t2;
+        gp.predict_with_gradient(a, ma, va, t1, t2);
+        gp.predict_with_gradient(b, mb, vb, t1, t2);
+        CHECK(dmean[i] == doctest::Approx((ma - mb) / 2e-6).epsilon(1e-5).scale(1e-4));
+        CHECK(dvar[i] == doctest::Approx((va - vb) / 2e-6).epsilon(1e-5).scale(1e-4));
+    }
+    // The cheap variance bound is an upper bound of the exact variance.
+    Eigen::MatrixXd probe(50, 2);
+    hd::ScrambledSobol s(2, 99);
+    for (Eigen::Index i = 0; i < 50; ++i) probe.row(i) << s.at(static_cast<std::uint32_t>(i), 0), s.at(static_cast<std::uint32_t>(i), 1);
+    Eigen::MatrixXd cross = gp.cross_kernel(probe);
+    Eigen::VectorXd exact = gp.variance_from(cross);
+    Eigen::VectorXd bound = gp.variance_bound_from(cross);
+    for (Eigen::Index i = 0; i < 50; ++i) CHECK(bound[i] >= exact[i] - 1e-12);
+}
+
+TEST_CASE("GP Cholesky recovers from duplicate points with zero noise by adding jitter") {
+    Eigen::MatrixXd x(6, 2);
+    x << 0.1, 0.2, 0.1, 0.2, 0.1, 0.2, 0.5, 0.5, 0.9, 0.3, 0.9, 0.3;
+    Eigen::VectorXd y(6);
+    y << 1.0, 1.1, 0.9, 2.0, 3.0, 3.0;
+    hd::GaussianProcess gp;
+    gp.set_data(x, y);
+    hd::GpHyperparameters h = hyper(0.3, 0.3, 1.0, 1e-300);  // effectively no noise: K is singular
+    REQUIRE(gp.condition(h));
+    CHECK(gp.jitter() > 0.0);
+    Eigen::VectorXd mean, var;
+    gp.predict(x, mean, var);
+    CHECK(mean.allFinite());
+    CHECK(var.allFinite());
+    // The duplicated point is predicted near its observations' average.
+    CHECK(mean[0] == doctest::Approx(1.0).epsilon(0.05));
+    // Fitting with duplicates works too and keeps the noise within its bounds.
+    auto fit = gp.fit({hd::GpPrior{}.mean(2)}, hd::GpPrior{});
+    REQUIRE(fit.ok);
+    CHECK(std::exp(fit.hyperparameters.log_noise_variance) >= 1e-6 * (1 - 1e-9));
+    CHECK(gp.condition(fit.hyperparameters));
+}
+
+TEST_CASE("GP standardisation: constant outputs are flagged and predicted exactly, without NaN") {
+    Eigen::MatrixXd x;
+    Eigen::VectorXd y;
+    sample_data(x, y, 6);
+    y.setConstant(4.25);
+    hd::GaussianProcess gp;
+    gp.set_data(x, y);
+    CHECK(gp.constant_outputs());
+    CHECK(gp.output_scale() == 1.0);
+    CHECK(gp.output_mean() == 4.25);
+    REQUIRE(gp.condition(hyper(0.3, 0.3, 1.0, 1e-4)));
+    Eigen::MatrixXd probe(2, 2);
+    probe << 0.3, 0.3, 5.0, 5.0;
+    Eigen::VectorXd mean, var;
+    gp.predict(probe, mean, var);
+    CHECK(mean[0] == doctest::Approx(4.25));
+    CHECK(mean[1] == doctest::Approx(4.25));
+    CHECK(var.allFinite());
+    // Non-constant outputs are standardised to mean 0 and standard deviation 1.
+    sample_data(x, y);
+    gp.set_data(x, y);
+    const auto& z = gp.standardised_outputs();
+    CHECK(z.mean() == doctest::Approx(0.0).scale(1.0));
+    CHECK(std::sqrt(z.array().square().mean()) == doctest::Approx(1.0));
+}
+
+TEST_CASE("GP hyperparameter fit improves the log posterior and finds the relevant dimension") {
+    // y depends on x0 only: the fitted length scale of x1 must be much longer than that of x0.
+    hd::ScrambledSobol s(2, 3);
+    const int n = 30;
+    Eigen::MatrixXd x(n, 2);
+    Eigen::VectorXd y(n);
+    for (int i = 0; i < n; ++i) {
+        x(i, 0) = s.at(static_cast<std::uint32_t>(i), 0);
+        x(i, 1) = s.at(static_cast<std::uint32_t>(i), 1);
+        y[i] = std::sin(6.0 * x(i, 0));
+    }
+    hd::GaussianProcess gp;
+    gp.set_data(x, y);
+    hd::GpPrior prior;
+    auto start = prior.mean(2);
+    Eigen::VectorXd g;
+    const double before = gp.log_marginal_likelihood(start.pack(), nullptr) +
+                          hd::GaussianProcess::log_prior(start.pack(), prior, &g);
+    auto fit = gp.fit({start}, prior);
+    REQUIRE(fit.ok);
+    CHECK(fit.log_posterior > before);
+    CHECK(fit.hyperparameters.log_lengthscales[1] > fit.hyperparameters.log_lengthscales[0] + 1.0);
+}
