@@ -4,20 +4,26 @@
 // lines it prints. ASHA stops poor trials early (their whole process group gets SIGTERM); two
 // trials run at a time. Swap the command for `mpirun -n 4 ./train ...` and nothing else changes.
 //
-//   command_tuning [path/to/train_program]   (default: train_program next to this program)
+//   command_tuning [path/to/train_program] [--report]   (default: train_program next to this program)
 #include <hypertune/command_objective.hpp>
 #include <hypertune/hypertune.hpp>
+#include <hypertune/report.hpp>
 #include <hypertune/strategies/asha.hpp>
 
 #include <cstdlib>
 #include <filesystem>
 #include <string>
+#include <string_view>
 
 namespace ht = hypertune;
 
 int main(int argc, char** argv) {
-    std::string trainer = argc > 1 ? argv[1]
-                                   : (std::filesystem::read_symlink("/proc/self/exe").parent_path() / "train_program").string();
+    std::string trainer = (std::filesystem::read_symlink("/proc/self/exe").parent_path() / "train_program").string();
+    bool report = false;
+    for (int i = 1; i < argc; ++i) {
+        if (std::string_view(argv[i]) == "--report") report = true;
+        else trainer = argv[i];
+    }
 
     ht::SearchSpace space;
     space.add(ht::ContinuousParameter("learning_rate", 1e-4, 1.0));  // Auto: log scale
@@ -44,5 +50,6 @@ int main(int argc, char** argv) {
     const auto& best = result.best();
     fmt::print("best trial's output: command_tuning_logs/trial-{}.log\n", best.id);
     result.to_csv("command_tuning_trials.csv");
+    if (report) ht::write_report(result, "command_tuning_report.html");
     return 0;
 }

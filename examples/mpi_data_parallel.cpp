@@ -18,6 +18,7 @@
 
 #include <hypertune/hypertune.hpp>
 #include <hypertune/mpi.hpp>
+#include <hypertune/report.hpp>
 #include <hypertune/strategies/asha.hpp>
 
 #include "mpi/softmax_sgd.hpp"
@@ -31,6 +32,7 @@
 #include <cstdlib>
 #include <exception>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -103,7 +105,12 @@ int main(int argc, char** argv) {
         return 2;
     }
     const bool quick = std::getenv("HYPERTUNE_CTEST") != nullptr;  // ctest: fewer trials
-    const std::string dir = argc > 1 ? argv[1] : HYPERTUNE_FASHION_MNIST_DIR;
+    std::string dir = HYPERTUNE_FASHION_MNIST_DIR;
+    bool report = false;  // --report: also write report.html (rank 0)
+    for (int i = 1; i < argc; ++i) {
+        if (std::string_view(argv[i]) == "--report") report = true;
+        else dir = argv[i];
+    }
     const int epochs = 6;
     const std::size_t max_jobs = quick ? 12 : 32;
 
@@ -159,6 +166,10 @@ int main(int argc, char** argv) {
                     result.trials().size(), result.count(ht::TrialStatus::Completed),
                     result.count(ht::TrialStatus::Stopped), cost.wall_seconds, result.best().objective,
                     static_cast<unsigned long long>(result.best().id));
+        if (report) {
+            ht::write_report(result, "report.html");
+            std::printf("wrote report.html\n");
+        }
         std::fflush(stdout);
     }
 

@@ -1,15 +1,17 @@
 // SPDX-License-Identifier: MIT
 // Quickstart: tune a trainer written as a lambda, 4 trials at a time, stopping poor ones early.
 #include <hypertune/hypertune.hpp>
+#include <hypertune/report.hpp>
 #include <hypertune/strategies/asha.hpp>
 
 #include <chrono>
 #include <cmath>
+#include <string_view>
 #include <thread>
 
 namespace ht = hypertune;
 
-int main() {
+int main(int argc, char** argv) {
     ht::SearchSpace space;
     auto lr = space.add(ht::ContinuousParameter("learning_rate", 1e-4, 1.0));  // Auto: log scale
     auto depth = space.add(ht::IntegerParameter("max_depth", 1, 10));
@@ -31,4 +33,5 @@ int main() {
 
     fmt::print("{}", result.summary());
     result.to_csv("quickstart_trials.csv");
+    if (argc > 1 && std::string_view(argv[1]) == "--report") ht::write_report(result, "quickstart_report.html");
 }
