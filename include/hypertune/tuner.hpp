@@ -329,6 +329,10 @@ private:
             if (kind == "trial_started" && !e.value("rerun", false)) {
                 auto s = strategy_.ask();
                 auto id = e.at("trial").get<TrialId>();
+                if (!s.runs() && builder.records().size() > options_.max_jobs)
+                    throw InvalidArgument(fmt::format("journal '{}' holds more trials than max_jobs = {}: a resumed run "
+                                                      "may raise max_jobs, not lower it",
+                                                      options_.journal, options_.max_jobs));
                 if (!s.runs() || s.trial != id || s.config.to_json() != builder.records()[builder.index().at(id)].config.to_json())
                     throw diverged(i + 1, fmt::format("the strategy now suggests {} where the journal has trial {}",
                                                       s.runs() ? fmt::format("trial {}", s.trial) : std::string("no trial"), id));

@@ -19,6 +19,7 @@
 #include <thread>
 #include <vector>
 
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -231,6 +232,8 @@ TEST_CASE("a journal from another run, or a damaged one, is refused with the rea
             .fit(trainer),
         doctest::Contains("resuming diverged"), ht::InvalidArgument);
 
+    CHECK_THROWS_WITH_AS((void)ht::Tuner(space(), asha(), options(path, 2)).fit(trainer),
+                         doctest::Contains("holds more trials than max_jobs = 2"), ht::InvalidArgument);
     auto lines = lines_of(path);
     lines[3] = "{\"event\": \"report\", broken";
     write_lines(path, lines, lines.size());
@@ -243,4 +246,38 @@ TEST_CASE("a journal from another run, or a damaged one, is refused with the rea
     fs::remove(path);
     CHECK_THROWS_WITH_AS(ht::Tuner(space(), asha(), options("/nonexistent-dir/run.jsonl", 5)),
                          doctest::Contains("cannot write journal '/nonexistent-dir/run.jsonl'"), ht::IoError);
+}
+
+TEST_CASE("a full disk stops the run cleanly, and what reached the journal is a consistent run") {
+    auto path = temp_journal("full-disk");
+    pid_t child = ::fork();
+    REQUIRE(child >= 0);
+    if (child == 0) {
+        // The file-size limit stands in for a full disk: writes past it fail with EFBIG.
+        std::signal(SIGXFSZ, SIG_IGN);
+        rlimit limit{16 * 1024, 16 * 1024};
+        ::setrlimit(RLIMIT_FSIZE, &limit);
+        int code = 0;
+        try {
+            auto result = ht::Tuner(space(), asha(), options(path, 1000)).fit(trainer);
+            if (result.stop_reason().find("cannot write journal") == std::string::npos) code = 3;
+            if (result.trials().size() >= 1000) code = 4;           // it did stop early
+            if (result.count(ht::TrialStatus::Completed) == 0) code = 5;
+        } catch (...) {
+            code = 6;
+        }
+        ::_exit(code);
+    }
+    int status = 0;
+    ::waitpid(child, &status, 0);
+    REQUIRE(WIFEXITED(status));
+    CHECK(WEXITSTATUS(status) == 0);
+    auto saved = ht::load_result(path);
+    CHECK(!saved.trials().empty());
+    std::set<ht::TrialId> ids;
+    for (const auto& t : saved.trials()) CHECK(ids.insert(t.id).second);
+    // and the run resumes from what was saved (no limit now)
+    auto resumed = ht::Tuner(space(), asha(), options(path, 60)).fit(trainer);
+    CHECK(resumed.trials().size() == 60);
+    fs::remove(path);
 }
