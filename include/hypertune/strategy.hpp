@@ -113,6 +113,13 @@ concept HasMaxResource = requires(const S& s) {
     { s.max_resource() } -> std::convertible_to<Resource>;
 };
 
+/// A strategy that explains its own fallbacks (e.g. a model that could not be fitted); the tuner
+/// shows them as warnings of the result.
+template <class S>
+concept HasNotes = requires(const S& s) {
+    { s.notes() } -> std::convertible_to<const std::vector<std::string>&>;
+};
+
 /// Any Strategy behind one type, so that the tuner is not a template.
 class AnyStrategy {
 public:
@@ -128,6 +135,7 @@ public:
     [[nodiscard]] std::string name() const { return impl_->name(); }
     [[nodiscard]] std::vector<DecisionRecord> take_decisions() { return impl_->take_decisions(); }
     [[nodiscard]] std::optional<Resource> max_resource() const { return impl_->max_resource(); }
+    [[nodiscard]] std::vector<std::string> notes() const { return impl_->notes(); }
 
 private:
     struct Concept {
@@ -139,6 +147,7 @@ private:
         virtual std::string name() const = 0;
         virtual std::vector<DecisionRecord> take_decisions() = 0;
         virtual std::optional<Resource> max_resource() const = 0;
+        virtual std::vector<std::string> notes() const = 0;
     };
 
     template <class S>
@@ -156,6 +165,10 @@ private:
         std::optional<Resource> max_resource() const override {
             if constexpr (HasMaxResource<S>) return static_cast<Resource>(strategy.max_resource());
             else return std::nullopt;
+        }
+        std::vector<std::string> notes() const override {
+            if constexpr (HasNotes<S>) return strategy.notes();
+            else return {};
         }
         S strategy;
     };

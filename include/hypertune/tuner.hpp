@@ -238,6 +238,7 @@ private:
         Result::Setup s = setup_;
         s.stop_reason = stop_reason_;
         s.warnings = warnings_;
+        for (const auto& note : strategy_.notes()) s.warnings.push_back(fmt::format("{}: {}", setup_.strategy, note));
         s.wall_seconds = earlier_wall_ + (end_seconds_ > 0.0 ? end_seconds_ : seconds_since_start());
         if (active_workers_ == 0)
             for (auto& r : out)

@@ -332,3 +332,13 @@ TEST_CASE("Bayesian through the Tuner with max_parallel_jobs 4") {
     CHECK(result.trials().size() == 40);
     CHECK(result.best().objective - branin_min < 0.5);
 }
+
+TEST_CASE("the Bayesian strategy's fallbacks show as warnings of the tuner's result") {
+    ht::Tuner tuner(branin_space(), ht::Bayesian{}, {.max_jobs = 12, .seed = 2});
+    auto result = tuner.fit([](const ht::Config&) { return 3.0; });  // nothing for a model to learn
+    bool explained = std::any_of(result.setup().warnings.begin(), result.setup().warnings.end(), [](const std::string& w) {
+        return w.starts_with("Bayesian: ") && w.find("finite losses are equal") != std::string::npos;
+    });
+    CHECK(explained);
+    CHECK(result.summary().find("warning: Bayesian: ") != std::string::npos);
+}
