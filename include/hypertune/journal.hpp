@@ -43,7 +43,6 @@ inline constexpr int journal_format = 1;
 
 using json = nlohmann::json;
 
-[[nodiscard]] inline json number_or_null(double x) { return std::isfinite(x) ? json(x) : json(nullptr); }
 [[nodiscard]] inline double number_from(const json& j) {
     return j.is_number() ? j.get<double>() : std::numeric_limits<double>::quiet_NaN();
 }

@@ -23,6 +23,15 @@
 
 namespace hypertune {
 
+namespace detail {
+
+/// A finite number as JSON, NaN and infinities as null (JSON has no NaN).
+[[nodiscard]] inline nlohmann::json number_or_null(double x) {
+    return std::isfinite(x) ? nlohmann::json(x) : nlohmann::json(nullptr);
+}
+
+}  // namespace detail
+
 enum class Direction { Minimize, Maximize };
 
 [[nodiscard]] inline std::string_view to_string(Direction d) noexcept {
@@ -242,7 +251,6 @@ public:
     /// the CSV's fields plus its hyperparameters, curve, run segments and decisions.
     [[nodiscard]] nlohmann::ordered_json to_json() const {
         using json = nlohmann::ordered_json;
-        auto number = [](double x) { return std::isfinite(x) ? json(x) : json(nullptr); };
         json j;
         j["metric"] = setup_.metric;
         j["direction"] = std::string(to_string(setup_.direction));
@@ -276,7 +284,7 @@ public:
             json r;
             r["TrainingJobName"] = job_name(t.id);
             r["TrainingJobStatus"] = std::string(to_string(t.status));
-            r["FinalObjectiveValue"] = number(t.objective);
+            r["FinalObjectiveValue"] = detail::number_or_null(t.objective);
             r["TrainingStartTime"] = detail::iso8601(t.start_time());
             r["TrainingEndTime"] = detail::iso8601(t.end_time());
             r["TrainingElapsedTimeSeconds"] = t.elapsed_seconds;
@@ -299,8 +307,8 @@ public:
                                      {"bracket", d.bracket},
                                      {"rung", d.rung},
                                      {"resource", d.resource},
-                                     {"value", number(value_of(d.loss))},
-                                     {"threshold", number(value_of(d.threshold))},
+                                     {"value", detail::number_or_null(value_of(d.loss))},
+                                     {"threshold", detail::number_or_null(value_of(d.threshold))},
                                      {"peers", d.peers},
                                      {"reason", d.reason},
                                      {"explanation", describe(d)}});

@@ -189,7 +189,7 @@ public:
             d = strategy_.report(trial.id(), step, loss_of(value));
             apply_decisions();
         } catch (const std::exception& e) {
-            fatal(fmt::format("strategy '{}' failed in report(): {}", setup_.strategy, e.what()));
+            request_stop(fmt::format("strategy '{}' failed in report(): {}", setup_.strategy, e.what()));
         }
         return d;
     }
@@ -224,8 +224,6 @@ private:
         }
         cv_.notify_all();
     }
-
-    void fatal(std::string why) { request_stop(why); }
 
     // Copies the records while the run goes on; moves them once it has ended.
     [[nodiscard]] Result snapshot() {
@@ -412,10 +410,10 @@ private:
             callback(rec);
         } catch (const std::exception& e) {
             std::lock_guard lk2(mu_);
-            fatal(fmt::format("a trial callback threw: {}", e.what()));
+            request_stop(fmt::format("a trial callback threw: {}", e.what()));
         } catch (...) {
             std::lock_guard lk2(mu_);
-            fatal("a trial callback threw a non-standard exception");
+            request_stop("a trial callback threw a non-standard exception");
         }
     }
 
@@ -437,7 +435,7 @@ private:
                     apply_decisions();
                 }
             } catch (const std::exception& e) {
-                fatal(fmt::format("strategy '{}' failed in ask(): {}", setup_.strategy, e.what()));
+                request_stop(fmt::format("strategy '{}' failed in ask(): {}", setup_.strategy, e.what()));
                 break;
             }
             if (s.kind == Suggestion::Kind::Done) {
@@ -609,7 +607,7 @@ private:
             strategy_.tell(s.trial, outcome);
             apply_decisions();
         } catch (const std::exception& e) {
-            fatal(fmt::format("strategy '{}' failed in tell(): {}", setup_.strategy, e.what()));
+            request_stop(fmt::format("strategy '{}' failed in tell(): {}", setup_.strategy, e.what()));
         }
         if (rec.status != TrialStatus::Paused) checkpoints_.erase(s.trial);
         if (rec.status == TrialStatus::Completed) check_completion(idx, true);

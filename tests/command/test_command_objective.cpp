@@ -473,15 +473,12 @@ TEST_CASE("concurrent trials through the tuner: 4 workers, ASHA, the fake traine
     MESSAGE(fmt::format("{} trials ({} stopped early) in {:.2f} s on 4 workers", result.trials().size(), stopped, seconds));
 }
 
-TEST_CASE("overhead per trial of spawning a trivial command") {
+TEST_CASE("a trivial command run many times gives the same value every time") {
+    // Its cost per trial is measured in bench/bench_command_objective.cpp, not asserted here.
     ht::CommandObjective objective({"/bin/echo", "loss={x}"}, loss_metric());
     const int n = sanitized ? 20 : 100;
-    auto t0 = std::chrono::steady_clock::now();
     for (int i = 0; i < n; ++i) {
         ht::Trial trial(static_cast<ht::TrialId>(i), {}, 1);
         CHECK(objective(config(0.5), trial) == 0.5);
     }
-    double per_trial = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count() / n;
-    MESSAGE(fmt::format("{:.2f} ms per trial of /bin/echo", per_trial));
-    CHECK(per_trial < 50.0);
 }
