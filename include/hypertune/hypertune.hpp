@@ -16,3 +16,4 @@
 #include <hypertune/trial.hpp>
 #include <hypertune/tuner.hpp>
 #include <hypertune/version.hpp>
+#include <hypertune/warm_start.hpp>

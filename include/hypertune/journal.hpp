@@ -185,6 +185,7 @@ public:
             else if (kind == "decision") decision(e);
             else if (kind == "trial_ended") trial_ended(e);
             else if (kind == "warning") setup_.warnings.push_back(e.at("message").get<std::string>());
+            else if (kind == "warm_start") warm_start(e);
             else if (kind == "run_ended") {
                 setup_.stop_reason = e.value("reason", "");
                 close_session();
@@ -246,6 +247,13 @@ private:
         session_open_ = true;
     }
 
+    void warm_start(const json& e) {
+        for (const auto& p : e.at("parents"))
+            setup_.parent_bests.push_back({p.at("parent").get<std::size_t>(), p.at("trial").get<TrialId>(),
+                                           number_from(p.at("objective")),
+                                           space_from_json(p.at("space")).from_json(p.at("config"))});
+    }
+
     void resume(const json& e) {
         close_session();
         session_start_ = e.at("time").get<double>();
@@ -287,6 +295,9 @@ private:
         }
         auto& r = records_[it->second];
         r.status = TrialStatus::Running;
+        // as the tuner does: a promoted trial reports again the steps past resume_from (an overrun)
+        if (s.resume_from > 0 && !e.value("rerun", false))
+            std::erase_if(r.curve, [&](const ReportPoint& p) { return p.step > s.resume_from; });
         double t = e.at("time").get<double>();
         r.segments.push_back({t, std::numeric_limits<double>::quiet_NaN(), e.value("worker", std::size_t{0})});  // open
         running_[id] = std::move(s);

@@ -99,6 +99,22 @@ struct CostSummary {
     Resource full_resource = 0;  ///< the resource one trial has when nothing stops it
 };
 
+/// The best trial of an earlier run this run was warm-started from (AMT's parent tuning job).
+struct ParentBest {
+    std::size_t parent = 0;  ///< index in WarmStart::parents
+    TrialId trial = 0;
+    double objective = std::numeric_limits<double>::quiet_NaN();
+    Config config;  ///< in the parent's search space
+};
+
+/// The best trial over this run and its warm-start parents (AMT's OverallBestTrainingJob).
+struct OverallBest {
+    std::optional<std::size_t> parent;  ///< empty: a trial of this run
+    TrialId trial = 0;
+    double objective = std::numeric_limits<double>::quiet_NaN();
+    Config config;
+};
+
 class Result {
 public:
     struct Setup {
@@ -114,6 +130,7 @@ public:
         double wall_seconds = 0.0;
         std::vector<std::string> parameter_names;
         std::vector<std::string> warnings;  ///< things the run noticed that the user should fix
+        std::vector<ParentBest> parent_bests;  ///< warm-start parents' best trials
     };
 
     Result() = default;
@@ -134,6 +151,29 @@ public:
         return *found;
     }
     [[nodiscard]] bool has_best() const noexcept { return find_best(false) != nullptr; }
+
+    /// best() over this run and the warm-start parents' best trials; a tie goes to this run.
+    /// Throws when neither has a value.
+    [[nodiscard]] OverallBest overall_best() const {
+        OverallBest out;
+        bool found = false;
+        if (has_best()) {
+            const auto& b = best();
+            out = {std::nullopt, b.id, b.objective, b.config};
+            found = true;
+        }
+        for (const auto& p : setup_.parent_bests)
+            if (std::isfinite(p.objective) && (!found || better(p.objective, out.objective))) {
+                out = {p.parent, p.trial, p.objective, p.config};
+                found = true;
+            }
+        if (!found) (void)best();  // throws, saying why
+        return out;
+    }
+    [[nodiscard]] bool has_overall_best() const noexcept {
+        return has_best() || std::any_of(setup_.parent_bests.begin(), setup_.parent_bests.end(),
+                                         [](const ParentBest& p) { return std::isfinite(p.objective); });
+    }
 
     [[nodiscard]] std::size_t count(TrialStatus s) const noexcept {
         return static_cast<std::size_t>(std::count_if(trials_.begin(), trials_.end(), [&](const auto& t) { return t.status == s; }));
@@ -174,6 +214,14 @@ public:
             s += fmt::format("best: trial {}, {} = {:.6g}, {}\n", b.id, setup_.metric, b.objective, b.config);
         } else {
             s += "best: none (no trial produced a value)\n";
+        }
+        if (!setup_.parent_bests.empty() && has_overall_best()) {
+            auto o = overall_best();
+            s += o.parent ? fmt::format("overall best (with {} warm-start parent run{}): parent {} trial {}, {} = {:.6g}, {}\n",
+                                        setup_.parent_bests.size(), setup_.parent_bests.size() == 1 ? "" : "s", *o.parent,
+                                        o.trial, setup_.metric, o.objective, o.config)
+                          : fmt::format("overall best (with {} warm-start parent run{}): this run's\n",
+                                        setup_.parent_bests.size(), setup_.parent_bests.size() == 1 ? "" : "s");
         }
         auto c = cost();
         const auto row = [&](std::string_view label, const std::string& now, const std::string& other) {
@@ -269,6 +317,19 @@ public:
                          {"hyperparameters", b.config.to_json()}};
         } else {
             j["best"] = nullptr;
+        }
+        if (!setup_.parent_bests.empty()) {
+            json parents = json::array();
+            for (const auto& p : setup_.parent_bests)
+                parents.push_back({{"parent", p.parent}, {"TrialId", p.trial},
+                                   {"FinalObjectiveValue", detail::number_or_null(p.objective)},
+                                   {"hyperparameters", p.config.empty() ? json(nullptr) : json(p.config.to_json())}});
+            j["warm_start_parents"] = std::move(parents);
+            if (has_overall_best()) {
+                auto o = overall_best();
+                j["overall_best"] = {{"parent", o.parent ? json(*o.parent) : json(nullptr)}, {"TrialId", o.trial},
+                                     {"FinalObjectiveValue", o.objective}, {"hyperparameters", o.config.to_json()}};
+            }
         }
         auto c = cost();
         j["cost"] = {{"billable_seconds", c.billable_seconds},

@@ -33,6 +33,18 @@ public:
         (add(params), ...);
     }
 
+    /// The space a configuration was made in (e.g. an earlier run's, for warm start).
+    [[nodiscard]] static SearchSpace of(const Config& cfg) {
+        SearchSpace space;
+        auto layout = std::make_shared<detail::Layout>();
+        for (std::size_t i = 0; i < cfg.size(); ++i) {
+            layout->push_back(cfg.parameter(i));
+            if (cfg.parameter(i).tuned()) space.tuned_.push_back(i);
+        }
+        space.layout_ = std::move(layout);
+        return space;
+    }
+
     /// Adds a parameter and returns a typed handle to read it back from a Config.
     template <Parameter P>
     ParameterHandle<typename P::value_type> add(const P& param) {

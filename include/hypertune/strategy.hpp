@@ -120,6 +120,34 @@ concept HasNotes = requires(const S& s) {
     { s.notes() } -> std::convertible_to<const std::vector<std::string>&>;
 };
 
+/// How a new run uses the trials of earlier runs (AMT's warm-start types).
+enum class WarmStartType {
+    /// Same data and trainer, ranges may change: earlier results are observations of this run's
+    /// objective.
+    IdenticalDataAndAlgorithm,
+    /// Related task (other data, parameters added or removed): earlier results only guide where
+    /// to look first.
+    TransferLearning,
+};
+
+[[nodiscard]] inline std::string_view to_string(WarmStartType t) noexcept {
+    return t == WarmStartType::IdenticalDataAndAlgorithm ? "IdenticalDataAndAlgorithm" : "TransferLearning";
+}
+
+/// An earlier run's trial, translated into this run's search space (warm_start.hpp).
+struct WarmStartObservation {
+    Config config;
+    double loss = std::numeric_limits<double>::quiet_NaN();  ///< NaN: the trial failed
+    std::size_t parent = 0;                                   ///< which earlier run
+    TrialId trial = 0;                                        ///< its id there
+};
+
+/// A strategy that learns from earlier runs' trials (called once, after start()).
+template <class S>
+concept LearnsFromEarlierRuns = requires(S& s, const std::vector<WarmStartObservation>& observations, WarmStartType type) {
+    s.warm_start(observations, type);
+};
+
 /// Any Strategy behind one type, so that the tuner is not a template.
 class AnyStrategy {
 public:
@@ -136,6 +164,10 @@ public:
     [[nodiscard]] std::vector<DecisionRecord> take_decisions() { return impl_->take_decisions(); }
     [[nodiscard]] std::optional<Resource> max_resource() const { return impl_->max_resource(); }
     [[nodiscard]] std::vector<std::string> notes() const { return impl_->notes(); }
+    /// Hands earlier runs' trials to the strategy; false when it does not learn from them.
+    bool warm_start(const std::vector<WarmStartObservation>& observations, WarmStartType type) {
+        return impl_->warm_start(observations, type);
+    }
 
 private:
     struct Concept {
@@ -148,6 +180,7 @@ private:
         virtual std::vector<DecisionRecord> take_decisions() = 0;
         virtual std::optional<Resource> max_resource() const = 0;
         virtual std::vector<std::string> notes() const = 0;
+        virtual bool warm_start(const std::vector<WarmStartObservation>&, WarmStartType) = 0;
     };
 
     template <class S>
@@ -169,6 +202,14 @@ private:
         std::vector<std::string> notes() const override {
             if constexpr (HasNotes<S>) return strategy.notes();
             else return {};
+        }
+        bool warm_start(const std::vector<WarmStartObservation>& observations, WarmStartType type) override {
+            if constexpr (LearnsFromEarlierRuns<S>) {
+                strategy.warm_start(observations, type);
+                return true;
+            } else {
+                return false;
+            }
         }
         S strategy;
     };

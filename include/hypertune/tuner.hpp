@@ -12,6 +12,7 @@
 #include <hypertune/search_space.hpp>
 #include <hypertune/strategy.hpp>
 #include <hypertune/trial.hpp>
+#include <hypertune/warm_start.hpp>
 
 #include <fmt/format.h>
 
@@ -56,6 +57,8 @@ struct TunerOptions {
     ProgressBar progress = ProgressBar::Auto;  ///< Auto: on stderr when it is a terminal
     /// A journal file (JSON lines): written as the run goes; an existing one is resumed.
     std::string journal{};
+    /// Earlier runs to learn from (at most 5) and their best trials for Result::overall_best().
+    WarmStart warm_start{};
     /// Called from the worker thread when a trial (or a resumed run of it) starts and when it ends.
     /// Calls are serialised; keep them short.
     std::function<void(const TrialRecord&)> on_trial_start{};
@@ -80,9 +83,11 @@ namespace detail {
 class TuningRun final : public TrialHost {
 public:
     TuningRun(SearchSpace space, AnyStrategy strategy, TunerOptions options, ObjectiveFunction objective,
-              std::unique_ptr<JournalWriter> journal, JournalContents earlier)
+              std::unique_ptr<JournalWriter> journal, JournalContents earlier, PreparedWarmStart warm = {})
         : space_(std::move(space)), strategy_(std::move(strategy)), options_(std::move(options)),
-          objective_(std::move(objective)), journal_(std::move(journal)), earlier_(std::move(earlier)) {
+          objective_(std::move(objective)), journal_(std::move(journal)), earlier_(std::move(earlier)),
+          warm_notes_(std::move(warm.notes)) {
+        setup_.parent_bests = std::move(warm.parent_bests);
         setup_.metric = options_.metric;
         setup_.direction = options_.direction;
         setup_.strategy = strategy_.name();
@@ -107,7 +112,8 @@ public:
         start_steady_ = std::chrono::steady_clock::now();
         session_start_ = unix_now();
         setup_.start_time = session_start_;
-        if (!earlier_.events.empty()) replay();
+        const bool resuming = !earlier_.events.empty();
+        if (resuming) replay();
         else journal({{"event", "run_started"},
                       {"format", journal_format},
                       {"time", session_start_},
@@ -120,12 +126,30 @@ public:
                       {"instances_per_trial", options_.instances_per_trial},
                       {"max_resource", setup_.max_resource ? json(*setup_.max_resource) : json(nullptr)},
                       {"space", space_.to_json()}});
+        if (!resuming) journal_warm_start();
         if (options_.max_runtime_seconds > 0.0)
             deadline_ = start_steady_ + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                                             std::chrono::duration<double>(options_.max_runtime_seconds));
         workers_.reserve(options_.max_parallel_jobs);
         active_workers_ = options_.max_parallel_jobs;
         for (std::size_t w = 0; w < options_.max_parallel_jobs; ++w) workers_.emplace_back([this, w] { work(w); });
+    }
+
+    // The parents' best trials go into the journal, so that load_result() has the overall best; the
+    // notes become warnings (a resumed run finds them in the journal).
+    void journal_warm_start() {
+        if (!setup_.parent_bests.empty()) {
+            json parents = json::array();
+            for (const auto& p : setup_.parent_bests)
+                parents.push_back({{"parent", p.parent}, {"trial", p.trial}, {"objective", number_or_null(p.objective)},
+                                   {"space", SearchSpace::of(p.config).to_json()}, {"config", p.config.to_json()}});
+            journal({{"event", "warm_start"}, {"time", session_start_}, {"parents", std::move(parents)}});
+        }
+        for (auto& note : warm_notes_) {
+            journal({{"event", "warning"}, {"time", session_start_}, {"message", note}});
+            warnings_.push_back(std::move(note));
+        }
+        warm_notes_.clear();
     }
 
     void stop(std::string_view reason = "stopped by user") {
@@ -161,7 +185,8 @@ public:
         p.started = records_.size() + (final_ ? final_->trials().size() : 0);
         p.running = count(TrialStatus::Running);
         p.completed = count(TrialStatus::Completed);
-        p.stopped = count(TrialStatus::Stopped);
+        // once the run has ended, trials still paused are Stopped in the result: count them so
+        p.stopped = count(TrialStatus::Stopped) + (active_workers_ == 0 ? count(TrialStatus::Paused) : 0);
         p.failed = count(TrialStatus::Failed);
         p.max_jobs = options_.max_jobs;
         p.elapsed_seconds = seconds_since_start();
@@ -255,7 +280,10 @@ private:
             if (it == index_.end()) continue;
             auto& rec = records_[it->second];
             journal(decision_event(d, run_clock()));
-            if (auto status = status_after(rec, d)) set_status(rec, *status);
+            if (auto status = status_after(rec, d)) {
+                set_status(rec, *status);
+                if (*status == TrialStatus::Stopped) checkpoints_.erase(d.trial);  // a paused trial that never resumes
+            }
             rec.decisions.push_back(std::move(d));
         }
     }
@@ -296,7 +324,7 @@ private:
     void replay() {
         RecordBuilder builder;
         // The strategy makes its decisions again; they must be the journal's, in the same order.
-        // (A decision made in ask() is journaled just before the trial it starts.)
+        // (A decision made in ask() is journaled just after the trial_started of the run it starts.)
         std::deque<DecisionRecord> regenerated;
         std::deque<std::pair<std::size_t, const json*>> journaled;
         std::unordered_map<TrialId, Decision> last_said;  // its answer to each trial's last report
@@ -432,7 +460,10 @@ private:
                     reruns_.pop_front();
                 } else {
                     s = strategy_.ask();
-                    apply_decisions();
+                    // A decision made in ask() (a promotion) is journaled after the trial_started of the
+                    // run it starts (in run()): a crash between the two lines leaves a run to redo, not a
+                    // decision that no trial follows, which a resume could not replay.
+                    if (!s.runs()) apply_decisions();
                 }
             } catch (const std::exception& e) {
                 request_stop(fmt::format("strategy '{}' failed in ask(): {}", setup_.strategy, e.what()));
@@ -481,6 +512,10 @@ private:
         } else {
             idx = found->second;
             set_status(records_[idx], TrialStatus::Running);
+            // A promoted trial continues from resume_from: steps it reported past that (overrunning its
+            // last budget) it reports again now.
+            if (!rerun && s.resume_from > 0)
+                std::erase_if(records_[idx].curve, [&](const ReportPoint& p) { return p.step > s.resume_from; });
         }
         double t0 = run_clock();
         records_[idx].segments.push_back({t0, t0, worker});
@@ -488,6 +523,7 @@ private:
         Resource judged = rerun && !records_[idx].curve.empty() ? records_[idx].curve.back().step : 0;
         journal({{"event", "trial_started"}, {"time", t0}, {"trial", s.trial}, {"config", s.config.to_json()},
                  {"budget", s.budget}, {"resume_from", s.resume_from}, {"worker", worker}, {"rerun", rerun}});
+        apply_decisions();
         std::optional<std::string> checkpoint;
         if (auto c = checkpoints_.find(s.trial); c != checkpoints_.end()) checkpoint = std::move(c->second);
         TrialRecord started_copy;
@@ -682,6 +718,7 @@ private:
     std::unique_ptr<JournalWriter> journal_;
     bool journal_failed_ = false;
     JournalContents earlier_;
+    std::vector<std::string> warm_notes_;
     double earlier_wall_ = 0.0;
     double session_start_ = 0.0;
     std::size_t active_workers_ = 0;
@@ -741,6 +778,13 @@ public:
             throw InvalidArgument("TunerOptions: improvement_tolerance must be >= 0");
         space_.require_tunable();
         strategy_->start(space_, StrategyContext{options_.seed, options_.max_jobs});
+        if (!options_.warm_start.empty()) {
+            warm_ = prepare_warm_start(options_.warm_start, space_, options_.metric, options_.direction);
+            if (!strategy_->warm_start(warm_.observations, options_.warm_start.type) && !warm_.observations.empty())
+                warm_.notes.push_back(fmt::format("{} does not learn from earlier runs: the warm-start parents count "
+                                                  "only towards the overall best",
+                                                  strategy_->name()));
+        }
         if (!options_.journal.empty()) open_journal();
     }
 
@@ -756,7 +800,7 @@ public:
         if (!strategy_) throw Error("Tuner: this tuner has already run; make a new one");
         auto run = std::make_unique<detail::TuningRun>(space_, std::move(*strategy_), options_,
                                                        make_objective(std::forward<F>(objective)),
-                                                       std::move(journal_), std::move(earlier_));
+                                                       std::move(journal_), std::move(earlier_), std::move(warm_));
         strategy_.reset();
         run->launch();
         return TuningJob(std::move(run));
@@ -805,6 +849,7 @@ private:
     TunerOptions options_;
     std::unique_ptr<detail::JournalWriter> journal_;
     detail::JournalContents earlier_;
+    PreparedWarmStart warm_;
 };
 
 }  // namespace hypertune

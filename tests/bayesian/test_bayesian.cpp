@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include <hypertune/hypertune.hpp>
 #include <hypertune/strategies/bayesian.hpp>
+#include <hypertune/strategies/median_stopping.hpp>
 
 #include <doctest/doctest.h>
 
@@ -10,6 +11,7 @@
 #include <cstdio>
 #include <functional>
 #include <limits>
+#include <map>
 #include <numbers>
 #include <set>
 #include <string>
@@ -341,4 +343,129 @@ TEST_CASE("the Bayesian strategy's fallbacks show as warnings of the tuner's res
     });
     CHECK(explained);
     CHECK(result.summary().find("warning: Bayesian: ") != std::string::npos);
+}
+
+TEST_CASE("Bayesian: a categorical parameter is one-hot in the model (one length scale per value)") {
+    ht::Bayesian b({.candidates = 256});
+    b.start(mixed_space(), {4, 0});
+    for (int i = 0; i < 12; ++i) {
+        auto s = b.ask();
+        b.tell(s.trial, ht::Outcome::completed(mixed_loss(s.config), 1));
+    }
+    // depth, lr, booster (3 values), leaves: 6 model inputs for 4 tuned parameters
+    CHECK(b.lengthscales().size() == 6);
+}
+
+TEST_CASE("Bayesian finds the best value of a categorical whose values are not ordered by effect") {
+    // The best value sits between two bad ones in declaration order, and the worst next to it:
+    // an ordinal embedding would smooth across them.
+    const ht::SearchSpace space{ht::CategoricalParameter("kind", {"a", "b", "c", "d", "e", "f"}),
+                                ht::ContinuousParameter("x", 0.0, 1.0)};
+    const auto f = [](const ht::Config& c) {
+        static const std::map<std::string, double> offset = {{"a", 1.0}, {"b", 3.0}, {"c", 0.0},
+                                                             {"d", 3.0}, {"e", 1.0}, {"f", 2.0}};
+        const double x = c.get<double>("x");
+        return offset.at(c.get<std::string>("kind")) + (x - 0.7) * (x - 0.7);
+    };
+    std::vector<double> regret;
+    for (std::uint64_t seed = 1; seed <= 5; ++seed)
+        regret.push_back(best_after(ht::Bayesian({.candidates = 256}), space, f, 25, seed));
+    CHECK(median(regret) < 0.01);
+}
+
+TEST_CASE("Bayesian: earlier evaluations count towards the initial design and enter the model") {
+    ht::Bayesian b({.candidates = 256});
+    b.start(branin_space(), {3, 0});
+    REQUIRE(b.initial_points() == 5);
+    ht::RandomSearch r;
+    r.start(branin_space(), {11, 0});
+    for (int i = 0; i < 8; ++i) {
+        auto s = r.ask();
+        b.observe(s.config, branin(s.config));
+    }
+    b.observe(r.ask().config, std::nan(""));  // a failed evaluation
+    CHECK(b.model_fits() == 0);
+    auto first = b.ask();  // 8 finite observations >= 5: the model suggests the very first trial
+    CHECK(b.model_fits() == 1);
+    CHECK(first.trial == 0);
+
+    // The same strategy without observations starts with its space-filling design.
+    ht::Bayesian fresh({.candidates = 256});
+    fresh.start(branin_space(), {3, 0});
+    (void)fresh.ask();
+    CHECK(fresh.model_fits() == 0);
+}
+
+TEST_CASE("Bayesian: a configuration observed as pending is not suggested again") {
+    ht::Bayesian b({.initial_points = 2, .candidates = 256});
+    b.start(branin_space(), {5, 0});
+    ht::RandomSearch r;
+    r.start(branin_space(), {6, 0});
+    for (int i = 0; i < 6; ++i) {
+        auto s = r.ask();
+        b.observe(s.config, branin(s.config));
+    }
+    // Pending at the point the model would pick next: the suggestion must move away.
+    ht::Bayesian probe = b;
+    auto would = probe.ask();
+    b.observe_pending(would.config);
+    auto got = b.ask();
+    CHECK(unit_distance(branin_space(), would.config, got.config) >= ht::Bayesian::pending_radius);
+}
+
+TEST_CASE("Bayesian warm start, IdenticalDataAndAlgorithm: a parent's results lower the regret of a short run") {
+    std::vector<double> cold, warm;
+    for (std::uint64_t seed = 1; seed <= 5; ++seed) {
+        ht::Tuner parent(branin_space(), ht::RandomSearch(), {.max_jobs = 30, .seed = 100 + seed});
+        ht::WarmStart w{.parents = {parent.fit(branin)}};
+        ht::Tuner with(branin_space(), ht::Bayesian({.candidates = quality_candidates}),
+                       {.max_jobs = 8, .seed = seed, .warm_start = w});
+        ht::Tuner without(branin_space(), ht::Bayesian({.candidates = quality_candidates}), {.max_jobs = 8, .seed = seed});
+        auto warm_result = with.fit(branin);
+        warm.push_back(warm_result.best().objective - branin_min);
+        cold.push_back(without.fit(branin).best().objective - branin_min);
+        CHECK(std::any_of(warm_result.setup().warnings.begin(), warm_result.setup().warnings.end(),
+                          [](const std::string& n) { return n.find("30 results of earlier runs enter the model") != std::string::npos; }));
+    }
+    std::printf("Branin, 8 trials: median regret cold %.4g, warm-started from 30 random trials %.4g\n", median(cold),
+                median(warm));
+    CHECK(median(warm) < median(cold) / 3);
+}
+
+TEST_CASE("Bayesian warm start, TransferLearning: the parents' best configurations open the initial design") {
+    ht::Tuner parent(mixed_space(), ht::RandomSearch(), {.max_jobs = 20, .seed = 4});
+    auto parent_result = parent.fit(mixed_loss);
+    std::vector<ht::TrialRecord> ranked = parent_result.trials();
+    std::sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) { return a.objective < b.objective; });
+
+    ht::Tuner child(mixed_space(), ht::Bayesian({.candidates = 256}),
+                    {.max_jobs = 7, .seed = 4,
+                     .warm_start = {.type = ht::WarmStartType::TransferLearning, .parents = {parent_result}}});
+    auto result = child.fit(mixed_loss);
+    // initial_points = max(5, 4 + 1) = 5: trials 0..4 re-evaluate the parent's 5 best, in order.
+    for (std::size_t i = 0; i < 5; ++i) CHECK(result.trials()[i].config.to_json() == ranked[i].config.to_json());
+    CHECK(result.overall_best().objective <= ranked[0].objective);
+}
+
+TEST_CASE("MedianStopping<Bayesian>: stops trials whose curve is worse than the median, and passes on notes") {
+    // Curves: the loss at step k is the final loss plus 1/k; worse configurations stay worse.
+    ht::Tuner tuner(branin_space(), ht::MedianStopping<ht::Bayesian>(ht::Bayesian({.candidates = 256, .max_resource = 10})),
+                    {.max_jobs = 30, .seed = 8});
+    auto result = tuner.fit([](const ht::Config& c, ht::Trial& trial) {
+        const double final_loss = branin(c);
+        for (ht::Resource k = 1; k <= trial.budget(); ++k) {
+            trial.report(k, final_loss + 1.0 / static_cast<double>(k));
+            if (trial.should_stop()) break;
+        }
+        return final_loss;
+    });
+    CHECK(result.count(ht::TrialStatus::Stopped) > 0);
+    CHECK(result.count(ht::TrialStatus::Completed) + result.count(ht::TrialStatus::Stopped) == 30);
+    CHECK(result.best().objective - branin_min < 1.0);
+
+    ht::MedianStopping<ht::Bayesian> constant(ht::Bayesian({.candidates = 64}));
+    ht::Tuner flat(branin_space(), std::move(constant), {.max_jobs = 8, .seed = 1});
+    auto flat_result = flat.fit([](const ht::Config&) { return 1.0; });
+    CHECK(std::any_of(flat_result.setup().warnings.begin(), flat_result.setup().warnings.end(),
+                      [](const std::string& w) { return w.find("finite losses are equal") != std::string::npos; }));
 }

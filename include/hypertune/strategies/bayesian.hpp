@@ -9,9 +9,12 @@
 //   scrambled Sobol sequence (detail/sobol.hpp), whatever the results so far.
 // - Integers and categories: every point the model sees or scores is rounded to the centre of its
 //   value's cell first (what decode then encode gives), so the model sees the values that run.
-//   A categorical parameter is one coordinate with its values' cells in declaration order (an
-//   ordinal embedding, not one-hot: the kernel assumes neighbouring values are alike). A range
-//   with min == max is a constant coordinate (0.5).
+//   The model sees a categorical parameter one-hot (one input per value, each with its own length
+//   scale); since every point is rounded to a value's cell before it is scored, the one-hot vector
+//   is always exact (the argmax transformation of Garrido-Merchan and Hernandez-Lobato), so the
+//   acquisition never scores a point between two values and no order of the values is assumed.
+//   Local perturbations of a categorical switch it to a random value. A range with min == max is
+//   a constant coordinate (0.5).
 // - Model: Matern 5/2 ARD on standardised losses; log length scales, signal and noise variance
 //   fitted by MAP (log marginal likelihood + weak priors, L-BFGS-B in a box, several starts).
 //   Refits: after every new result while fewer than 20 results, then once `refit_every` new
@@ -34,6 +37,10 @@
 //   cheap upper bound of log EI (the variance left by their most correlated model point alone);
 //   exact log EI is computed, best bound first, for at most max(256, candidates / 8) of them, and
 //   stops early once no remaining bound can beat the 3rd best exact value.
+// - Earlier evaluations (observe()): warm-start parents' results, or results at another
+//   fidelity (model-based Hyperband). They enter the model like results and count towards the
+//   initial design, but are not trials. seed_initial_design() puts given configurations (a
+//   TransferLearning parent's best) at the head of the initial design.
 // - Fallbacks, each recorded in notes() with the trial id: fewer than two finite results, all
 //   results equal, a failed factorisation, or every candidate excluded -> the next space-filling
 //   (Sobol) point.
@@ -110,7 +117,16 @@ public:
         design_ = detail::ScrambledSobol(dims_, detail::hash3(ctx.seed, stream_design, 0));
         candidate_sequence_ = detail::ScrambledSobol(dims_, detail::hash3(ctx.seed, stream_candidates, 0));
         next_design_ = 0;
+        feature_of_.clear();
+        features_ = 0;
+        for (const ParameterSpec& p : specs_) {
+            feature_of_.push_back(features_);
+            features_ += p.kind == ParameterKind::Categorical ? p.categories.size() : 1;
+        }
         trials_.clear();
+        earlier_.clear();
+        seeded_.clear();
+        points_.clear();
         notes_.clear();
         last_note_.clear();
         hyper_.reset();
@@ -121,7 +137,10 @@ public:
     [[nodiscard]] Suggestion ask() {
         if (ctx_.max_trials != 0 && trials_.size() >= ctx_.max_trials) return Suggestion::done();
         const auto id = static_cast<TrialId>(trials_.size());
-        std::vector<double> u = id < initial_ ? space_filling() : suggest(id);
+        std::vector<double> u;
+        if (id < seeded_.size()) u = seeded_[id];
+        else if (id + evaluated_earlier() < initial_) u = space_filling();
+        else u = suggest(id);
         Config cfg = space_.decode(u);
         trials_.push_back({space_.encode(cfg), State::Pending, std::numeric_limits<double>::quiet_NaN()});
         return Suggestion::run(id, std::move(cfg), options_.max_resource);
@@ -138,6 +157,55 @@ public:
         t.loss = usable ? outcome.loss : std::numeric_limits<double>::quiet_NaN();
     }
 
+    /// An evaluation made outside this run's trials (a warm-start parent's result, or a result at
+    /// another fidelity): it enters the model like a trial's result and counts towards the initial
+    /// design. A non-finite loss counts as a failed evaluation. Call after start(); `cfg` must
+    /// belong to the space given to start().
+    void observe(const Config& cfg, double loss) {
+        space_.check(cfg);
+        const bool usable = std::isfinite(loss);
+        earlier_.push_back({space_.encode(cfg), usable ? State::Observed : State::Failed,
+                            usable ? loss : std::numeric_limits<double>::quiet_NaN()});
+    }
+    /// A configuration under evaluation elsewhere: the model treats it like a pending trial.
+    void observe_pending(const Config& cfg) {
+        space_.check(cfg);
+        earlier_.push_back({space_.encode(cfg), State::Pending, std::numeric_limits<double>::quiet_NaN()});
+    }
+    /// The first trials evaluate these configurations (in order) before the space-filling design
+    /// goes on; call after start(). Repeats are dropped.
+    void seed_initial_design(const std::vector<Config>& configs) {
+        for (const Config& cfg : configs) {
+            space_.check(cfg);
+            std::vector<double> u = space_.encode(cfg);
+            const bool repeat = std::any_of(seeded_.begin(), seeded_.end(), [&](const std::vector<double>& v) {
+                return squared_distance(v.data(), u.data(), dims_) < 1e-18;
+            });
+            if (!repeat) seeded_.push_back(std::move(u));
+        }
+    }
+
+    /// Earlier runs' trials (the Tuner's TunerOptions::warm_start). IdenticalDataAndAlgorithm:
+    /// every one is an observation (failed ones discourage their region). TransferLearning: the
+    /// best `initial_points` of them open the initial design, to be evaluated again here; they do
+    /// not enter the model, since the objective may have changed.
+    void warm_start(const std::vector<WarmStartObservation>& observations, WarmStartType type) {
+        if (type == WarmStartType::IdenticalDataAndAlgorithm) {
+            for (const auto& o : observations) observe(o.config, o.loss);
+            notes_.push_back(fmt::format("warm start: {} results of earlier runs enter the model", observations.size()));
+            return;
+        }
+        std::vector<const WarmStartObservation*> usable;
+        for (const auto& o : observations)
+            if (std::isfinite(o.loss)) usable.push_back(&o);
+        std::stable_sort(usable.begin(), usable.end(), [](auto* a, auto* b) { return a->loss < b->loss; });
+        std::vector<Config> design;
+        for (std::size_t i = 0; i < usable.size() && i < initial_; ++i) design.push_back(usable[i]->config);
+        seed_initial_design(design);
+        notes_.push_back(fmt::format("warm start: the initial design starts with the best {} configurations of "
+                                     "earlier runs", seeded_.size()));
+    }
+
     [[nodiscard]] std::string name() const { return "Bayesian"; }
     [[nodiscard]] Resource max_resource() const { return options_.max_resource; }
 
@@ -147,7 +215,8 @@ public:
     [[nodiscard]] std::size_t initial_points() const noexcept { return initial_; }
     /// Hyperparameter fits so far.
     [[nodiscard]] std::size_t model_fits() const noexcept { return fits_; }
-    /// The fitted length scales (unit-cube units), one per tuned parameter; empty before a fit.
+    /// The fitted length scales (unit-cube units), one per model input: one per tuned parameter,
+    /// except that a categorical parameter has one per value (one-hot). Empty before a fit.
     [[nodiscard]] std::vector<double> lengthscales() const {
         std::vector<double> out;
         if (hyper_)
@@ -206,15 +275,56 @@ private:
         return s;
     }
 
+    [[nodiscard]] std::size_t evaluated_earlier() const {
+        return static_cast<std::size_t>(std::count_if(earlier_.begin(), earlier_.end(),
+                                                      [](const TrialData& t) { return t.state != State::Pending; }));
+    }
+
+    // The model's inputs for a (rounded) unit-cube point: categorical coordinates one-hot.
+    void to_features(const double* u, double* f) const {
+        for (std::size_t j = 0; j < dims_; ++j) {
+            const std::size_t at = feature_of_[j];
+            if (specs_[j].kind == ParameterKind::Categorical) {
+                const std::size_t k = specs_[j].categories.size();
+                const auto value = std::min(static_cast<std::size_t>(std::max(u[j], 0.0) * static_cast<double>(k)), k - 1);
+                for (std::size_t c = 0; c < k; ++c) f[at + c] = c == value ? 1.0 : 0.0;
+            } else {
+                f[at] = u[j];
+            }
+        }
+    }
+
+    [[nodiscard]] Eigen::MatrixXd feature_rows(const std::vector<const double*>& rows) const {
+        Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> f(static_cast<Eigen::Index>(rows.size()),
+                                                                                 static_cast<Eigen::Index>(features_));
+        for (std::size_t r = 0; r < rows.size(); ++r) to_features(rows[r], f.row(static_cast<Eigen::Index>(r)).data());
+        return f;
+    }
+
+    // The model's data: results (and failed trials at the worst loss) as feature rows and losses.
+    [[nodiscard]] std::pair<Eigen::MatrixXd, Eigen::VectorXd> model_data(
+        const std::vector<std::pair<std::size_t, double>>& chosen) const {
+        std::vector<const double*> rows;
+        Eigen::VectorXd y(static_cast<Eigen::Index>(chosen.size()));
+        for (std::size_t r = 0; r < chosen.size(); ++r) {
+            rows.push_back(points_[chosen[r].first]->u.data());
+            y[static_cast<Eigen::Index>(r)] = chosen[r].second;
+        }
+        return {feature_rows(rows), y};
+    }
+
     // The next Sobol point that does not repeat a trial's configuration (64 tries, then any).
     [[nodiscard]] std::vector<double> space_filling() {
         std::vector<double> u(dims_);
         for (int attempt = 0; attempt < 64; ++attempt) {
             design_.point(static_cast<std::uint32_t>(next_design_++), u);
             round(u.data());
-            const bool repeat = std::any_of(trials_.begin(), trials_.end(), [&](const TrialData& t) {
-                return squared_distance(t.u.data(), u.data(), dims_) < 1e-18;
-            });
+            auto same = [&](const TrialData& t) { return squared_distance(t.u.data(), u.data(), dims_) < 1e-18; };
+            const bool repeat = std::any_of(trials_.begin(), trials_.end(), same) ||
+                                std::any_of(earlier_.begin(), earlier_.end(), same) ||
+                                std::any_of(seeded_.begin(), seeded_.end(), [&](const std::vector<double>& v) {
+                                    return squared_distance(v.data(), u.data(), dims_) < 1e-18;
+                                });
             if (!repeat) break;
         }
         return u;
@@ -226,9 +336,13 @@ private:
     }
 
     [[nodiscard]] std::vector<double> suggest(TrialId id) {
+        // Earlier evaluations first, then the trials: index order is recency for select().
+        points_.clear();
+        for (const TrialData& t : earlier_) points_.push_back(&t);
+        for (const TrialData& t : trials_) points_.push_back(&t);
         std::vector<std::size_t> observed, failed, pending;
-        for (std::size_t i = 0; i < trials_.size(); ++i) {
-            switch (trials_[i].state) {
+        for (std::size_t i = 0; i < points_.size(); ++i) {
+            switch (points_[i]->state) {
                 case State::Observed: observed.push_back(i); break;
                 case State::Failed: failed.push_back(i); break;
                 case State::Pending: pending.push_back(i); break;
@@ -240,8 +354,8 @@ private:
         double worst = -std::numeric_limits<double>::infinity();
         double lowest = std::numeric_limits<double>::infinity();
         for (auto i : observed) {
-            worst = std::max(worst, trials_[i].loss);
-            lowest = std::min(lowest, trials_[i].loss);
+            worst = std::max(worst, points_[i]->loss);
+            lowest = std::min(lowest, points_[i]->loss);
         }
         if (!(worst > lowest))
             return fallback(id, "constant",
@@ -250,7 +364,7 @@ private:
 
         // Results, failed trials at the worst loss, capped: best half, then the most recent.
         std::vector<std::pair<std::size_t, double>> results;
-        for (auto i : observed) results.emplace_back(i, trials_[i].loss);
+        for (auto i : observed) results.emplace_back(i, points_[i]->loss);
         for (auto i : failed) results.emplace_back(i, worst);
         const std::size_t count = results.size();
         auto chosen = select(results, options_.max_model_points);
@@ -258,15 +372,8 @@ private:
             note(id, "cap", fmt::format("the model uses {} of {} results (the best {} and the most recent)",
                                         chosen.size(), count, options_.max_model_points / 2));
 
-        const auto n = static_cast<Eigen::Index>(chosen.size());
-        const auto d = static_cast<Eigen::Index>(dims_);
-        Eigen::MatrixXd x(n, d);
-        Eigen::VectorXd y(n);
-        for (Eigen::Index r = 0; r < n; ++r) {
-            const auto& [i, loss] = chosen[static_cast<std::size_t>(r)];
-            for (Eigen::Index c = 0; c < d; ++c) x(r, c) = trials_[i].u[static_cast<std::size_t>(c)];
-            y[r] = loss;
-        }
+        auto [x, y] = model_data(chosen);
+        const Eigen::Index n = x.rows();
         detail::GaussianProcess gp;
         gp.set_data(x, y);
 
@@ -279,15 +386,20 @@ private:
         // Kriging believer: pending points enter with the posterior mean as their loss.
         detail::GaussianProcess model_with_pending;
         const detail::GaussianProcess* model = &gp;
-        Eigen::MatrixXd px(static_cast<Eigen::Index>(pending.size()), d);
-        for (std::size_t p = 0; p < pending.size(); ++p)
+        const auto d = static_cast<Eigen::Index>(dims_);
+        Eigen::MatrixXd pu(static_cast<Eigen::Index>(pending.size()), d);  // unit cube, for the exclusion radius
+        std::vector<const double*> pending_rows;
+        for (std::size_t p = 0; p < pending.size(); ++p) {
+            pending_rows.push_back(points_[pending[p]]->u.data());
             for (Eigen::Index c = 0; c < d; ++c)
-                px(static_cast<Eigen::Index>(p), c) = trials_[pending[p]].u[static_cast<std::size_t>(c)];
+                pu(static_cast<Eigen::Index>(p), c) = points_[pending[p]]->u[static_cast<std::size_t>(c)];
+        }
         double best = gp.standardised_outputs().minCoeff();
         if (!pending.empty()) {
+            Eigen::MatrixXd px = feature_rows(pending_rows);
             Eigen::VectorXd fantasy = gp.mean_from(gp.cross_kernel(px));
             best = std::min(best, fantasy.minCoeff());
-            Eigen::MatrixXd xa(n + px.rows(), d);
+            Eigen::MatrixXd xa(n + px.rows(), x.cols());
             xa << x, px;
             Eigen::VectorXd ya(n + px.rows());
             ya << y, (fantasy.array() * gp.output_scale() + gp.output_mean()).matrix();
@@ -296,7 +408,7 @@ private:
             else note(id, "pending-cholesky", "the model with pending trials could not be factorised; ignoring them");
         }
 
-        auto pick = maximise_acquisition(id, *model, best, observed, px);
+        auto pick = maximise_acquisition(id, *model, best, observed, pu);
         if (!pick)
             return fallback(id, "excluded",
                             "every candidate repeats an evaluated configuration or is next to a pending one");
@@ -320,16 +432,8 @@ private:
     }
 
     void fit_hyperparameters(TrialId id, const std::vector<std::pair<std::size_t, double>>& chosen, std::size_t count) {
-        auto subset = select(chosen, fit_points);
-        const auto n = static_cast<Eigen::Index>(subset.size());
-        const auto d = static_cast<Eigen::Index>(dims_);
-        Eigen::MatrixXd x(n, d);
-        Eigen::VectorXd y(n);
-        for (Eigen::Index r = 0; r < n; ++r) {
-            const auto& [i, loss] = subset[static_cast<std::size_t>(r)];
-            for (Eigen::Index c = 0; c < d; ++c) x(r, c) = trials_[i].u[static_cast<std::size_t>(c)];
-            y[r] = loss;
-        }
+        auto [x, y] = model_data(select(chosen, fit_points));
+        const auto d = static_cast<Eigen::Index>(features_);
         detail::GaussianProcess gp;
         gp.set_data(std::move(x), y);
 
@@ -384,26 +488,35 @@ private:
             std::vector<std::size_t> best_trials = observed;
             std::partial_sort(best_trials.begin(), best_trials.begin() + static_cast<std::ptrdiff_t>(parents),
                               best_trials.end(), [&](std::size_t a, std::size_t b) {
-                                  return trials_[a].loss < trials_[b].loss || (trials_[a].loss == trials_[b].loss && a < b);
+                                  const double la = points_[a]->loss, lb = points_[b]->loss;
+                                  return la < lb || (la == lb && a < b);
                               });
             detail::SplitMix rng(detail::hash3(ctx_.seed, stream_local, id));
             static constexpr double scales[] = {0.01, 0.03, 0.1, 0.3};
             for (std::size_t i = 0; i < local; ++i) {
                 double* row = c.row(static_cast<Eigen::Index>(options_.candidates + i)).data();
-                const auto& parent = trials_[best_trials[i % parents]].u;
+                const auto& parent = points_[best_trials[i % parents]]->u;
                 const double scale = scales[(i / parents) % 4];
                 const bool one_coordinate = (i / parents / 4) % 2 == 1;
                 const auto only = static_cast<std::size_t>(rng.uniform() * static_cast<double>(dims_));
                 for (std::size_t j = 0; j < dims_; ++j) {
+                    const bool moves = !one_coordinate || j == only;
+                    if (specs_[j].kind == ParameterKind::Categorical) {
+                        // no neighbouring values: switch to a random one, more often at larger scales
+                        const double switch_probability = std::min(1.0, (one_coordinate ? 3.0 : 1.0) * scale * 2.0);
+                        row[j] = moves && rng.uniform() < switch_probability ? rng.uniform() : parent[j];
+                        continue;
+                    }
                     double z = gaussian(rng);
-                    row[j] = parent[j] + ((one_coordinate && j != only) ? 0.0 : (one_coordinate ? 3.0 : 1.0) * scale * z);
+                    row[j] = parent[j] + (moves ? (one_coordinate ? 3.0 : 1.0) * scale * z : 0.0);
                 }
                 round(row);
             }
         }
 
-        Eigen::MatrixXd cm = c;
-        Eigen::MatrixXd cross = gp.cross_kernel(cm);
+        std::vector<const double*> candidate_rows;
+        for (Eigen::Index i = 0; i < m; ++i) candidate_rows.push_back(c.row(i).data());
+        Eigen::MatrixXd cross = gp.cross_kernel(feature_rows(candidate_rows));
         Eigen::VectorXd mean = gp.mean_from(cross);
         Eigen::VectorXd bound = gp.variance_bound_from(cross);
         const double repeat_level = gp.signal_variance() * (1.0 - 1e-9);
@@ -493,11 +606,13 @@ private:
             Eigen::VectorXd full;
             double best_value;
             Eigen::VectorXd best_point;
+            Eigen::VectorXd features;
             double operator()(const Eigen::VectorXd& z, Eigen::VectorXd& grad) {
                 for (Eigen::Index i = 0; i < z.size(); ++i) full[static_cast<Eigen::Index>(self.continuous_[static_cast<std::size_t>(i)])] = z[i];
+                self.to_features(full.data(), features.data());
                 double mean = 0.0, var = 0.0;
                 Eigen::VectorXd dmean, dvar;
-                gp.predict_with_gradient(full, mean, var, dmean, dvar);
+                gp.predict_with_gradient(features, mean, var, dmean, dvar);
                 double sd = sd_of(var);
                 Eigen::VectorXd dsd = var > 1e-16 ? Eigen::VectorXd(dvar / (2.0 * sd)) : Eigen::VectorXd::Zero(dvar.size());
                 const double zz = (best - mean) / sd;
@@ -506,7 +621,8 @@ private:
                 // d log EI = dsd / sd + ratio * dz,  dz = (-dmean - z dsd) / sd
                 Eigen::VectorXd g = dsd / sd + lh.ratio * ((-dmean - zz * dsd) / sd);
                 grad.resize(z.size());
-                for (Eigen::Index i = 0; i < z.size(); ++i) grad[i] = -g[static_cast<Eigen::Index>(self.continuous_[static_cast<std::size_t>(i)])];
+                for (Eigen::Index i = 0; i < z.size(); ++i)
+                    grad[i] = -g[static_cast<Eigen::Index>(self.feature_of_[self.continuous_[static_cast<std::size_t>(i)]])];
                 if (!std::isfinite(value) || !grad.allFinite()) {
                     grad.setZero();
                     return 1e300;
@@ -519,7 +635,8 @@ private:
             }
         };
         Eigen::VectorXd full = Eigen::Map<const Eigen::VectorXd>(u.data(), static_cast<Eigen::Index>(u.size()));
-        Objective objective{*this, gp, best, excluded, full, value, Eigen::VectorXd()};
+        Objective objective{*this, gp, best, excluded, full, value, Eigen::VectorXd(),
+                            Eigen::VectorXd(static_cast<Eigen::Index>(features_))};
         Eigen::VectorXd z(k);
         for (Eigen::Index i = 0; i < k; ++i) z[i] = u[continuous_[static_cast<std::size_t>(i)]];
         LBFGSpp::LBFGSBParam<double> param;
@@ -548,7 +665,12 @@ private:
     detail::ScrambledSobol design_{0, 0};
     detail::ScrambledSobol candidate_sequence_{0, 0};
     std::uint64_t next_design_ = 0;
+    std::size_t features_ = 0;               // model inputs: categorical parameters one-hot
+    std::vector<std::size_t> feature_of_;    // tuned coordinate -> its first model input
     std::vector<TrialData> trials_;
+    std::vector<TrialData> earlier_;         // observe() / observe_pending()
+    std::vector<std::vector<double>> seeded_;  // seed_initial_design(), encoded
+    std::vector<const TrialData*> points_;   // earlier_ then trials_, rebuilt by suggest()
     std::vector<std::string> notes_;
     std::string last_note_;
     std::optional<detail::GpHyperparameters> hyper_;

@@ -98,6 +98,12 @@ public:
     [[nodiscard]] std::string name() const { return fmt::format("MedianStopping({})", std::string(inner_.name())); }
 
     [[nodiscard]] Resource max_resource() const requires HasMaxResource<S> { return inner_.max_resource(); }
+    [[nodiscard]] const std::vector<std::string>& notes() const requires HasNotes<S> { return inner_.notes(); }
+    void warm_start(const std::vector<WarmStartObservation>& observations, WarmStartType type)
+        requires LearnsFromEarlierRuns<S>
+    {
+        inner_.warm_start(observations, type);
+    }
 
     /// The wrapped strategy's records (if it keeps any), then the stops of the median rule.
     [[nodiscard]] std::vector<DecisionRecord> take_decisions() {
