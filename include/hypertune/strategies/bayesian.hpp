@@ -26,6 +26,8 @@
 // - Failed trials (and completed ones with a non-finite loss) enter the model with the worst
 //   finite loss observed, which steers the search away from their configurations. Stopped trials
 //   enter with the loss they reported.
+// - Heavy-tailed losses (worst - best > 10 x (median - best)): the model sees
+//   log(loss - best + median - best) instead, said once in notes().
 // - Pending trials (asked, not yet told): kriging believer. Each enters the model with the
 //   posterior mean at its point as a fantasy observation, and the incumbent is the best of the
 //   observed losses and those fantasies, so the expected improvement at and around a pending point
@@ -130,6 +132,8 @@ public:
         notes_.clear();
         last_note_.clear();
         hyper_.reset();
+        warp_ = {};
+        warned_warp_ = false;
         last_fit_count_ = 0;
         fits_ = 0;
     }
@@ -241,6 +245,7 @@ private:
     static constexpr std::size_t refit_always_below = 20;
     static constexpr std::size_t refine_starts = 3;
     static constexpr std::size_t local_parents = 5;
+    static constexpr double heavy_tail_ratio = 10.0;  // (worst - best) / (median - best) that warps
 
     void note(TrialId id, const std::string& key, const std::string& text) {
         if (key == last_note_) return;
@@ -310,7 +315,29 @@ private:
             rows.push_back(points_[chosen[r].first]->u.data());
             y[static_cast<Eigen::Index>(r)] = chosen[r].second;
         }
+        if (warp_.on) y = (y.array() - warp_.lowest + warp_.offset).log().matrix();
         return {feature_rows(rows), y};
+    }
+
+    // Losses whose worst lies orders of magnitude above their median (a heavy right tail, as in
+    // Rosenbrock-like valleys) dominate a Gaussian process's fit. Then the model sees
+    // log(loss - best + s), s = median - best: about linear near the best, logarithmic in the
+    // tail. The order of the losses is kept, so expected improvement stays valid. Decided on all
+    // the model's results, so the hyperparameter fit on a subset sees the same transformation.
+    void choose_warp(TrialId id, const std::vector<std::pair<std::size_t, double>>& results) {
+        std::vector<double> sorted;
+        for (const auto& r : results) sorted.push_back(r.second);
+        std::sort(sorted.begin(), sorted.end());
+        warp_ = {};
+        if (sorted.size() < 3) return;
+        const double spread = sorted[sorted.size() / 2] - sorted.front();
+        if (!(spread > 0.0) || sorted.back() - sorted.front() < heavy_tail_ratio * spread) return;
+        warp_ = {true, sorted.front(), spread};
+        if (!warned_warp_)
+            notes_.push_back(fmt::format("trial {}: the losses span orders of magnitude (worst - best > {} x median - "
+                                         "best); the model sees their logarithm above the best",
+                                         id, heavy_tail_ratio));
+        warned_warp_ = true;
     }
 
     // The next Sobol point that does not repeat a trial's configuration (64 tries, then any).
@@ -368,6 +395,7 @@ private:
         for (auto i : failed) results.emplace_back(i, worst);
         const std::size_t count = results.size();
         auto chosen = select(results, options_.max_model_points);
+        choose_warp(id, chosen);
         if (chosen.size() < count)
             note(id, "cap", fmt::format("the model uses {} of {} results (the best {} and the most recent)",
                                         chosen.size(), count, options_.max_model_points / 2));
@@ -674,6 +702,12 @@ private:
     std::vector<std::string> notes_;
     std::string last_note_;
     std::optional<detail::GpHyperparameters> hyper_;
+    struct OutputWarp {
+        bool on = false;
+        double lowest = 0.0;
+        double offset = 1.0;
+    } warp_;
+    bool warned_warp_ = false;
     std::size_t last_fit_count_ = 0;
     std::size_t fits_ = 0;
 };
