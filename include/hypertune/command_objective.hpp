@@ -150,7 +150,10 @@ inline std::string_view trim(std::string_view s) {
 template <class T>
 std::optional<T> parse_number(std::string_view text) {
     text = trim(text);
-    if (!text.empty() && text.front() == '+') text.remove_prefix(1);
+    if (!text.empty() && text.front() == '+') {
+        text.remove_prefix(1);
+        if (!text.empty() && text.front() == '-') return std::nullopt;  // from_chars would read "+-1" as -1
+    }
     T v{};
     auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
     if (text.empty() || ec != std::errc{} || end != text.data() + text.size()) return std::nullopt;
@@ -172,6 +175,10 @@ inline std::string signal_name(int sig) {
 class Pattern {
 public:
     Pattern(std::string_view what, std::string source) : source_(std::move(source)) {
+        if (has_oversized_number(source_))
+            throw InvalidArgument(fmt::format("CommandObjective: {}: regex '{}': a repeat count or back-reference "
+                                              "has more than 9 digits",
+                                              what, source_));
         try {
             re_ = std::regex(source_, std::regex::ECMAScript);
         } catch (const std::regex_error& e) {
@@ -197,6 +204,26 @@ public:
     [[nodiscard]] const std::string& source() const noexcept { return source_; }
 
 private:
+    // libstdc++ 12 overflows a long (undefined behaviour) on a repeat count or back-reference of 19
+    // digits; none of more than 9 makes sense in a metric regex.
+    static bool has_oversized_number(std::string_view re) {
+        auto digits_from = [&](std::size_t i) {
+            std::size_t n = 0;
+            while (i + n < re.size() && re[i + n] >= '0' && re[i + n] <= '9') ++n;
+            return n;
+        };
+        for (std::size_t i = 0; i < re.size(); ++i) {
+            if (re[i] == '\\') {
+                if (digits_from(i + 1) > 9) return true;
+                ++i;
+            } else if (re[i] == '{') {
+                for (auto j = i + 1; j < re.size() && re[j] != '}'; ++j)
+                    if (digits_from(j) > 9) return true;
+            }
+        }
+        return false;
+    }
+
     // The literal characters the regex starts with; every match contains them. Empty when unsure.
     static std::string required_prefix(std::string_view re) {
         if (re.find('|') != std::string_view::npos) return {};

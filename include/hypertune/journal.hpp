@@ -47,6 +47,19 @@ using json = nlohmann::json;
     return j.is_number() ? j.get<double>() : std::numeric_limits<double>::quiet_NaN();
 }
 
+/// An integer field. A real number is refused, not converted: out of range, that is undefined.
+template <class T>
+[[nodiscard]] T integer_at(const json& j, const char* key) {
+    const auto& v = j.at(key);
+    if (!v.is_number_integer()) throw IoError(fmt::format("'{}' must be an integer, got {}", key, v.dump()));
+    return v.get<T>();
+}
+
+template <class T>
+[[nodiscard]] T integer_or(const json& j, const char* key, T fallback) {
+    return j.contains(key) ? integer_at<T>(j, key) : fallback;
+}
+
 [[nodiscard]] inline TrialStatus status_from(std::string_view s) {
     for (auto st : {TrialStatus::Running, TrialStatus::Paused, TrialStatus::Completed, TrialStatus::Failed,
                     TrialStatus::Stopped})
@@ -84,7 +97,7 @@ using json = nlohmann::json;
             throw IoError(fmt::format("parameter '{}': unknown scaling '{}'", name, s));
         };
         if (kind == "Integer")
-            space.add(IntegerParameter<std::int64_t>(name, p.at("min").get<std::int64_t>(), p.at("max").get<std::int64_t>(),
+            space.add(IntegerParameter<std::int64_t>(name, integer_at<std::int64_t>(p, "min"), integer_at<std::int64_t>(p, "max"),
                                                      scaling_of()));
         else if (kind == "Continuous")
             space.add(ContinuousParameter<double>(name, p.at("min").get<double>(), p.at("max").get<double>(), scaling_of()));
@@ -159,12 +172,13 @@ struct JournalContents {
             throw IoError(fmt::format("journal '{}' line {}: {}", path, number, e.what()));
         }
     }
-    if (!c.events.empty() && c.events.front().value("event", "") != "run_started")
-        throw IoError(fmt::format("journal '{}' line 1: expected a run_started event", path));
     if (!c.events.empty()) {
-        auto format = c.events.front().value("format", -1);
-        if (format != journal_format)
-            throw IoError(fmt::format("journal '{}': format version {} is not the supported {}", path, format,
+        const auto& first = c.events.front();
+        if (first["event"] != "run_started")
+            throw IoError(fmt::format("journal '{}' line 1: expected a run_started event", path));
+        auto format = first.contains("format") ? first["format"] : json();
+        if (!format.is_number_integer() || format != journal_format)
+            throw IoError(fmt::format("journal '{}': format version {} is not the supported {}", path, format.dump(),
                                       journal_format));
     }
     return c;
@@ -175,9 +189,10 @@ struct JournalContents {
 class RecordBuilder {
 public:
     void add(const json& e, std::size_t line) {
-        const auto& kind = e.at("event").get_ref<const std::string&>();
-        last_time_ = e.value("time", last_time_);
+        std::string kind;
         try {
+            kind = e.at("event").get<std::string>();
+            last_time_ = e.value("time", last_time_);
             if (kind == "run_started") start(e);
             else if (kind == "run_resumed") resume(e);
             else if (kind == "trial_started") trial_started(e);
@@ -237,10 +252,10 @@ private:
         setup_.metric = e.at("metric").get<std::string>();
         setup_.direction = e.at("direction").get<std::string>() == "Maximize" ? Direction::Maximize : Direction::Minimize;
         setup_.strategy = e.at("strategy").get<std::string>();
-        setup_.seed = e.at("seed").get<std::uint64_t>();
-        setup_.max_parallel_jobs = e.at("max_parallel_jobs").get<std::size_t>();
-        setup_.instances_per_trial = e.at("instances_per_trial").get<int>();
-        if (e.at("max_resource").is_number()) setup_.max_resource = e.at("max_resource").get<Resource>();
+        setup_.seed = integer_at<std::uint64_t>(e, "seed");
+        setup_.max_parallel_jobs = integer_at<std::size_t>(e, "max_parallel_jobs");
+        setup_.instances_per_trial = integer_at<int>(e, "instances_per_trial");
+        if (!e.at("max_resource").is_null()) setup_.max_resource = integer_at<Resource>(e, "max_resource");
         setup_.start_time = e.at("time").get<double>();
         for (const auto& p : space_.parameters()) setup_.parameter_names.push_back(p.name);
         session_start_ = setup_.start_time;
@@ -249,7 +264,7 @@ private:
 
     void warm_start(const json& e) {
         for (const auto& p : e.at("parents"))
-            setup_.parent_bests.push_back({p.at("parent").get<std::size_t>(), p.at("trial").get<TrialId>(),
+            setup_.parent_bests.push_back({integer_at<std::size_t>(p, "parent"), integer_at<TrialId>(p, "trial"),
                                            number_from(p.at("objective")),
                                            space_from_json(p.at("space")).from_json(p.at("config"))});
     }
@@ -271,20 +286,21 @@ private:
     }
 
     TrialRecord& record(const json& e) {
-        auto id = e.at("trial").get<TrialId>();
+        auto id = integer_at<TrialId>(e, "trial");
         auto it = index_.find(id);
         if (it == index_.end()) throw IoError(fmt::format("event for trial {} before it started", id));
         return records_[it->second];
     }
 
     void trial_started(const json& e) {
-        auto id = e.at("trial").get<TrialId>();
+        auto id = integer_at<TrialId>(e, "trial");
+        if (e.contains("rerun") && !e["rerun"].is_boolean()) throw IoError("'rerun' must be true or false");  // read on resume
         if (auto open = running_.find(id); open != running_.end()) {  // re-run after a crash
             auto& r = records_[index_.at(id)];
             if (!r.segments.empty() && std::isnan(r.segments.back().end)) r.segments.pop_back();
         }
-        Suggestion s = Suggestion::run(id, space_.from_json(e.at("config")), e.at("budget").get<Resource>(),
-                                       e.at("resume_from").get<Resource>());
+        Suggestion s = Suggestion::run(id, space_.from_json(e.at("config")), integer_at<Resource>(e, "budget"),
+                                       integer_at<Resource>(e, "resume_from"));
         auto it = index_.find(id);
         if (it == index_.end()) {
             index_.emplace(id, records_.size());
@@ -299,25 +315,25 @@ private:
         if (s.resume_from > 0 && !e.value("rerun", false))
             std::erase_if(r.curve, [&](const ReportPoint& p) { return p.step > s.resume_from; });
         double t = e.at("time").get<double>();
-        r.segments.push_back({t, std::numeric_limits<double>::quiet_NaN(), e.value("worker", std::size_t{0})});  // open
+        r.segments.push_back({t, std::numeric_limits<double>::quiet_NaN(), integer_or<std::size_t>(e, "worker", std::size_t{0})});  // open
         running_[id] = std::move(s);
     }
 
     void report(const json& e) {
         auto& r = record(e);
-        r.curve.push_back({e.at("step").get<Resource>(), e.at("value").get<double>(), e.value("seconds", 0.0)});
+        r.curve.push_back({integer_at<Resource>(e, "step"), e.at("value").get<double>(), e.value("seconds", 0.0)});
     }
 
     void decision(const json& e) {
         auto& r = record(e);
         DecisionRecord d{r.id,
                          decision_kind_from(e.at("kind").get<std::string>()),
-                         e.value("bracket", -1),
-                         e.value("rung", -1),
-                         e.value("resource", Resource{0}),
+                         integer_or<int>(e, "bracket", -1),
+                         integer_or<int>(e, "rung", -1),
+                         integer_or<Resource>(e, "resource", Resource{0}),
                          number_from(e.at("loss")),
                          number_from(e.at("threshold")),
-                         e.value("peers", std::size_t{0}),
+                         integer_or<std::size_t>(e, "peers", std::size_t{0}),
                          e.value("reason", "")};
         if (auto s = status_after(r, d)) r.status = *s;
         r.decisions.push_back(std::move(d));
@@ -327,9 +343,12 @@ private:
         auto& r = record(e);
         r.status = status_from(e.at("status").get<std::string>());
         r.objective = number_from(e.at("objective"));
-        r.resource_used = std::max(r.resource_used, e.at("resource").get<Resource>());
+        r.resource_used = std::max(r.resource_used, integer_at<Resource>(e, "resource"));
         r.failure_reason = e.value("failure", "");
-        r.retries += e.value("retries", 0);
+        auto retries = integer_or<int>(e, "retries", 0);
+        if (retries < 0 || retries > std::numeric_limits<int>::max() - r.retries)
+            throw IoError(fmt::format("trial {}: retries {} out of range", r.id, retries));
+        r.retries += retries;
         double t = e.at("time").get<double>();
         if (!r.segments.empty()) {
             r.segments.back().end = t;
@@ -367,7 +386,8 @@ public:
     }
 
     void write(const json& event) {
-        std::string line = event.dump();
+        // Free text (a failure reason quoting a trainer's output) may not be UTF-8: never throw on it.
+        std::string line = event.dump(-1, ' ', false, json::error_handler_t::replace);
         line += '\n';
         if (std::fwrite(line.data(), 1, line.size(), file_) != line.size() || std::fflush(file_) != 0)
             throw IoError(fmt::format("cannot write journal '{}': {}", path_, std::strerror(errno)));

@@ -79,8 +79,10 @@ constexpr std::string_view type_name() noexcept {
     else return "unknown type";
 }
 
-// Integers travel through doubles in the unit-cube encoding: keep them exactly representable.
-inline constexpr double max_exact_integer = 9007199254740992.0;  // 2^53
+// Integers travel through doubles in the unit-cube encoding. Within +-2^46 every value survives
+// decode(encode(v)) under both scalings; beyond, a logarithmic range has values no point maps to.
+inline constexpr std::int64_t max_integer_bound = std::int64_t{1} << 46;
+inline constexpr double max_exact_integer = static_cast<double>(max_integer_bound);
 
 }  // namespace detail
 
@@ -102,6 +104,8 @@ struct ParameterSpec {
     /// slice [v - 0.5, v + 0.5) of the range, so under Linear each is equally likely; under
     /// Logarithmic that slice is measured in log space.
     [[nodiscard]] Value from_unit(double u) const {
+        // Outside [0,1] clamps; NaN is no point at all (and would be undefined in the casts below).
+        if (std::isnan(u)) throw InvalidArgument(fmt::format("parameter '{}': the unit-cube coordinate is NaN", name));
         u = std::clamp(u, 0.0, 1.0);
         switch (kind) {
             case ParameterKind::Integer: {
@@ -202,8 +206,28 @@ struct ParameterSpec {
 
 namespace detail {
 
+// Names and text values are written as JSON (journal, result, report), which must be UTF-8.
+[[nodiscard]] inline bool is_utf8(std::string_view s) noexcept {
+    for (std::size_t i = 0; i < s.size();) {
+        auto c = static_cast<unsigned char>(s[i]);
+        std::size_t n = c < 0x80 ? 1 : (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : (c & 0xF8) == 0xF0 ? 4 : 0;
+        if (n == 0 || n > s.size() - i) return false;
+        std::uint32_t cp = n == 1 ? c : c & (0x7Fu >> n);
+        for (std::size_t k = 1; k < n; ++k) {
+            auto b = static_cast<unsigned char>(s[i + k]);
+            if ((b & 0xC0) != 0x80) return false;
+            cp = (cp << 6) | (b & 0x3Fu);
+        }
+        constexpr std::uint32_t least[] = {0, 0, 0x80, 0x800, 0x10000};  // shorter forms are overlong
+        if (cp < least[n] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return false;
+        i += n;
+    }
+    return true;
+}
+
 inline void check_name(std::string_view what, const std::string& name) {
     if (name.empty()) throw InvalidArgument(fmt::format("{}: the name is empty", what));
+    if (!is_utf8(name)) throw InvalidArgument(fmt::format("{} '{}': the name is not valid UTF-8", what, name));
 }
 
 inline Scaling resolve_scaling(std::string_view what, const std::string& name, Scaling s, double min, double max,
@@ -253,8 +277,16 @@ public:
         auto hi = static_cast<double>(max);
         if (min > max)
             throw InvalidArgument(fmt::format("{} '{}': min must be <= max, got [{}, {}]", what, name, min, max));
-        if (std::abs(lo) > detail::max_exact_integer || std::abs(hi) > detail::max_exact_integer)
-            throw InvalidArgument(fmt::format("{} '{}': bounds must lie within +-2^53, got [{}, {}]", what, name, min, max));
+        // Compared as integers: converted to double, 2^53 + 1 would pass as 2^53.
+        auto outside = [](T v) {
+            if constexpr (std::is_signed_v<T>)
+                return static_cast<long long>(v) < -detail::max_integer_bound ||
+                       static_cast<long long>(v) > detail::max_integer_bound;
+            else
+                return static_cast<unsigned long long>(v) > static_cast<unsigned long long>(detail::max_integer_bound);
+        };
+        if (outside(min) || outside(max))
+            throw InvalidArgument(fmt::format("{} '{}': bounds must lie within +-2^46, got [{}, {}]", what, name, min, max));
         spec_ = detail::numeric_spec(what, std::move(name), ParameterKind::Integer, lo, hi, scaling, detail::type_name<T>());
     }
 
@@ -282,6 +314,8 @@ public:
             throw InvalidArgument(fmt::format("{} '{}': bounds must be finite, got [{}, {}]", what, name, lo, hi));
         if (lo > hi)
             throw InvalidArgument(fmt::format("{} '{}': min must be <= max, got [{}, {}]", what, name, lo, hi));
+        if (!std::isfinite(hi - lo))
+            throw InvalidArgument(fmt::format("{} '{}': max - min must be finite, got [{}, {}]", what, name, lo, hi));
         spec_ = detail::numeric_spec(what, std::move(name), ParameterKind::Continuous, lo, hi, scaling,
                                      detail::type_name<T>());
     }
@@ -307,6 +341,8 @@ public:
         constexpr std::string_view what = "CategoricalParameter";
         detail::check_name(what, name);
         if (values.empty()) throw InvalidArgument(fmt::format("{} '{}': needs at least one value", what, name));
+        for (const auto& v : values)
+            if (!detail::is_utf8(v)) throw InvalidArgument(fmt::format("{} '{}': value '{}' is not valid UTF-8", what, name, v));
         for (std::size_t i = 0; i < values.size(); ++i)
             for (std::size_t j = 0; j < i; ++j)
                 if (values[i] == values[j])
@@ -336,6 +372,8 @@ public:
         spec_.kind = ParameterKind::Static;
         spec_.type = detail::type_name<T>();
         if constexpr (std::is_same_v<T, std::string>) {
+            if (!detail::is_utf8(value))
+                throw InvalidArgument(fmt::format("StaticParameter '{}': the value is not valid UTF-8", spec_.name));
             spec_.fixed = std::move(value);
         } else if constexpr (std::is_integral_v<T>) {
             spec_.fixed = static_cast<std::int64_t>(value);

@@ -290,7 +290,8 @@ public:
     void to_json(const std::string& path) const {
         std::ofstream out(path, std::ios::binary | std::ios::trunc);
         if (!out) throw IoError(fmt::format("cannot write JSON file '{}'", path));
-        out << to_json().dump(2) << '\n';
+        // A failure reason may quote a trainer's output, which need not be UTF-8: replace, never throw.
+        out << to_json().dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << '\n';
         out.flush();
         if (!out) throw IoError(fmt::format("error while writing JSON file '{}'", path));
     }

@@ -106,7 +106,8 @@ public:
             const auto& p = (*layout_)[i];
             // Integral reals (from JSON, say) are accepted for integer parameters.
             if (p.kind == ParameterKind::Integer)
-                if (auto* x = std::get_if<double>(&values[i]); x && std::floor(*x) == *x)
+                if (auto* x = std::get_if<double>(&values[i]);
+                    x && std::floor(*x) == *x && std::abs(*x) <= detail::max_exact_integer)
                     values[i] = static_cast<std::int64_t>(*x);
             if (p.kind == ParameterKind::Continuous)
                 if (auto* x = std::get_if<std::int64_t>(&values[i])) values[i] = static_cast<double>(*x);

@@ -817,7 +817,7 @@ private:
         std::error_code ec;
         if (std::filesystem::file_size(path, ec) > 0 && !ec) {
             earlier_ = detail::read_journal(path);
-            if (!earlier_.events.empty()) {
+            if (!earlier_.events.empty()) try {
                 const auto& start = earlier_.events.front();
                 auto differs = [&](std::string_view what, const std::string& then, const std::string& now) {
                     return InvalidArgument(fmt::format("journal '{}' belongs to another run: its {} is {}, this tuner's is {}",
@@ -839,6 +839,8 @@ private:
                 if (start.at("direction") != to_string(options_.direction))
                     throw differs("direction", start.at("direction").get<std::string>(),
                                   std::string(to_string(options_.direction)));
+            } catch (const nlohmann::json::exception& e) {
+                throw IoError(fmt::format("journal '{}' line 1: {}", path, e.what()));
             }
         }
         journal_ = std::make_unique<detail::JournalWriter>(path, earlier_.valid_bytes);

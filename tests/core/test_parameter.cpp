@@ -68,7 +68,7 @@ TEST_CASE("invalid ranges throw InvalidArgument naming the parameter and the rul
           "CategoricalParameter 'booster': value 'a' is listed twice");
     CHECK(message_of([] { ht::IntegerParameter("", 1, 2); }) == "IntegerParameter: the name is empty");
     CHECK(message_of([] { ht::IntegerParameter<std::int64_t>("big", 0, std::int64_t{1} << 60); }) ==
-          "IntegerParameter 'big': bounds must lie within +-2^53, got [0, 1152921504606846976]");
+          "IntegerParameter 'big': bounds must lie within +-2^46, got [0, 1152921504606846976]");
 }
 
 TEST_CASE("integers under Linear scaling: every value equally likely and reachable") {

@@ -25,7 +25,8 @@ namespace hypertune::detail {
 
 /// Seconds since the Unix epoch -> "2026-11-29T21:46:20.123Z".
 [[nodiscard]] inline std::string iso8601(double unix_seconds) {
-    if (!std::isfinite(unix_seconds)) return "";
+    // Four-digit years only (0000-01-01 to 9999-12-31), which also keeps the cast to time_t defined.
+    if (!(unix_seconds >= -62167219200.0 && unix_seconds < 253402300800.0)) return "";
     auto whole = static_cast<std::time_t>(std::floor(unix_seconds));
     auto millis = static_cast<int>(std::floor((unix_seconds - static_cast<double>(whole)) * 1000.0));
     std::tm tm{};
