@@ -1,0 +1,242 @@
+// SPDX-License-Identifier: MIT
+// hypertune's side of the peer comparison (bench/peers/README.md). Prints one JSON line per
+// (sampler, function, budget, seed):
+//   {"library":"hypertune","sampler":"Bayesian","function":"branin","budget":50,"seed":3,"regret":...,"seconds":...}
+//
+//   peer_functions [--functions a,b] [--budgets 50,200] [--seeds N] [--first-seed S]
+//                  [--samplers Bayesian,Random] [--candidates N]
+//   peer_functions --overhead [--trials 100,200,1000] [--timed 20]
+//   peer_functions --evaluate   < JSON lines {"function":..., "params":{...}, "seed":s, "index":i}
+//   peer_functions --list
+//
+// The strategy is driven directly through ask/tell, one trial at a time (as a Tuner with
+// max_parallel_jobs = 1 would, without its thread and bookkeeping), so "seconds" is the
+// strategy's own cost plus the (negligible) function evaluations.
+//
+// One run per (sampler, function, seed) goes to the largest budget and reports at every budget on
+// the way: neither strategy looks at max_trials except to stop, so the first 50 trials of a
+// 200-trial run are those of a 50-trial run, and "seconds" is the time taken up to that budget.
+#include "../xgboost_space.hpp"
+#include "test_functions.hpp"
+
+#include <hypertune/strategies/bayesian.hpp>
+#include <hypertune/strategies/random_search.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <ctime>
+#include <exception>
+#include <iostream>
+#include <limits>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+namespace ht = hypertune;
+using peers::TestFunction;
+
+std::vector<std::string> split(const std::string& s) {
+    std::vector<std::string> out;
+    std::stringstream in(s);
+    for (std::string item; std::getline(in, item, ',');)
+        if (!item.empty()) out.push_back(item);
+    return out;
+}
+
+std::vector<std::size_t> split_sizes(const std::string& s) {
+    std::vector<std::size_t> out;
+    for (const auto& item : split(s)) out.push_back(static_cast<std::size_t>(std::stoul(item)));
+    return out;
+}
+
+double now() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
+
+double cpu_now() {
+    timespec t{};
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+    return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
+}
+
+void print(const nlohmann::ordered_json& j) {
+    std::fputs((j.dump() + "\n").c_str(), stdout);
+    std::fflush(stdout);  // lines arrive as runs finish
+}
+
+// One sequential run to the largest budget; a JSON line at each budget.
+template <class S>
+void run(S strategy, const std::string& sampler, const TestFunction& fn, const std::vector<std::size_t>& budgets,
+         std::uint64_t seed) {
+    const std::size_t max_budget = budgets.back();
+    const double t0 = now(), c0 = cpu_now();
+    strategy.start(fn.space, {seed, max_budget});
+    double best_observed = std::numeric_limits<double>::infinity();
+    double best_true = std::numeric_limits<double>::infinity();  // f at the best observed configuration
+    std::size_t done = 0, next = 0;
+    while (next < budgets.size()) {
+        auto s = strategy.ask();
+        if (!s.runs()) throw std::runtime_error("the strategy stopped before the budget");
+        const double observed = fn.observe(s.config, seed, done);
+        if (observed < best_observed) {
+            best_observed = observed;
+            best_true = fn.noise > 0.0 ? fn.value(s.config) : observed;
+        }
+        strategy.tell(s.trial, ht::Outcome::completed(observed, 1));
+        ++done;
+        while (next < budgets.size() && budgets[next] == done) {
+            nlohmann::ordered_json j;
+            j["library"] = "hypertune";
+            j["sampler"] = sampler;
+            j["function"] = fn.name;
+            j["budget"] = done;
+            j["seed"] = seed;
+            j["regret"] = best_true - fn.minimum;
+            j["seconds"] = now() - t0;
+            j["cpu_seconds"] = cpu_now() - c0;  // less sensitive than wall time to other load
+            print(j);
+            ++next;
+        }
+    }
+}
+
+// The loss of bench/bench_bayesian.cpp (and optuna_overhead.py): smooth, with an interaction.
+double synthetic_loss(const ht::Config& c) {
+    const double eta = c.get<double>("eta");
+    const double depth = c.get<int>("max_depth");
+    const double rounds = c.get<int>("num_round");
+    const double mcw = c.get<double>("min_child_weight");
+    const double alpha = c.get<double>("alpha");
+    const double lvl = c.get<double>("colsample_bylevel");
+    const double tree = c.get<double>("colsample_bytree");
+    return std::pow(std::log(eta + 1e-3) + 2.0, 2) + 0.05 * (depth - 6) * (depth - 6) + 0.3 * (rounds - 150) / 50.0 * eta +
+           0.02 * (mcw - 3) * (mcw - 3) + 0.1 * alpha + 0.5 * (lvl - 0.7) * (lvl - 0.7) + 0.5 * (tree - 0.8) * (tree - 0.8);
+}
+
+// Mean ask + tell time of `timed` trials after each count of completed trials, in one run.
+void overhead(const std::vector<std::size_t>& counts, std::size_t timed, std::size_t candidates) {
+    const auto space = ht::bench::xgboost_space();
+    ht::Bayesian strategy({.candidates = candidates});
+    strategy.start(space, {42, 0});
+    std::size_t done = 0;
+    auto step = [&] {
+        auto s = strategy.ask();
+        strategy.tell(s.trial, ht::Outcome::completed(synthetic_loss(s.config), 1));
+        ++done;
+    };
+    for (std::size_t n : counts) {
+        while (done < n) step();
+        const double w0 = now(), c0 = cpu_now();
+        for (std::size_t i = 0; i < timed; ++i) step();
+        const double wall = now() - w0, cpu = cpu_now() - c0;
+        nlohmann::ordered_json j;
+        j["library"] = "hypertune";
+        j["sampler"] = "Bayesian";
+        j["space"] = "xgboost7";
+        j["trials"] = n;
+        j["timed"] = timed;
+        j["ms_per_trial"] = 1e3 * wall / static_cast<double>(timed);
+        j["cpu_ms_per_trial"] = 1e3 * cpu / static_cast<double>(timed);
+        print(j);
+    }
+}
+
+// Reads {"function", "params", "seed", "index"} lines; prints the noise-free and observed values.
+void evaluate(const std::vector<TestFunction>& functions) {
+    for (std::string line; std::getline(std::cin, line);) {
+        if (line.empty()) continue;
+        const auto in = nlohmann::json::parse(line);
+        const auto name = in.at("function").get<std::string>();
+        const auto it = std::find_if(functions.begin(), functions.end(), [&](const auto& f) { return f.name == name; });
+        if (it == functions.end()) throw std::invalid_argument("unknown function " + name);
+        const ht::Config c = it->space.from_json(in.at("params"));
+        nlohmann::ordered_json j;
+        j["function"] = name;
+        j["value"] = it->value(c);
+        j["observed"] = it->observe(c, in.value("seed", std::uint64_t{0}), in.value("index", std::uint64_t{0}));
+        print(j);
+    }
+}
+
+int usage(const char* message) {
+    std::fprintf(stderr,
+                 "%s\nusage: peer_functions [--functions a,b] [--budgets 50,200] [--seeds N] [--first-seed S]\n"
+                 "                      [--samplers Bayesian,Random] [--candidates N]\n"
+                 "       peer_functions --overhead [--trials 100,200,1000] [--timed 20]\n"
+                 "       peer_functions --evaluate | --list\n",
+                 message);
+    return 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) try {
+    const auto functions = peers::test_functions();
+    std::vector<std::string> names;
+    for (const auto& f : functions) names.push_back(f.name);
+    std::vector<std::size_t> budgets = {50, 200};
+    std::vector<std::string> samplers = {"Bayesian", "Random"};
+    std::vector<std::size_t> counts = {100, 200, 1000};
+    std::size_t seeds = 20, timed = 20, candidates = ht::BayesianOptions{}.candidates;
+    std::uint64_t first_seed = 1;
+    std::string mode = "run";
+    for (int i = 1; i < argc; ++i) {
+        const std::string a = argv[i];
+        auto value = [&]() -> std::string {
+            if (i + 1 >= argc) throw std::invalid_argument(a + " needs a value");
+            return argv[++i];
+        };
+        if (a == "--functions") names = split(value());
+        else if (a == "--budgets") budgets = split_sizes(value());
+        else if (a == "--seeds") seeds = std::stoul(value());
+        else if (a == "--first-seed") first_seed = std::stoull(value());
+        else if (a == "--samplers") samplers = split(value());
+        else if (a == "--candidates") candidates = std::stoul(value());
+        else if (a == "--trials") counts = split_sizes(value());
+        else if (a == "--timed") timed = std::stoul(value());
+        else if (a == "--overhead" || a == "--evaluate" || a == "--list") mode = a.substr(2);
+        else return usage(("unknown option " + a).c_str());
+    }
+    if (mode == "overhead") {
+        std::sort(counts.begin(), counts.end());
+        overhead(counts, timed, candidates);
+        return 0;
+    }
+    if (mode == "evaluate") {
+        evaluate(functions);
+        return 0;
+    }
+    if (mode == "list") {
+        for (const auto& f : functions) {
+            nlohmann::ordered_json j;
+            j["function"] = f.name;
+            j["dimensions"] = f.space.dimensions();
+            j["minimum"] = f.minimum;
+            j["noise_sd"] = f.noise;
+            print(j);
+        }
+        return 0;
+    }
+    std::sort(budgets.begin(), budgets.end());
+    budgets.erase(std::unique(budgets.begin(), budgets.end()), budgets.end());
+    if (budgets.empty() || budgets.front() == 0) return usage("--budgets: give positive budgets");
+    for (const auto& sampler : samplers)
+        if (sampler != "Bayesian" && sampler != "Random") return usage(("unknown sampler " + sampler).c_str());
+    for (const auto& name : names) {
+        const auto it = std::find_if(functions.begin(), functions.end(), [&](const auto& f) { return f.name == name; });
+        if (it == functions.end()) return usage(("unknown function " + name).c_str());
+        for (const auto& sampler : samplers)
+            for (std::uint64_t seed = first_seed; seed < first_seed + seeds; ++seed) {
+                if (sampler == "Bayesian") run(ht::Bayesian({.candidates = candidates}), sampler, *it, budgets, seed);
+                else run(ht::RandomSearch{}, sampler, *it, budgets, seed);
+            }
+    }
+    return 0;
+} catch (const std::exception& e) {
+    std::fprintf(stderr, "peer_functions: %s\n", e.what());
+    return 1;
+}

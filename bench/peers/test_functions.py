@@ -1,0 +1,130 @@
+# SPDX-License-Identifier: MIT
+"""The test functions of test_functions.hpp, for Optuna (same spaces, minima and noise).
+
+Each function has a space: a list of (name, kind, low, high, log) for "float" and "int", and
+(name, "categorical", choices) for categories, in the order of the C++ search space.
+"""
+import math
+
+__test__ = False  # not a pytest module, despite its name
+
+BRANIN_MIN = 0.397887357729738
+HARTMANN6_MIN = -3.32236801141551
+NOISE_SD = 0.1
+MASK = (1 << 64) - 1
+
+
+def branin(p):
+    x1, x2 = p["x1"], p["x2"]
+    b, c, t = 5.1 / (4.0 * math.pi ** 2), 5.0 / math.pi, 1.0 / (8.0 * math.pi)
+    return (x2 - b * x1 * x1 + c * x1 - 6.0) ** 2 + 10.0 * (1.0 - t) * math.cos(x1) + 10.0
+
+
+_ALPHA = (1.0, 1.2, 3.0, 3.2)
+_A = ((10, 3, 17, 3.5, 1.7, 8),
+      (0.05, 10, 17, 0.1, 8, 14),
+      (3, 3.5, 1.7, 10, 17, 8),
+      (17, 8, 0.05, 10, 0.1, 14))
+_P = ((0.1312, 0.1696, 0.5569, 0.0124, 0.8283, 0.5886),
+      (0.2329, 0.4135, 0.8307, 0.3736, 0.1004, 0.9991),
+      (0.2348, 0.1451, 0.3522, 0.2883, 0.3047, 0.6650),
+      (0.4047, 0.8828, 0.8732, 0.5743, 0.1091, 0.0381))
+
+
+def hartmann6(p):
+    x = [p[f"x{j}"] for j in range(6)]
+    total = 0.0
+    for i in range(4):
+        inner = sum(_A[i][j] * (x[j] - _P[i][j]) ** 2 for j in range(6))
+        total += _ALPHA[i] * math.exp(-inner)
+    return -total
+
+
+def rosenbrock4(p):
+    x = [p[f"x{j}"] for j in range(4)]
+    return sum(100.0 * (x[j + 1] - x[j] ** 2) ** 2 + (1.0 - x[j]) ** 2 for j in range(3))
+
+
+# See test_functions.hpp: category offsets go down, up, down in declaration order.
+MIXED4_KINDS = ("alpha", "beta", "gamma", "delta")
+_OFFSET = (0.6, 0.0, 0.9, 0.3)
+_LR_CENTRE = (-3.2, -1.4, -2.6, -0.8)
+
+
+def _mixed4_value(units, depth, kind, lr):
+    u = math.log10(units) - 2.2
+    l = math.log10(lr) - _LR_CENTRE[kind] + 0.3 * u
+    return _OFFSET[kind] + u * u + 0.05 * (depth - 7.3) ** 2 + 0.5 * l * l
+
+
+def mixed4(p):
+    return _mixed4_value(p["units"], p["depth"], MIXED4_KINDS.index(p["kind"]), p["lr"])
+
+
+def mixed4_minimum():
+    """Enumerates the discrete part; the best lr of each in closed form, clamped to [1e-4, 1]."""
+    best = math.inf
+    for units in range(1, 1001):
+        u = math.log10(units) - 2.2
+        for depth in range(1, 17):
+            for kind in range(4):
+                log_lr = min(max(_LR_CENTRE[kind] - 0.3 * u, -4.0), 0.0)
+                best = min(best, _mixed4_value(units, depth, kind, 10.0 ** log_lr))
+    return best
+
+
+def splitmix64(x):
+    x = (x + 0x9E3779B97F4A7C15) & MASK
+    x = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & MASK
+    x = ((x ^ (x >> 27)) * 0x94D049BB133111EB) & MASK
+    return x ^ (x >> 31)
+
+
+def standard_normal(seed, index):
+    """The same draw as test_functions.hpp: depends only on (seed, evaluation index)."""
+    a = splitmix64(splitmix64(seed) ^ index)
+    b = splitmix64(a)
+    u1 = ((a >> 11) + 0.5) * 2.0 ** -53
+    u2 = (b >> 11) * 2.0 ** -53
+    return math.sqrt(-2.0 * math.log(u1)) * math.cos(2.0 * math.pi * u2)
+
+
+def _cube(d, lo, hi):
+    return [(f"x{j}", "float", lo, hi, False) for j in range(d)]
+
+
+class PeerFunction:
+    def __init__(self, name, space, value, minimum, noise=0.0):
+        self.name, self.space, self.value, self.minimum, self.noise = name, space, value, minimum, noise
+
+    def observe(self, params, seed, index):
+        """What the optimiser sees at evaluation `index` of a run seeded with `seed`."""
+        v = self.value(params)
+        return v + self.noise * standard_normal(seed, index) if self.noise > 0.0 else v
+
+
+def functions():
+    return {f.name: f for f in [
+        PeerFunction("branin", [("x1", "float", -5.0, 10.0, False), ("x2", "float", 0.0, 15.0, False)],
+                     branin, BRANIN_MIN),
+        PeerFunction("hartmann6", _cube(6, 0.0, 1.0), hartmann6, HARTMANN6_MIN),
+        PeerFunction("rosenbrock4", _cube(4, -5.0, 10.0), rosenbrock4, 0.0),
+        PeerFunction("mixed4", [("units", "int", 1, 1000, True), ("depth", "int", 1, 16, False),
+                                ("kind", "categorical", MIXED4_KINDS), ("lr", "float", 1e-4, 1.0, True)],
+                     mixed4, mixed4_minimum()),
+        PeerFunction("noisy_hartmann6", _cube(6, 0.0, 1.0), hartmann6, HARTMANN6_MIN, NOISE_SD),
+    ]}
+
+
+def suggest(trial, space):
+    """An Optuna trial's parameters for `space`, with the scaling of the C++ search space."""
+    params = {}
+    for spec in space:
+        name, kind = spec[0], spec[1]
+        if kind == "float":
+            params[name] = trial.suggest_float(name, spec[2], spec[3], log=spec[4])
+        elif kind == "int":
+            params[name] = trial.suggest_int(name, spec[2], spec[3], log=spec[4])
+        else:
+            params[name] = trial.suggest_categorical(name, list(spec[2]))
+    return params
