@@ -70,6 +70,9 @@ public:
         ++reports_;
         // A promoted trial with no checkpoint starts over: what it already reported was judged.
         if (restarted_ && step <= restart_from_) return;
+        // A trial that failed here before (the objective caught the exception) ends Failed whatever
+        // it reports next: its later values reach neither the strategy nor the journal.
+        if (!failure_.empty()) return;
         if (host_ && host_->on_report(*this, step, value) == Decision::Stop) stop_.store(true, std::memory_order_relaxed);
     }
 
