@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: MIT
 // Multi-fidelity strategies against random search on a simulated cluster (bench/simulator.hpp: P
 // workers, a simulated clock, a synthetic problem with learning curves; no sleeping).
-//   harness_multifidelity [seeds=10] [workers=4] [max_resource=81] [trials=200] [amplitude=1]
-// (`amplitude` scales the learning curves' amplitude: above 1, early losses rank configurations worse.)
+//   harness_multifidelity [seeds=10] [workers=4] [max_resource=81] [trials=200] [amplitude=1] [models=1]
+// (`amplitude` scales the learning curves' amplitude: above 1, early losses rank configurations worse.
+// models=0 leaves out the model-based contenders, which take most of the time: a Gaussian-process fit
+// per proposal, tens of milliseconds each, against well under a second for all the others.)
 //
 // Medians over the seeds (strategy seed = problem seed = 1..seeds) of three comparisons:
 // 1. Same resource. Random search runs `trials` trials to max_resource R and so spends
@@ -10,8 +12,10 @@
 //    fit (max_trials = 0) and the run is cut when B units are spent. Measured: the best final value
 //    (loss at R) within B, and the resource and simulated time each strategy needed to first reach
 //    random search's final best value. Equal resource, not equal trials, is the fair comparison here:
-//    trial k has the same configuration in every strategy, so with equal trials a multi-fidelity
-//    strategy sees exactly random search's configurations and can at best tie its best value.
+//    trial k has the same configuration in every strategy without a model, so with equal trials such
+//    a strategy sees exactly random search's configurations and can at best tie its best value. The
+//    model-based ones (ModelBased around Hyperband) replace about 2/3 of the configurations, once a
+//    rung has enough results, by a Gaussian process's proposals; the rest are the same as the others'.
 // 2. Same trials, run to the end: every strategy gets max_trials = trials and runs until it answers
 //    Done. Measured: resource spent, simulated wall time and utilisation = busy worker-time /
 //    (workers * wall), at `workers` and at 16 workers (4 when `workers` is 16). The tail (workers
@@ -20,16 +24,22 @@
 //    bracket alone, i.e. synchronous successive halving with nothing to start while a rung waits at
 //    its barrier (the case of the utilisation figures in ANCHORS.md). ASHA, for comparison, gets as
 //    many trials (its rungs are that bracket's when R is a power of 3).
+// Then model-based against plain Hyperband in each mode, seed by seed, from comparison 1. A model has
+// something to learn here: the final loss is a weighted quadratic bowl f over the unit cube (see
+// simulator.hpp); only the learning curves' amplitude and time constant are per-configuration noise.
+// The model-based runs cost real time (a Gaussian-process fit per proposal): it is printed too.
 #include "simulator.hpp"
 #include "xgboost_space.hpp"
 
 #include <hypertune/strategies/asha.hpp>
 #include <hypertune/strategies/hyperband.hpp>
+#include <hypertune/strategies/model_based.hpp>
 #include <hypertune/strategies/random_search.hpp>
 
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <functional>
@@ -37,6 +47,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace ht = hypertune;
@@ -51,19 +62,30 @@ struct Contender {
     bool multi_fidelity = true;
 };
 
-// The order matters below: random search first, then async and sync Hyperband, then ASHA.
-std::vector<Contender> contenders() {
+// The order matters below: random search first, then async and sync Hyperband, ASHA, then the
+// model-based Hyperbands.
+std::vector<Contender> contenders(bool with_models) {
     auto hyperband = [](ht::HyperbandMode mode) {
         return [mode](ht::Resource r) { return ht::AnyStrategy(ht::Hyperband({.max_resource = r, .mode = mode})); };
     };
-    return {
+    auto model_based = [](ht::HyperbandMode mode) {
+        return [mode](ht::Resource r) {
+            return ht::AnyStrategy(ht::ModelBasedHyperband({.max_resource = r, .mode = mode}));
+        };
+    };
+    std::vector<Contender> all = {
         {"Random search", [](ht::Resource r) { return ht::AnyStrategy(ht::RandomSearch({.max_resource = r})); }, false},
         {"Hyperband async", hyperband(ht::HyperbandMode::Asynchronous)},
         {"Hyperband sync", hyperband(ht::HyperbandMode::Synchronous)},
         {"ASHA", [](ht::Resource r) { return ht::AnyStrategy(ht::ASHA({.max_resource = r})); }},
     };
+    if (with_models) {
+        all.push_back({"Model-based Hyperband async", model_based(ht::HyperbandMode::Asynchronous)});
+        all.push_back({"Model-based Hyperband sync", model_based(ht::HyperbandMode::Synchronous)});
+    }
+    return all;
 }
-enum : std::size_t { random_search, hyperband_async, hyperband_sync, asha };
+enum : std::size_t { random_search, hyperband_async, hyperband_sync, asha, model_async, model_sync };
 
 // Median, +inf (not reached) counting as the largest value.
 double median(std::vector<double> v) {
@@ -130,11 +152,13 @@ int main(int argc, char** argv) {
     const Setup setup{ht::bench::xgboost_space(), static_cast<ht::Resource>(arg(3, 81)),
                       argc > 5 ? std::strtod(argv[5], nullptr) : 1.0};
     const std::size_t trials = arg(4, 200);
+    const auto with_models = arg(6, 1);
     const std::size_t wide = workers == 16 ? 4 : 16;  // the second worker count, for utilisation
-    if (seeds == 0 || workers == 0 || setup.max_resource < 2 || trials == 0 || !(setup.amplitude >= 0.0)) {
+    if (seeds == 0 || workers == 0 || setup.max_resource < 2 || trials == 0 || !(setup.amplitude >= 0.0) ||
+        with_models > 1) {
         fmt::print(stderr,
                    "usage: harness_multifidelity [seeds>=1] [workers>=1] [max_resource>=2] [trials>=1] "
-                   "[amplitude>=0]\n");
+                   "[amplitude>=0] [models=0|1]\n");
         return 2;
     }
     const ht::Resource R = setup.max_resource;
@@ -145,7 +169,7 @@ int main(int argc, char** argv) {
     std::vector<ht::Resource> rungs;  // where the largest bracket judges trials
     for (std::size_t i = 0; i + 1 < largest.rungs.size(); ++i) rungs.push_back(largest.rungs[i].resource);
 
-    const auto strategies = contenders();
+    const auto strategies = contenders(with_models == 1);
     std::vector<Samples> samples(strategies.size());
     Samples problem_stats;
 
@@ -158,8 +182,10 @@ int main(int argc, char** argv) {
         for (std::size_t c = 0; c < strategies.size(); ++c) {
             Samples& s = samples[c];
             // 1. same resource
+            const auto t0 = std::chrono::steady_clock::now();
             const auto r =
                 run(setup, strategies[c], seed, workers, strategies[c].multi_fidelity ? 0 : trials, budget, s);
+            s.add("real seconds", std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
             if (c == random_search) target = r.best();
             const auto* reached = r.first_reaching(target);
             s.add("trials", static_cast<double>(r.trials));
@@ -224,7 +250,9 @@ int main(int argc, char** argv) {
         }
     };
     fmt::print("\n### 2. Same trials: max_trials = {}, run until Done\n\n", trials);
-    run_table("full", {random_search, hyperband_async, hyperband_sync, asha});
+    std::vector<std::size_t> full_rows = {random_search, hyperband_async, hyperband_sync, asha};
+    if (with_models == 1) full_rows.insert(full_rows.end(), {model_async, model_sync});
+    run_table("full", full_rows);
     fmt::print("\n### 3. One bracket: max_trials = {} (synchronous Hyperband runs bracket s = {} alone)\n\n", bracket,
                schedule.s_max());
     run_table("bracket", {hyperband_sync, asha});
@@ -241,6 +269,30 @@ int main(int argc, char** argv) {
         pct(asha, "full P utilisation"), pct(hyperband_async, "full wide utilisation"),
         pct(hyperband_sync, "full wide utilisation"), pct(asha, "full wide utilisation"), wide,
         pct(hyperband_sync, "bracket P utilisation"), pct(hyperband_sync, "bracket wide utilisation"), wide);
+
+    // Model-based against plain Hyperband, seed by seed, at the same resource (comparison 1).
+    if (with_models == 1) {
+        fmt::print("\n### Model-based against plain Hyperband at the same resource B = {}\n\n", budget);
+        fmt::print(
+            "| mode | best final loss, model-based | plain | seeds where model-based is lower / equal | resource "
+            "to reach random search's best, model-based | plain | real s per run, model-based | plain |\n");
+        fmt::print("|---|---|---|---|---|---|---|---|\n");
+        for (auto [mode, model, plain] : {std::tuple{"async", std::size_t{model_async}, std::size_t{hyperband_async}},
+                                          std::tuple{"sync", std::size_t{model_sync}, std::size_t{hyperband_sync}}}) {
+            const auto& m = samples[model].of("best");
+            const auto& p = samples[plain].of("best");
+            std::size_t lower = 0, equal = 0;
+            for (std::size_t i = 0; i < m.size() && i < p.size(); ++i) {
+                lower += static_cast<std::size_t>(m[i] < p[i]);
+                equal += static_cast<std::size_t>(m[i] == p[i]);
+            }
+            fmt::print("| {} | {:.4f} | {:.4f} | {} / {} of {} | {} | {} | {:.2f} | {:.3f} |\n", mode,
+                       samples[model].median_of("best"), samples[plain].median_of("best"), lower, equal, m.size(),
+                       or_not_reached(samples[model].median_of("reach"), "{:.0f}"),
+                       or_not_reached(samples[plain].median_of("reach"), "{:.0f}"),
+                       samples[model].median_of("real seconds"), samples[plain].median_of("real seconds"));
+        }
+    }
 
     bool any = false;
     for (std::size_t c = 0; c < strategies.size(); ++c)

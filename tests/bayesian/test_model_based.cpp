@@ -1,0 +1,447 @@
+// SPDX-License-Identifier: MIT
+// ModelBased: model-based Hyperband (and ASHA). Configurations are the inner's until a level has
+// enough losses, then mostly the model's; resumed trials keep theirs; random_fraction = 1 is the
+// inner strategy exactly; the observations follow the rungs.
+#include <hypertune/hypertune.hpp>
+#include <hypertune/strategies/asha.hpp>
+#include <hypertune/strategies/hyperband.hpp>
+#include <hypertune/strategies/model_based.hpp>
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <map>
+#include <random>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace ht = hypertune;
+
+namespace {
+
+// Unoptimised and sanitizer builds score fewer candidates per proposal so that these tests stay
+// within seconds there; the algorithm is the same.
+#if !defined(__OPTIMIZE__) || defined(__SANITIZE_ADDRESS__) || defined(HYPERTUNE_TEST_FEW_CANDIDATES)
+constexpr std::size_t test_candidates = 256;
+#else
+constexpr std::size_t test_candidates = 512;
+#endif
+
+ht::SearchSpace mb_space() {
+    return ht::SearchSpace{ht::ContinuousParameter("a", 0.0, 1.0), ht::ContinuousParameter("b", 0.0, 1.0),
+                           ht::ContinuousParameter("lr", 1e-4, 1.0), ht::IntegerParameter("depth", 1, 10)};
+}
+
+// The optimum, in the unit cube.
+constexpr double optimum[] = {0.3, 0.7, 0.25, 0.6};
+
+// The final loss: the distance to the optimum in the unit cube.
+double distance_to_optimum(const ht::SearchSpace& space, const ht::Config& c) {
+    const auto u = space.encode(c);
+    double s = 0.0;
+    for (std::size_t j = 0; j < u.size(); ++j) s += (u[j] - optimum[j]) * (u[j] - optimum[j]);
+    return std::sqrt(s);
+}
+
+// A learning curve on top that is the same for every configuration: the loss at any resource ranks
+// configurations exactly as the final loss does.
+double loss_at(const ht::SearchSpace& space, const ht::Config& c, ht::Resource r) {
+    return distance_to_optimum(space, c) + 1.0 / static_cast<double>(r);
+}
+
+struct Run {
+    ht::TrialId id;
+    ht::Config config;
+    ht::Resource budget;
+    ht::Resource resume_from;
+};
+
+struct Log {
+    std::vector<Run> runs;  // every Run suggestion, in order
+    std::vector<std::string> records;
+    std::map<ht::TrialId, double> final_loss;  // trials that reached max_resource
+};
+
+// Plays the runner: keeps up to `parallel` runs going and finishes a random one at a time (its
+// reports, then tell()), until the strategy answers Done and nothing runs. Trials for which
+// `fails(id)` holds fail before their first report.
+template <class S>
+Log drive(S& s, const ht::SearchSpace& space, ht::StrategyContext ctx, std::size_t parallel, std::uint64_t order_seed,
+          ht::Resource max_resource, const std::function<bool(ht::TrialId)>& fails = [](ht::TrialId) { return false; }) {
+    s.start(space, ctx);
+    Log log;
+    std::vector<Run> running;
+    std::mt19937_64 rng(order_seed);
+    bool done = false;
+    auto collect = [&] {
+        for (const auto& d : s.take_decisions())
+            log.records.push_back(fmt::format("{} {} {} {}", d.trial, ht::to_string(d.kind), d.resource, d.reason));
+    };
+    for (;;) {
+        while (!done && running.size() < parallel) {
+            ht::Suggestion sg = s.ask();
+            collect();
+            if (sg.kind == ht::Suggestion::Kind::Run) {
+                log.runs.push_back({sg.trial, sg.config, sg.budget, sg.resume_from});
+                running.push_back(log.runs.back());
+                continue;
+            }
+            if (sg.kind == ht::Suggestion::Kind::Done) done = true;
+            REQUIRE((done || !running.empty()));
+            break;
+        }
+        if (running.empty()) break;
+        const std::size_t pick = rng() % running.size();
+        const Run t = running[pick];
+        running.erase(running.begin() + static_cast<std::ptrdiff_t>(pick));
+        if (fails(t.id)) {
+            s.tell(t.id, ht::Outcome::failed(t.resume_from));
+            collect();
+            continue;
+        }
+        bool stopped = false;
+        for (ht::Resource step = t.resume_from + 1; step <= t.budget; ++step) {
+            const double loss = loss_at(space, t.config, step);
+            if (s.report(t.id, step, loss) == ht::Decision::Stop) {
+                s.tell(t.id, ht::Outcome::stopped(loss, step));
+                stopped = true;
+                break;
+            }
+            collect();
+        }
+        if (!stopped) {
+            const double loss = loss_at(space, t.config, t.budget);
+            s.tell(t.id, ht::Outcome::completed(loss, t.budget));
+            if (t.budget == max_resource) log.final_loss[t.id] = loss;
+        }
+        collect();
+    }
+    return log;
+}
+
+// The first configuration each trial id was given.
+std::map<ht::TrialId, ht::Config> first_configs(const Log& log) {
+    std::map<ht::TrialId, ht::Config> out;
+    for (const auto& r : log.runs) out.try_emplace(r.id, r.config);
+    return out;
+}
+
+double median(std::vector<double> v) {
+    REQUIRE_FALSE(v.empty());
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+}
+
+double best_of(const Log& log) {
+    double best = std::numeric_limits<double>::infinity();
+    for (const auto& [id, loss] : log.final_loss) best = std::min(best, loss);
+    return best;
+}
+
+// Model proposals against the random configurations the same trial ids would have had: the share
+// within 0.2 of the optimum (a ball of volume 0.025 of the 4-D unit cube) and the mean distance.
+struct Cluster {
+    double model_near = 0.0;
+    double random_near = 0.0;
+    double model_mean = 0.0;
+    double random_mean = 0.0;
+};
+
+template <class S>
+Cluster cluster(const S& mb, const ht::SearchSpace& space, const Log& log, std::uint64_t seed) {
+    Cluster c;
+    std::size_t n = 0;
+    for (const auto& [id, cfg] : first_configs(log)) {
+        if (!mb.proposed_by_model(id)) continue;
+        const ht::Config plain = ht::RandomSearch::sample(space, seed, id);
+        CHECK_FALSE(cfg == plain);
+        const double model = distance_to_optimum(space, cfg), random = distance_to_optimum(space, plain);
+        c.model_near += model < 0.2 ? 1.0 : 0.0;
+        c.random_near += random < 0.2 ? 1.0 : 0.0;
+        c.model_mean += model;
+        c.random_mean += random;
+        ++n;
+    }
+    REQUIRE(n > 0);
+    for (double* x : {&c.model_near, &c.random_near, &c.model_mean, &c.random_mean}) *x /= static_cast<double>(n);
+    return c;
+}
+
+}  // namespace
+
+TEST_CASE("ModelBased validates its options and names them in the message") {
+    CHECK_THROWS_WITH_AS(ht::ModelBased(ht::Hyperband{}, {.random_fraction = -0.1}),
+                         doctest::Contains("ModelBased: random_fraction must be in [0, 1], got -0.1"),
+                         ht::InvalidArgument);
+    CHECK_THROWS_WITH_AS(ht::ModelBased(ht::Hyperband{}, {.random_fraction = 1.5}),
+                         doctest::Contains("random_fraction must be in [0, 1], got 1.5"), ht::InvalidArgument);
+    CHECK_THROWS_WITH_AS(ht::ModelBased(ht::ASHA{}, {.random_fraction = std::nan("")}),
+                         doctest::Contains("random_fraction must be in [0, 1], got nan"), ht::InvalidArgument);
+    CHECK_THROWS_WITH_AS(ht::ModelBased(ht::Hyperband{}, {.min_points = 1}),
+                         doctest::Contains("ModelBased: min_points must be >= 2 (or 0 for d + 2), got 1"),
+                         ht::InvalidArgument);
+    CHECK_THROWS_WITH_AS(ht::ModelBased(ht::Hyperband{}, {.candidates = 0}),
+                         doctest::Contains("ModelBased: candidates must be >= 1, got 0"), ht::InvalidArgument);
+    // The inner strategy's own checks still apply.
+    CHECK_THROWS_WITH_AS(ht::ModelBased<ht::Hyperband>({.eta = 1}), doctest::Contains("Hyperband: eta must be >= 2"),
+                         ht::InvalidArgument);
+    CHECK_NOTHROW(ht::ModelBased(ht::Hyperband{}, {.random_fraction = 0.0, .min_points = 2}));
+    CHECK_NOTHROW(ht::ModelBased(ht::Hyperband{}, {.random_fraction = 1.0}));
+}
+
+TEST_CASE("ModelBased forwards to its inner strategy and reads its rung levels") {
+    ht::ModelBased hb(ht::Hyperband({.max_resource = 81}));
+    static_assert(std::same_as<decltype(hb), ht::ModelBased<ht::Hyperband>>);
+    static_assert(std::same_as<ht::ModelBasedHyperband, ht::ModelBased<ht::Hyperband>>);
+    static_assert(ht::Strategy<ht::ModelBased<ht::ASHA>> && ht::ExplainsDecisions<ht::ModelBased<ht::ASHA>>);
+    static_assert(ht::HasMaxResource<ht::ModelBased<ht::ASHA>> && ht::HasNotes<ht::ModelBased<ht::ASHA>>);
+    CHECK(hb.name() == "ModelBased(Hyperband)");
+    CHECK(hb.max_resource() == 81);
+    CHECK(hb.levels() == std::vector<ht::Resource>{1, 3, 9, 27, 81});
+    CHECK(hb.options().random_fraction == doctest::Approx(1.0 / 3.0));
+
+    // Built from the inner's options; a max_resource that is not a power of eta: rounded rungs.
+    ht::ModelBasedHyperband sync({.max_resource = 100, .mode = ht::HyperbandMode::Synchronous}, {.min_points = 3});
+    CHECK(sync.inner().options().mode == ht::HyperbandMode::Synchronous);
+    CHECK(sync.levels() == std::vector<ht::Resource>{1, 4, 11, 33, 100});
+    CHECK(sync.options().min_points == 3);
+
+    ht::ModelBased<ht::ASHA> asha({.min_resource = 2, .max_resource = 30});
+    CHECK(asha.name() == "ModelBased(ASHA)");
+    CHECK(asha.levels() == std::vector<ht::Resource>{2, 6, 18, 30});
+
+    ht::AnyStrategy any(ht::ModelBasedHyperband({.max_resource = 27}));
+    CHECK(any.name() == "ModelBased(Hyperband)");
+    CHECK(any.max_resource() == 27);
+    any.start(mb_space(), {.seed = 1, .max_trials = 2});
+    CHECK(any.ask().runs());
+    CHECK(any.ask().runs());
+    CHECK(any.ask().kind == ht::Suggestion::Kind::Done);
+
+    hb.start(mb_space(), {.seed = 1});
+    CHECK(hb.min_points() == 6);  // d + 2, d = 4
+    CHECK_FALSE(hb.model_resource().has_value());
+    CHECK(hb.notes().empty());
+}
+
+TEST_CASE("ModelBased records one loss per trial and level, as the rungs see it") {
+    ht::ModelBased mb(ht::ASHA({.max_resource = 27}), {.random_fraction = 1.0});  // levels 1, 3, 9, 27
+    mb.start(mb_space(), {.seed = 3});
+    const auto t0 = mb.ask().trial;
+    const auto t1 = mb.ask().trial;
+    const auto t2 = mb.ask().trial;
+    const auto t3 = mb.ask().trial;
+
+    (void)mb.report(t0, 1, 0.5);
+    (void)mb.report(t0, 2, 0.4);  // between levels: nothing
+    CHECK(mb.observations(1) == 1);
+    CHECK(mb.observations(2) == 0);
+    (void)mb.report(t0, 3, 0.3);
+    CHECK(mb.observations(3) == 1);
+    (void)mb.report(t0, 3, 0.25);  // repeated (a retried trial): overwrites
+    CHECK(mb.observations(3) == 1);
+
+    // A trial reporting every 5 units: judged at the highest level it reached, once.
+    (void)mb.report(t1, 5, 0.6);
+    (void)mb.report(t1, 10, 0.5);
+    CHECK(mb.observations(1) == 1);
+    CHECK(mb.observations(3) == 2);
+    CHECK(mb.observations(9) == 1);
+
+    // A final loss told without reports counts at the resource reached.
+    mb.tell(t2, ht::Outcome::completed(0.2, 27));
+    CHECK(mb.observations(27) == 1);
+
+    // A failed trial: a failure at the level it was running towards.
+    (void)mb.report(t3, 1, 0.9);
+    mb.tell(t3, ht::Outcome::failed(2));
+    CHECK(mb.observations(1) == 2);
+    CHECK(mb.observations(3) == 3);
+}
+
+TEST_CASE("ModelBased Hyperband: random until a level has enough losses, then the model's configurations near the optimum") {
+    const auto space = mb_space();
+    for (auto mode : {ht::HyperbandMode::Asynchronous, ht::HyperbandMode::Synchronous}) {
+        CAPTURE(static_cast<int>(mode));
+        std::vector<double> model_near, random_near, model_mean, random_mean, best_model, best_plain;
+        for (std::uint64_t seed = 1; seed <= 3; ++seed) {
+            CAPTURE(seed);
+            ht::ModelBased mb(ht::Hyperband({.max_resource = 27, .mode = mode}), {.candidates = test_candidates});
+            const Log log = drive(mb, space, {.seed = seed, .max_trials = 120}, 4, seed, 27);
+            ht::Hyperband plain({.max_resource = 27, .mode = mode});
+            const Log plain_log = drive(plain, space, {.seed = seed, .max_trials = 120}, 4, seed, 27);
+
+            // Before the first model proposal: exactly plain Hyperband's configurations.
+            const auto configs = first_configs(log);
+            const auto plain_configs = first_configs(plain_log);
+            REQUIRE(configs.size() == 120);
+            ht::TrialId first_model = 120;
+            for (const auto& [id, cfg] : configs)
+                if (mb.proposed_by_model(id)) {
+                    first_model = id;
+                    break;
+                }
+            REQUIRE(first_model < 120);
+            CHECK(first_model >= mb.min_points());  // no level can hold min_points losses earlier
+            for (ht::TrialId id = 0; id < first_model; ++id) CHECK(configs.at(id) == plain_configs.at(id));
+            // Later ones not proposed by the model are still the inner's.
+            for (const auto& [id, cfg] : configs)
+                if (!mb.proposed_by_model(id)) CHECK(cfg == ht::RandomSearch::sample(space, seed, id));
+
+            // About 2/3 of the trials after the takeover come from the model.
+            const double share = static_cast<double>(mb.model_proposals()) / static_cast<double>(120 - first_model);
+            CHECK(share > 0.5);
+            CHECK(share < 0.85);
+
+            const Cluster c = cluster(mb, space, log, seed);
+            model_near.push_back(c.model_near);
+            random_near.push_back(c.random_near);
+            model_mean.push_back(c.model_mean);
+            random_mean.push_back(c.random_mean);
+            best_model.push_back(best_of(log));
+            best_plain.push_back(best_of(plain_log));
+
+            REQUIRE_FALSE(mb.notes().empty());
+            CHECK(mb.notes().front().find("the model takes over") != std::string::npos);
+            CHECK(mb.model_resource().has_value());
+        }
+        MESSAGE("within 0.2 of the optimum: " << median(model_near) << " of the model's proposals, "
+                                              << median(random_near) << " of random ones; mean distance "
+                                              << median(model_mean) << " vs " << median(random_mean)
+                                              << "; best final loss " << median(best_model) << " vs plain Hyperband "
+                                              << median(best_plain));
+        CHECK(median(model_near) > 0.2);
+        CHECK(median(random_near) < 0.1);
+        CHECK(median(model_mean) < 0.85 * median(random_mean));
+        CHECK(median(best_model) < median(best_plain));
+    }
+}
+
+TEST_CASE("ModelBased synchronous Hyperband: a promoted trial keeps the configuration the model gave it") {
+    const auto space = mb_space();
+    ht::ModelBased mb(ht::Hyperband({.max_resource = 9, .mode = ht::HyperbandMode::Synchronous}),
+                      {.candidates = test_candidates});
+    const Log log = drive(mb, space, {.seed = 4, .max_trials = 60}, 4, 4, 9);
+    const auto first = first_configs(log);
+    std::size_t resumed = 0, resumed_from_model = 0;
+    for (const auto& r : log.runs) {
+        if (r.resume_from == 0) continue;
+        ++resumed;
+        CHECK(r.config == first.at(r.id));
+        if (mb.proposed_by_model(r.id)) {
+            ++resumed_from_model;
+            CHECK_FALSE(r.config == ht::RandomSearch::sample(space, 4, r.id));  // the inner's own is not used
+        }
+    }
+    CHECK(resumed > 5);
+    CHECK(resumed_from_model > 0);
+    // The inner's pauses and promotions come through.
+    CHECK(std::any_of(log.records.begin(), log.records.end(),
+                      [](const std::string& r) { return r.find(" Promote ") != std::string::npos; }));
+}
+
+TEST_CASE("ModelBased with random_fraction = 1 is its inner strategy exactly") {
+    const auto space = mb_space();
+    for (auto mode : {ht::HyperbandMode::Asynchronous, ht::HyperbandMode::Synchronous}) {
+        ht::ModelBased mb(ht::Hyperband({.max_resource = 27, .mode = mode}), {.random_fraction = 1.0});
+        ht::Hyperband plain({.max_resource = 27, .mode = mode});
+        const Log a = drive(mb, space, {.seed = 6, .max_trials = 80}, 3, 2, 27);
+        const Log b = drive(plain, space, {.seed = 6, .max_trials = 80}, 3, 2, 27);
+        REQUIRE(a.runs.size() == b.runs.size());
+        for (std::size_t i = 0; i < a.runs.size(); ++i) {
+            CHECK(a.runs[i].id == b.runs[i].id);
+            CHECK(a.runs[i].config == b.runs[i].config);
+            CHECK(a.runs[i].budget == b.runs[i].budget);
+            CHECK(a.runs[i].resume_from == b.runs[i].resume_from);
+        }
+        CHECK(a.records == b.records);
+        CHECK(mb.model_proposals() == 0);
+        CHECK(mb.observations(27) > 0);  // it still keeps the observations
+    }
+}
+
+TEST_CASE("ModelBased is deterministic for a seed and call sequence, and differs across seeds") {
+    const auto space = mb_space();
+    auto run = [&](std::uint64_t seed) {
+        ht::ModelBased mb(ht::Hyperband({.max_resource = 27}), {.candidates = test_candidates});
+        const Log log = drive(mb, space, {.seed = seed, .max_trials = 50}, 4, 11, 27);
+        std::vector<std::string> out;
+        for (const auto& r : log.runs) out.push_back(fmt::format("{} {}", r.id, r.config.to_json().dump()));
+        CHECK(mb.model_proposals() > 10);
+        return out;
+    };
+    const auto a = run(8);
+    CHECK(a == run(8));
+    CHECK(a != run(9));
+}
+
+TEST_CASE("ModelBased ASHA: the model's configurations cluster near the optimum, and failed trials do no harm") {
+    const auto space = mb_space();
+    // Every 7th trial fails before it reports anything.
+    const auto fails = [](ht::TrialId id) { return id % 7 == 3; };
+    std::vector<double> model_near, random_near, model_mean, random_mean, best_model, best_plain;
+    for (std::uint64_t seed = 12; seed <= 14; ++seed) {
+        CAPTURE(seed);
+        ht::ModelBased mb(ht::ASHA({.max_resource = 27}), {.random_fraction = 0.2, .candidates = test_candidates});
+        const Log log = drive(mb, space, {.seed = seed, .max_trials = 100}, 4, seed, 27, fails);
+        ht::ASHA plain({.max_resource = 27});
+        const Log plain_log = drive(plain, space, {.seed = seed, .max_trials = 100}, 4, seed, 27, fails);
+        REQUIRE(first_configs(log).size() == 100);
+        CHECK(mb.model_proposals() > 50);
+        CHECK_FALSE(log.records.empty());  // ASHA's stops and promotions come through
+        const Cluster c = cluster(mb, space, log, seed);
+        model_near.push_back(c.model_near);
+        random_near.push_back(c.random_near);
+        model_mean.push_back(c.model_mean);
+        random_mean.push_back(c.random_mean);
+        best_model.push_back(best_of(log));
+        best_plain.push_back(best_of(plain_log));
+    }
+    MESSAGE("ASHA: within 0.2 of the optimum: " << median(model_near) << " of the model's proposals, "
+                                                << median(random_near) << " of random ones; mean distance "
+                                                << median(model_mean) << " vs " << median(random_mean)
+                                                << "; best final loss " << median(best_model) << " vs plain ASHA "
+                                                << median(best_plain));
+    CHECK(median(model_near) > 0.2);
+    CHECK(median(random_near) < 0.1);
+    CHECK(median(model_mean) < 0.85 * median(random_mean));
+    CHECK(median(best_model) < median(best_plain));
+}
+
+TEST_CASE("ModelBased Hyperband through the Tuner with max_parallel_jobs 4") {
+    const auto space = mb_space();
+    for (auto mode : {ht::HyperbandMode::Asynchronous, ht::HyperbandMode::Synchronous}) {
+        CAPTURE(static_cast<int>(mode));
+        ht::Tuner tuner(space,
+                        ht::ModelBased(ht::Hyperband({.max_resource = 9, .mode = mode}), {.candidates = test_candidates}),
+                        {.max_jobs = 60, .max_parallel_jobs = 4, .seed = 3});
+        auto result = tuner.fit([&](const ht::Config& c, ht::Trial& trial) {
+            double loss = 0.0;
+            for (ht::Resource r = trial.resumed_from() + 1; r <= trial.budget(); ++r) {
+                loss = loss_at(space, c, r);
+                trial.report(r, loss);
+                if (trial.should_stop()) break;
+            }
+            return loss;
+        });
+        CHECK(result.trials().size() == 60);
+        std::set<ht::TrialId> ids;
+        for (const auto& t : result.trials()) {
+            ids.insert(t.id);
+            CHECK(t.status != ht::TrialStatus::Running);
+            CHECK(t.status != ht::TrialStatus::Paused);
+            CHECK(t.status != ht::TrialStatus::Failed);
+            CHECK(t.has_objective());
+        }
+        CHECK(ids.size() == 60);
+        CHECK(result.setup().strategy == "ModelBased(Hyperband)");
+        const auto& w = result.setup().warnings;
+        CHECK(std::any_of(w.begin(), w.end(), [](const std::string& s) {
+            return s.starts_with("ModelBased(Hyperband): trial ") && s.find("the model takes over") != std::string::npos;
+        }));
+        CHECK(result.best().objective < 0.25);
+    }
+}
