@@ -157,7 +157,7 @@ TEST_CASE("Bayesian: options are validated") {
     CHECK(s.budget == 7);
 }
 
-TEST_CASE("Bayesian: deterministic for a seed, different across seeds; ids count up; done after max_trials") {
+TEST_CASE("Bayesian: deterministic for a seed, different across seeds, ids count up, done after max_trials") {
     auto run = [](std::uint64_t seed) {
         ht::Bayesian b;
         auto space = branin_space();

@@ -275,7 +275,7 @@ TEST_CASE("an unknown placeholder is refused by check() and on the first call, n
 
 // --- running ------------------------------------------------------------------------------------
 
-TEST_CASE("values with shell syntax reach the trainer as one literal argument each; the log has both streams") {
+TEST_CASE("values with shell syntax reach the trainer as one literal argument each, and the log has both streams") {
     auto dir = log_dir("literal");
     ht::CommandObjective objective({self_exe(), "--booster={booster}", "two words", ""},
                                    fake_options("echo", {.metrics = {{"loss", "^loss=(\\S+)$"}}, .log_dir = dir}));
@@ -297,7 +297,7 @@ TEST_CASE("values with shell syntax reach the trainer as one literal argument ea
     CHECK(headers == 2);
 }
 
-TEST_CASE("objective lines become reports at the step of the step regex; other metrics reach on_metric") {
+TEST_CASE("objective lines become reports at the step of the step regex, and other metrics reach on_metric") {
     std::mutex mu;
     std::map<std::string, std::vector<std::pair<ht::Resource, double>>> seen;
     ht::CommandOptions o{.metrics = {{"train:loss", "train_loss=(\\S+)"}, {"validation:loss", "validation_loss=(\\S+)"}},
@@ -360,7 +360,7 @@ TEST_CASE("garbage output fails the trial: no line matched the objective metric 
     CHECK(run(ht::CommandObjective({"/bin/true"}, loss_metric())).error.find("it printed nothing") != std::string::npos);
 }
 
-TEST_CASE("an objective value that is not a finite number fails the trial; other metrics skip it") {
+TEST_CASE("an objective value that is not a finite number fails the trial, and other metrics skip it") {
     auto r = run(ht::CommandObjective({"/bin/sh", "-c", "echo loss=0.5; echo loss=nan; sleep 5"}, loss_metric()));
     CHECK(r.error.find("the objective metric 'loss' captured 'nan', not a finite number (line: loss=nan)") !=
           std::string::npos);

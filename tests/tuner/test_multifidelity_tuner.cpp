@@ -150,7 +150,7 @@ TEST_CASE("asynchronous Hyperband and ASHA stop trials early and cost less than 
     }
 }
 
-TEST_CASE("with one worker a multi-fidelity run is the same every time; with four the configurations are") {
+TEST_CASE("with one worker a multi-fidelity run is the same every time, with four the configurations are") {
     auto run = [](std::size_t parallel, ht::HyperbandMode mode) {
         ht::Tuner tuner(space(), ht::Hyperband({.min_resource = 1, .max_resource = 9, .mode = mode}),
                         {.max_jobs = 30, .max_parallel_jobs = parallel, .seed = 17});
