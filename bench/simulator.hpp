@@ -26,7 +26,7 @@
 
 #include <hypertune/detail/random.hpp>
 #include <hypertune/search_space.hpp>
-#include <hypertune/strategy.hpp>
+#include <hypertune/scheduler.hpp>
 
 #include <fmt/format.h>
 
@@ -183,7 +183,7 @@ struct SimResult {
 };
 
 /// Runs `strategy` on `problem` (see the top of simulator.hpp).
-template <Strategy S>
+template <class S>  // a Scheduler, or AnyStrategy
 class Simulator {
 public:
     Simulator(S& strategy, const SearchSpace& space, const SyntheticProblem& problem, SimOptions options)
@@ -247,13 +247,12 @@ private:
     // The Stop records of the call just made; a Stop record for a paused trial ends it.
     std::vector<TrialId> collect_stops() {
         std::vector<TrialId> stops;
-        if constexpr (ExplainsDecisions<S>)
-            for (const auto& d : strategy_.take_decisions())
-                if (d.kind == DecisionRecord::Kind::Stop) {
-                    stops.push_back(d.trial);
-                    if (auto it = trials_.find(d.trial); it != trials_.end() && !it->second.running)
-                        it->second.stopped = true;
-                }
+        for (const auto& d : strategy_.take_decisions())
+            if (d.kind == DecisionRecord::Kind::Stop) {
+                stops.push_back(d.trial);
+                if (auto it = trials_.find(d.trial); it != trials_.end() && !it->second.running)
+                    it->second.stopped = true;
+            }
         return stops;
     }
 
@@ -326,9 +325,8 @@ private:
         const double loss = t.curve.loss(worker.step);
         const Decision d = strategy_.report(worker.trial, worker.step, loss);
         const auto stops = collect_stops();
-        if constexpr (ExplainsDecisions<S>)
-            if (d == Decision::Stop && std::find(stops.begin(), stops.end(), worker.trial) == stops.end())
-                note("report({}, {}) answered Stop without a Stop record", worker.trial, worker.step);
+        if (d == Decision::Stop && std::find(stops.begin(), stops.end(), worker.trial) == stops.end())
+            note("report({}, {}) answered Stop without a Stop record", worker.trial, worker.step);
         if (worker.step == options_.max_resource && loss < result_.best())
             result_.incumbents.push_back(Incumbent{result_.spent, clock_, loss});
         if (options_.budget > 0 && result_.spent >= options_.budget) return true;
@@ -367,7 +365,7 @@ private:
 };
 
 /// Runs `strategy` on `problem` with options.workers simulated workers.
-template <Strategy S>
+template <class S>
 [[nodiscard]] SimResult simulate(S& strategy, const SearchSpace& space, const SyntheticProblem& problem,
                                  const SimOptions& options) {
     return Simulator<S>(strategy, space, problem, options).run();

@@ -26,4 +26,11 @@ public:
     using Error::Error;
 };
 
+/// A strategy broke the protocol with its runner (a new trial beyond the budget, an unknown trial
+/// id). The Tuner ends the run with this message as its stop reason; completed trials are kept.
+class StrategyError : public Error {
+public:
+    using Error::Error;
+};
+
 }  // namespace hypertune

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 #pragma once
-// The core of hypertune: search space, configurations, trials, strategies, the tuner, results and
-// the journal.
+// The core of hypertune: search space, configurations, trials, samplers and schedulers (random and
+// grid search, Hyperband, ASHA, median stopping), the tuner, results and the journal. Bayesian and
+// model-based strategies (they need LBFGSpp), the report, CommandObjective and mpi.hpp are included
+// on their own.
 
 #include <hypertune/config.hpp>
 #include <hypertune/error.hpp>
@@ -9,8 +11,15 @@
 #include <hypertune/objective.hpp>
 #include <hypertune/parameter.hpp>
 #include <hypertune/result.hpp>
+#include <hypertune/sampler.hpp>
+#include <hypertune/samplers/grid_sampler.hpp>
+#include <hypertune/samplers/random_sampler.hpp>
+#include <hypertune/scheduler.hpp>
 #include <hypertune/search_space.hpp>
+#include <hypertune/strategies/asha.hpp>
 #include <hypertune/strategies/grid_search.hpp>
+#include <hypertune/strategies/hyperband.hpp>
+#include <hypertune/strategies/median_stopping.hpp>
 #include <hypertune/strategies/random_search.hpp>
 #include <hypertune/strategy.hpp>
 #include <hypertune/trial.hpp>

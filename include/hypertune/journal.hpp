@@ -5,13 +5,12 @@
 // - resume: a Tuner given an existing journal replays it (the strategy sees the same calls in the
 //   same order, so it is back in the same state), keeps every trial that ended, re-runs the trials
 //   that were in flight, and goes on appending;
-// - attach: load_result(path) rebuilds the Result of a run without running anything.
+// - attach: load_result(path) (run_state.hpp) rebuilds the Result of a run without running anything.
 // Every line is flushed when written, and the file is fsync'd when a trial ends, so a trial that
 // ended is on disk. A last line cut by a crash is dropped (and said so); any other damage is an
-// error naming the line.
-//
-// Events: run_started (format, options, strategy, search space), run_resumed, trial_started,
-// report, decision, trial_ended, warning, run_ended.
+// error naming the line. This file holds the file's side: reading the lines (read_journal),
+// appending them (JournalWriter), and the JSON of a search space. The events and their fields are
+// in run_events.hpp; the reducer that turns them into records is in run_state.hpp.
 
 #include <hypertune/error.hpp>
 #include <hypertune/parameter.hpp>
@@ -39,7 +38,9 @@ namespace hypertune {
 
 namespace detail {
 
-inline constexpr int journal_format = 1;
+/// Journal formats this version reads (run_events.hpp says what each added).
+inline constexpr int journal_format_oldest = 1;
+inline constexpr int journal_format_newest = 2;
 
 using json = nlohmann::json;
 
@@ -177,196 +178,13 @@ struct JournalContents {
         if (first["event"] != "run_started")
             throw IoError(fmt::format("journal '{}' line 1: expected a run_started event", path));
         auto format = first.contains("format") ? first["format"] : json();
-        if (!format.is_number_integer() || format != journal_format)
-            throw IoError(fmt::format("journal '{}': format version {} is not the supported {}", path, format.dump(),
-                                      journal_format));
+        if (!format.is_number_integer() || format.get<std::int64_t>() < journal_format_oldest ||
+            format.get<std::int64_t>() > journal_format_newest)
+            throw IoError(fmt::format("journal '{}': format version {} is not one of the supported {} to {}", path,
+                                      format.dump(), journal_format_oldest, journal_format_newest));
     }
     return c;
 }
-
-/// Rebuilds trial records and the run's setup from journal events. Used both to attach to a run
-/// and to resume one.
-class RecordBuilder {
-public:
-    void add(const json& e, std::size_t line) {
-        std::string kind;
-        try {
-            kind = e.at("event").get<std::string>();
-            last_time_ = e.value("time", last_time_);
-            if (kind == "run_started") start(e);
-            else if (kind == "run_resumed") resume(e);
-            else if (kind == "trial_started") trial_started(e);
-            else if (kind == "report") report(e);
-            else if (kind == "decision") decision(e);
-            else if (kind == "trial_ended") trial_ended(e);
-            else if (kind == "warning") setup_.warnings.push_back(e.at("message").get<std::string>());
-            else if (kind == "warm_start") warm_start(e);
-            else if (kind == "run_ended") {
-                setup_.stop_reason = e.value("reason", "");
-                close_session();
-            } else
-                throw IoError(fmt::format("unknown event '{}'", kind));
-        } catch (const json::exception& x) {
-            throw IoError(fmt::format("journal line {}: event '{}': {}", line, kind, x.what()));
-        } catch (const IoError& x) {
-            throw IoError(fmt::format("journal line {}: {}", line, x.what()));
-        } catch (const InvalidArgument& x) {
-            throw IoError(fmt::format("journal line {}: {}", line, x.what()));
-        }
-    }
-
-    [[nodiscard]] const SearchSpace& space() const { return space_; }
-    [[nodiscard]] const json& start_event() const { return start_event_; }
-    [[nodiscard]] std::vector<TrialRecord>& records() { return records_; }
-    [[nodiscard]] const std::unordered_map<TrialId, std::size_t>& index() const { return index_; }
-    /// The Run suggestions of trials that started and have not ended (in flight at a crash).
-    [[nodiscard]] std::vector<Suggestion> in_flight() const {
-        std::vector<Suggestion> out;
-        for (const auto& [id, s] : running_) out.push_back(s);
-        std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.trial < b.trial; });
-        return out;
-    }
-
-    /// Wall time of the sessions so far (each from its start to its last event).
-    [[nodiscard]] double wall_seconds() const {
-        return wall_ + (session_open_ ? std::max(0.0, last_time_ - session_start_) : 0.0);
-    }
-
-    [[nodiscard]] Result result() const {
-        Result::Setup s = setup_;
-        s.wall_seconds = wall_seconds();
-        std::vector<TrialRecord> out = records_;
-        for (auto& r : out)
-            if (r.status == TrialStatus::Running) {
-                if (!r.segments.empty() && std::isnan(r.segments.back().end)) r.segments.back().end = last_time_;
-                r.status = TrialStatus::Stopped;
-                r.failure_reason = "the run ended while this trial was running";
-            }
-        return Result(std::move(s), std::move(out));
-    }
-
-private:
-    void start(const json& e) {
-        start_event_ = e;
-        space_ = space_from_json(e.at("space"));
-        setup_.metric = e.at("metric").get<std::string>();
-        setup_.direction = e.at("direction").get<std::string>() == "Maximize" ? Direction::Maximize : Direction::Minimize;
-        setup_.strategy = e.at("strategy").get<std::string>();
-        setup_.seed = integer_at<std::uint64_t>(e, "seed");
-        setup_.max_parallel_jobs = integer_at<std::size_t>(e, "max_parallel_jobs");
-        setup_.instances_per_trial = integer_at<int>(e, "instances_per_trial");
-        if (!e.at("max_resource").is_null()) setup_.max_resource = integer_at<Resource>(e, "max_resource");
-        setup_.start_time = e.at("time").get<double>();
-        for (const auto& p : space_.parameters()) setup_.parameter_names.push_back(p.name);
-        session_start_ = setup_.start_time;
-        session_open_ = true;
-    }
-
-    void warm_start(const json& e) {
-        for (const auto& p : e.at("parents"))
-            setup_.parent_bests.push_back({integer_at<std::size_t>(p, "parent"), integer_at<TrialId>(p, "trial"),
-                                           number_from(p.at("objective")),
-                                           space_from_json(p.at("space")).from_json(p.at("config"))});
-    }
-
-    void resume(const json& e) {
-        close_session();
-        session_start_ = e.at("time").get<double>();
-        session_open_ = true;
-        // trials in flight when the previous session died start over
-        for (auto& [id, s] : running_) {
-            auto& r = records_[index_.at(id)];
-            if (!r.segments.empty() && std::isnan(r.segments.back().end)) r.segments.pop_back();
-        }
-    }
-
-    void close_session() {
-        if (session_open_) wall_ += std::max(0.0, last_time_ - session_start_);
-        session_open_ = false;
-    }
-
-    TrialRecord& record(const json& e) {
-        auto id = integer_at<TrialId>(e, "trial");
-        auto it = index_.find(id);
-        if (it == index_.end()) throw IoError(fmt::format("event for trial {} before it started", id));
-        return records_[it->second];
-    }
-
-    void trial_started(const json& e) {
-        auto id = integer_at<TrialId>(e, "trial");
-        if (e.contains("rerun") && !e["rerun"].is_boolean()) throw IoError("'rerun' must be true or false");  // read on resume
-        if (auto open = running_.find(id); open != running_.end()) {  // re-run after a crash
-            auto& r = records_[index_.at(id)];
-            if (!r.segments.empty() && std::isnan(r.segments.back().end)) r.segments.pop_back();
-        }
-        Suggestion s = Suggestion::run(id, space_.from_json(e.at("config")), integer_at<Resource>(e, "budget"),
-                                       integer_at<Resource>(e, "resume_from"));
-        auto it = index_.find(id);
-        if (it == index_.end()) {
-            index_.emplace(id, records_.size());
-            records_.emplace_back();
-            records_.back().id = id;
-            records_.back().config = s.config;
-            it = index_.find(id);
-        }
-        auto& r = records_[it->second];
-        r.status = TrialStatus::Running;
-        // as the tuner does: a promoted trial reports again the steps past resume_from (an overrun)
-        if (s.resume_from > 0 && !e.value("rerun", false))
-            std::erase_if(r.curve, [&](const ReportPoint& p) { return p.step > s.resume_from; });
-        double t = e.at("time").get<double>();
-        r.segments.push_back({t, std::numeric_limits<double>::quiet_NaN(), integer_or<std::size_t>(e, "worker", std::size_t{0})});  // open
-        running_[id] = std::move(s);
-    }
-
-    void report(const json& e) {
-        auto& r = record(e);
-        r.curve.push_back({integer_at<Resource>(e, "step"), e.at("value").get<double>(), e.value("seconds", 0.0)});
-    }
-
-    void decision(const json& e) {
-        auto& r = record(e);
-        DecisionRecord d{r.id,
-                         decision_kind_from(e.at("kind").get<std::string>()),
-                         integer_or<int>(e, "bracket", -1),
-                         integer_or<int>(e, "rung", -1),
-                         integer_or<Resource>(e, "resource", Resource{0}),
-                         number_from(e.at("loss")),
-                         number_from(e.at("threshold")),
-                         integer_or<std::size_t>(e, "peers", std::size_t{0}),
-                         e.value("reason", "")};
-        if (auto s = status_after(r, d)) r.status = *s;
-        r.decisions.push_back(std::move(d));
-    }
-
-    void trial_ended(const json& e) {
-        auto& r = record(e);
-        r.status = status_from(e.at("status").get<std::string>());
-        r.objective = number_from(e.at("objective"));
-        r.resource_used = std::max(r.resource_used, integer_at<Resource>(e, "resource"));
-        r.failure_reason = e.value("failure", "");
-        auto retries = integer_or<int>(e, "retries", 0);
-        if (retries < 0 || retries > std::numeric_limits<int>::max() - r.retries)
-            throw IoError(fmt::format("trial {}: retries {} out of range", r.id, retries));
-        r.retries += retries;
-        double t = e.at("time").get<double>();
-        if (!r.segments.empty()) {
-            r.segments.back().end = t;
-            r.elapsed_seconds += t - r.segments.back().start;
-        }
-        r.billable_seconds = r.elapsed_seconds * setup_.instances_per_trial;
-        running_.erase(r.id);
-    }
-
-    SearchSpace space_;
-    json start_event_;
-    Result::Setup setup_;
-    std::vector<TrialRecord> records_;
-    std::unordered_map<TrialId, std::size_t> index_;
-    std::unordered_map<TrialId, Suggestion> running_;
-    double last_time_ = 0.0, session_start_ = 0.0, wall_ = 0.0;
-    bool session_open_ = false;
-};
 
 /// Appends events; flushes each line and fsyncs on demand. Not thread-safe: the tuner writes
 /// under its lock.
@@ -403,37 +221,6 @@ private:
     std::FILE* file_ = nullptr;
 };
 
-[[nodiscard]] inline json decision_event(const DecisionRecord& d, double time) {
-    return {{"event", "decision"},
-            {"time", time},
-            {"trial", d.trial},
-            {"kind", std::string(to_string(d.kind))},
-            {"bracket", d.bracket},
-            {"rung", d.rung},
-            {"resource", d.resource},
-            {"loss", number_or_null(d.loss)},
-            {"threshold", number_or_null(d.threshold)},
-            {"peers", d.peers},
-            {"reason", d.reason}};
-}
-
 }  // namespace detail
-
-/// Rebuilds the Result of a run from its journal, without running anything (AMT's attach): the
-/// same best, trials, summary and CSV as the run that wrote it. A run that did not finish shows
-/// the trials it had in flight as Stopped.
-[[nodiscard]] inline Result load_result(const std::string& path) {
-    auto contents = detail::read_journal(path);
-    if (contents.events.empty()) throw IoError(fmt::format("journal '{}' is empty", path));
-    detail::RecordBuilder builder;
-    for (std::size_t i = 0; i < contents.events.size(); ++i) builder.add(contents.events[i], i + 1);
-    auto result = builder.result();
-    if (!contents.warning.empty()) {
-        auto setup = result.setup();
-        setup.warnings.push_back(contents.warning);
-        return Result(std::move(setup), result.trials());
-    }
-    return result;
-}
 
 }  // namespace hypertune

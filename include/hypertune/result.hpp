@@ -6,6 +6,7 @@
 
 #include <hypertune/config.hpp>
 #include <hypertune/detail/csv.hpp>
+#include <hypertune/direction.hpp>
 #include <hypertune/error.hpp>
 #include <hypertune/strategy.hpp>
 
@@ -31,12 +32,6 @@ namespace detail {
 }
 
 }  // namespace detail
-
-enum class Direction { Minimize, Maximize };
-
-[[nodiscard]] inline std::string_view to_string(Direction d) noexcept {
-    return d == Direction::Maximize ? "Maximize" : "Minimize";
-}
 
 /// Completed: ran to its budget. Stopped: ended early (by the strategy, or the run stopping).
 /// Paused: waiting at a rung for promotion (only while a synchronous Hyperband run is going on).

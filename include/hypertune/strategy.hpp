@@ -1,15 +1,15 @@
 // SPDX-License-Identifier: MIT
 #pragma once
-// The Strategy concept: how a search algorithm talks to whoever runs the trials (the Tuner, or the
-// caller's own loop). A strategy is driven by three calls:
-//   ask()                      -> run a trial (new, or resume a paused one), wait, or done;
-//   report(trial, step, loss)  -> continue or stop (early stopping);
-//   tell(trial, outcome)       -> the trial's run ended: its final loss, or that it failed.
+// The words a search strategy and whoever runs its trials (the Tuner, or the caller's own loop)
+// speak: what ask() answers (Suggestion), what report() answers (Decision), how a trial ended
+// (Outcome), the records of stops, pauses and promotions (DecisionRecord) and where they go
+// (DecisionSink), and an earlier run's trials for warm start. The two roles that use them live in
+// sampler.hpp (which configuration next) and scheduler.hpp (when trials run, pause and stop).
 // Strategies always MINIMISE a loss. The Tuner passes the objective with the sign of its
 // direction (loss = -value when maximising), so a standalone caller who maximises negates too.
 
 #include <hypertune/config.hpp>
-#include <hypertune/search_space.hpp>
+#include <hypertune/types.hpp>
 
 #include <concepts>
 #include <cstdint>
@@ -22,10 +22,6 @@
 #include <vector>
 
 namespace hypertune {
-
-using TrialId = std::uint64_t;
-/// Resource units (epochs, boosting rounds, blocks of data...): what a trial's budget counts.
-using Resource = std::int64_t;
 
 /// What ask() answers.
 struct Suggestion {
@@ -61,10 +57,14 @@ struct Outcome {
     }
 };
 
+class DecisionSink;
+
 /// What start() is given besides the space.
 struct StrategyContext {
     std::uint64_t seed = 0;
-    std::size_t max_trials = 0;  ///< new trials the strategy may start in all; 0 = no limit
+    std::size_t max_trials = 0;  ///< new trials the runner lets start in all; 0 = no limit
+    /// Where decisions go; null: the scheduler keeps them for take_decisions().
+    DecisionSink* decisions = nullptr;
 };
 
 /// A stop, pause or promotion, with what it was based on: kept on the trial's record.
@@ -90,35 +90,30 @@ struct DecisionRecord {
     return "?";
 }
 
-template <class S>
-concept Strategy = requires(S& s, const S& cs, const SearchSpace& space, const StrategyContext& ctx, TrialId id,
-                            Resource step, double loss, const Outcome& outcome) {
-    s.start(space, ctx);
-    { s.ask() } -> std::same_as<Suggestion>;
-    { s.report(id, step, loss) } -> std::same_as<Decision>;
-    s.tell(id, outcome);
-    { cs.name() } -> std::convertible_to<std::string>;
+/// Collects the decisions a strategy makes, in order, until the runner takes them: one sink for a
+/// whole run, so that a scheduler that wraps another shares it rather than forwarding records.
+class DecisionSink {
+public:
+    void add(DecisionRecord d) { records_.push_back(std::move(d)); }
+    [[nodiscard]] std::vector<DecisionRecord> take() { return std::exchange(records_, {}); }
+    [[nodiscard]] bool empty() const noexcept { return records_.empty(); }
+
+private:
+    std::vector<DecisionRecord> records_;
 };
 
-/// A strategy that records why it stopped, paused or promoted trials. The runner collects the
-/// records after each call.
-template <class S>
-concept ExplainsDecisions = Strategy<S> && requires(S& s) {
-    { s.take_decisions() } -> std::same_as<std::vector<DecisionRecord>>;
+/// Something a strategy wants the user to know (a fallback, a change of model), about one trial
+/// or about the run; shown as a warning of the result.
+struct Note {
+    std::optional<TrialId> trial;  ///< the trial it happened at, if any
+    std::string text;
+    friend bool operator==(const Note&, const Note&) = default;
 };
 
-/// A strategy that knows the full resource of a trial (multi-fidelity), for cost estimates.
-template <class S>
-concept HasMaxResource = requires(const S& s) {
-    { s.max_resource() } -> std::convertible_to<Resource>;
-};
-
-/// A strategy that explains its own fallbacks (e.g. a model that could not be fitted); the tuner
-/// shows them as warnings of the result.
-template <class S>
-concept HasNotes = requires(const S& s) {
-    { s.notes() } -> std::convertible_to<const std::vector<std::string>&>;
-};
+/// "trial 7: text", or the text alone.
+[[nodiscard]] inline std::string to_string(const Note& n) {
+    return n.trial ? "trial " + std::to_string(*n.trial) + ": " + n.text : n.text;
+}
 
 /// How a new run uses the trials of earlier runs (AMT's warm-start types).
 enum class WarmStartType {
@@ -140,81 +135,6 @@ struct WarmStartObservation {
     double loss = std::numeric_limits<double>::quiet_NaN();  ///< NaN: the trial failed
     std::size_t parent = 0;                                   ///< which earlier run
     TrialId trial = 0;                                        ///< its id there
-};
-
-/// A strategy that learns from earlier runs' trials (called once, after start()).
-template <class S>
-concept LearnsFromEarlierRuns = requires(S& s, const std::vector<WarmStartObservation>& observations, WarmStartType type) {
-    s.warm_start(observations, type);
-};
-
-/// Any Strategy behind one type, so that the tuner is not a template.
-class AnyStrategy {
-public:
-    template <Strategy S>
-        requires(!std::same_as<std::remove_cvref_t<S>, AnyStrategy>)
-    AnyStrategy(S strategy)  // NOLINT: implicit on purpose, Tuner(space, Hyperband{...})
-        : impl_(std::make_unique<Model<S>>(std::move(strategy))) {}
-
-    void start(const SearchSpace& space, const StrategyContext& ctx) { impl_->start(space, ctx); }
-    [[nodiscard]] Suggestion ask() { return impl_->ask(); }
-    [[nodiscard]] Decision report(TrialId id, Resource step, double loss) { return impl_->report(id, step, loss); }
-    void tell(TrialId id, const Outcome& o) { impl_->tell(id, o); }
-    [[nodiscard]] std::string name() const { return impl_->name(); }
-    [[nodiscard]] std::vector<DecisionRecord> take_decisions() { return impl_->take_decisions(); }
-    [[nodiscard]] std::optional<Resource> max_resource() const { return impl_->max_resource(); }
-    [[nodiscard]] std::vector<std::string> notes() const { return impl_->notes(); }
-    /// Hands earlier runs' trials to the strategy; false when it does not learn from them.
-    bool warm_start(const std::vector<WarmStartObservation>& observations, WarmStartType type) {
-        return impl_->warm_start(observations, type);
-    }
-
-private:
-    struct Concept {
-        virtual ~Concept() = default;
-        virtual void start(const SearchSpace&, const StrategyContext&) = 0;
-        virtual Suggestion ask() = 0;
-        virtual Decision report(TrialId, Resource, double) = 0;
-        virtual void tell(TrialId, const Outcome&) = 0;
-        virtual std::string name() const = 0;
-        virtual std::vector<DecisionRecord> take_decisions() = 0;
-        virtual std::optional<Resource> max_resource() const = 0;
-        virtual std::vector<std::string> notes() const = 0;
-        virtual bool warm_start(const std::vector<WarmStartObservation>&, WarmStartType) = 0;
-    };
-
-    template <class S>
-    struct Model final : Concept {
-        explicit Model(S s) : strategy(std::move(s)) {}
-        void start(const SearchSpace& space, const StrategyContext& ctx) override { strategy.start(space, ctx); }
-        Suggestion ask() override { return strategy.ask(); }
-        Decision report(TrialId id, Resource step, double loss) override { return strategy.report(id, step, loss); }
-        void tell(TrialId id, const Outcome& o) override { strategy.tell(id, o); }
-        std::string name() const override { return std::string(strategy.name()); }
-        std::vector<DecisionRecord> take_decisions() override {
-            if constexpr (ExplainsDecisions<S>) return strategy.take_decisions();
-            else return {};
-        }
-        std::optional<Resource> max_resource() const override {
-            if constexpr (HasMaxResource<S>) return static_cast<Resource>(strategy.max_resource());
-            else return std::nullopt;
-        }
-        std::vector<std::string> notes() const override {
-            if constexpr (HasNotes<S>) return strategy.notes();
-            else return {};
-        }
-        bool warm_start(const std::vector<WarmStartObservation>& observations, WarmStartType type) override {
-            if constexpr (LearnsFromEarlierRuns<S>) {
-                strategy.warm_start(observations, type);
-                return true;
-            } else {
-                return false;
-            }
-        }
-        S strategy;
-    };
-
-    std::unique_ptr<Concept> impl_;
 };
 
 }  // namespace hypertune

@@ -73,7 +73,10 @@ public:
         // A trial that failed here before (the objective caught the exception) ends Failed whatever
         // it reports next: its later values reach neither the strategy nor the journal.
         if (!failure_.empty()) return;
-        if (host_ && host_->on_report(*this, step, value) == Decision::Stop) stop_.store(true, std::memory_order_relaxed);
+        if (host_ && host_->on_report(*this, step, value) == Decision::Stop && !stop_.load(std::memory_order_relaxed)) {
+            stop_step_ = step;
+            stop_.store(true, std::memory_order_relaxed);
+        }
     }
 
     /// True once the strategy decided to stop this trial or the tuning run is stopping. Check it
@@ -93,6 +96,8 @@ public:
     /// Why the trial failed inside report(), if it did (kept even if the objective caught it).
     [[nodiscard]] const std::string& failure() const noexcept { return failure_; }
     [[nodiscard]] bool stop_decided() const noexcept { return stop_.load(std::memory_order_relaxed); }
+    /// The step at which the strategy decided to stop this trial (0 when it did not).
+    [[nodiscard]] Resource stop_step() const noexcept { return stop_step_; }
 
 private:
     friend class detail::TuningRun;
@@ -122,6 +127,7 @@ private:
     detail::TrialHost* host_ = nullptr;
     bool restarted_ = false;
     Resource restart_from_ = 0;
+    Resource stop_step_ = 0;
 };
 
 }  // namespace hypertune

@@ -18,8 +18,8 @@
 //   the parents only count towards Result::overall_best().
 
 #include <hypertune/error.hpp>
-#include <hypertune/journal.hpp>
 #include <hypertune/result.hpp>
+#include <hypertune/run_state.hpp>
 #include <hypertune/search_space.hpp>
 #include <hypertune/strategy.hpp>
 

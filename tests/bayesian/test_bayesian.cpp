@@ -20,7 +20,6 @@
 namespace ht = hypertune;
 
 static_assert(ht::Strategy<ht::Bayesian>);
-static_assert(ht::HasMaxResource<ht::Bayesian>);
 
 namespace {
 

@@ -175,27 +175,24 @@ long max_rss_kb() {
 }
 
 // One trial that the strategy stops once it reports `stop_at`.
-class StopAt {
+class StopAt : public ht::Scheduler {
 public:
     explicit StopAt(ht::Resource stop_at) : stop_at_(stop_at) {}
-    void start(const ht::SearchSpace& s, const ht::StrategyContext&) { space_ = s; }
-    ht::Suggestion ask() {
-        if (!asked_) {
-            asked_ = true;
-            return ht::Suggestion::run(0, space_.make({0.5, std::string("gbtree")}), 1000);
-        }
+    std::string name() const override { return "StopAt"; }
+
+protected:
+    ht::Suggestion next(const ht::TrialBudget& budget) override {
+        if (budget.next_id == 0) return ht::Suggestion::run(0, space().make({0.5, std::string("gbtree")}), 1000);
         return told_ ? ht::Suggestion::done() : ht::Suggestion::wait();
     }
-    ht::Decision report(ht::TrialId, ht::Resource step, double) {
+    ht::Decision on_report(ht::TrialId, ht::Resource step, double) override {
         return step >= stop_at_ ? ht::Decision::Stop : ht::Decision::Continue;
     }
-    void tell(ht::TrialId, const ht::Outcome&) { told_ = true; }
-    std::string name() const { return "StopAt"; }
+    void on_tell(ht::TrialId, const ht::Outcome&) override { told_ = true; }
 
 private:
     ht::Resource stop_at_;
-    ht::SearchSpace space_;
-    bool asked_ = false, told_ = false;
+    bool told_ = false;
 };
 
 // Options reading `loss` and catching the line pid=<n> (a grandchild's pid) into `pid`.

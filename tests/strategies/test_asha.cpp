@@ -308,7 +308,7 @@ TEST_CASE("ASHA is deterministic for a seed and its configurations depend only o
     for (std::size_t i = 0; i < a.size(); ++i) CHECK(same_record(a[i], b[i]));
     CHECK(ca == cb);
     auto space = asha_space();
-    for (std::size_t k = 0; k < ca.size(); ++k) CHECK(ca[k] == RandomSearch::sample(space, 42, k));
+    for (std::size_t k = 0; k < ca.size(); ++k) CHECK(ca[k] == RandomSampler::sample(space, 42, k));
     auto [c, cc] = run(43);
     CHECK_FALSE(cc == ca);
 }

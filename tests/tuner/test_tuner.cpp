@@ -28,29 +28,26 @@ double quadratic(const ht::Config& c) {
 
 // Stops every trial whose loss is above `cut` at step 2: exercises the decision path without a
 // real early-stopping strategy.
-class CutAtStepTwo {
+class CutAtStepTwo : public ht::Scheduler {
 public:
     explicit CutAtStepTwo(double cut) : cut_(cut) {}
-    void start(const ht::SearchSpace& space, const ht::StrategyContext& ctx) { inner_.start(space, ctx); }
-    ht::Suggestion ask() { return inner_.ask(); }
-    ht::Decision report(ht::TrialId id, ht::Resource step, double loss) {
+    std::string name() const override { return "CutAtStepTwo"; }
+    std::optional<ht::Resource> max_resource() const override { return 10; }
+
+protected:
+    ht::Suggestion next(const ht::TrialBudget& budget) override { return start_new(budget, 10); }
+    ht::Decision on_report(ht::TrialId id, ht::Resource step, double loss) override {
         if (step == 2 && loss > cut_) {
-            decisions_.push_back({id, ht::DecisionRecord::Kind::Stop, -1, 0, step, loss, cut_, 1, "above the cut"});
+            decide({id, ht::DecisionRecord::Kind::Stop, -1, 0, step, loss, cut_, 1, "above the cut"});
             return ht::Decision::Stop;
         }
         return ht::Decision::Continue;
     }
-    void tell(ht::TrialId id, const ht::Outcome& o) { inner_.tell(id, o); }
-    std::string name() const { return "CutAtStepTwo"; }
-    ht::Resource max_resource() const { return 10; }
-    std::vector<ht::DecisionRecord> take_decisions() { return std::exchange(decisions_, {}); }
 
 private:
     double cut_;
-    ht::RandomSearch inner_{{.max_resource = 10}};
-    std::vector<ht::DecisionRecord> decisions_;
 };
-static_assert(ht::ExplainsDecisions<CutAtStepTwo>);
+static_assert(ht::Strategy<CutAtStepTwo>);
 
 }  // namespace
 
@@ -350,4 +347,53 @@ TEST_CASE("a callback that throws ends the run with the reason, keeping what com
     auto result = tuner.fit(quadratic);
     CHECK(result.stop_reason() == "a trial callback threw: disk full");
     CHECK(result.count(ht::TrialStatus::Completed) == 4);
+}
+
+TEST_CASE("an absurd max_parallel_jobs is refused by name, and no more workers start than max_jobs") {
+    CHECK_THROWS_WITH_AS(ht::Tuner(small_space(), ht::RandomSearch(), {.max_jobs = 20, .max_parallel_jobs = 1000000}),
+                         "TunerOptions: max_parallel_jobs must be <= 1024 (one thread each), got 1000000",
+                         ht::InvalidArgument);
+    CHECK_THROWS_AS(ht::Tuner(small_space(), ht::RandomSearch(), {.max_jobs = 20, .max_parallel_jobs = 10000}),
+                    ht::InvalidArgument);
+    ht::Tuner tuner(small_space(), ht::RandomSearch(), {.max_jobs = 20, .max_parallel_jobs = 500});
+    CHECK(tuner.options().max_parallel_jobs == 20);
+    auto result = tuner.fit(quadratic);
+    CHECK(result.count(ht::TrialStatus::Completed) == 20);
+    CHECK(result.setup().max_parallel_jobs == 20);
+}
+
+TEST_CASE("an objective that ignores should_stop() is warned about, and a trial that ran its full budget is Completed") {
+    // CutAtStepTwo stops trials whose loss at step 2 is above the cut; this objective never looks.
+    ht::Tuner tuner(small_space(), CutAtStepTwo(1.0), {.max_jobs = 30, .max_parallel_jobs = 2, .seed = 4});
+    auto result = tuner.fit([](const ht::Config& c, ht::Trial& trial) {
+        double loss = 0.0;
+        for (ht::Resource step = 1; step <= trial.budget(); ++step) trial.report(step, loss = quadratic(c));
+        return loss;
+    });
+    std::size_t told_to_stop = 0;
+    for (const auto& t : result.trials()) {
+        if (t.decisions.empty()) continue;
+        ++told_to_stop;
+        CHECK(t.status == ht::TrialStatus::Completed);  // it trained to its budget all the same
+        CHECK(t.resource_used == 10);
+    }
+    REQUIRE(told_to_stop > 0);
+    CHECK(result.count(ht::TrialStatus::Stopped) == 0);
+    const auto& w = result.setup().warnings;
+    REQUIRE(w.size() == 1);
+    CHECK(w.front().find("after CutAtStepTwo told it to stop at step 2: check trial.should_stop()") != std::string::npos);
+}
+
+TEST_CASE("an objective that returns once told to stop is Stopped with no warning") {
+    ht::Tuner tuner(small_space(), CutAtStepTwo(1.0), {.max_jobs = 30, .max_parallel_jobs = 2, .seed = 4});
+    auto result = tuner.fit([](const ht::Config& c, ht::Trial& trial) {
+        double loss = 0.0;
+        for (ht::Resource step = 1; step <= trial.budget() && !trial.should_stop(); ++step)
+            trial.report(step, loss = quadratic(c));
+        return loss;
+    });
+    CHECK(result.count(ht::TrialStatus::Stopped) > 0);
+    for (const auto& t : result.trials())
+        if (t.status == ht::TrialStatus::Stopped) CHECK(t.resource_used == 2);
+    CHECK(result.setup().warnings.empty());
 }

@@ -13,9 +13,10 @@
 #include <hypertune/detail/rungs.hpp>
 #include <hypertune/error.hpp>
 #include <hypertune/search_space.hpp>
-#include <hypertune/strategies/random_search.hpp>
-#include <hypertune/strategy.hpp>
+#include <hypertune/samplers/random_sampler.hpp>
+#include <hypertune/scheduler.hpp>
 
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -31,58 +32,56 @@ struct AshaOptions {
     int reduction_factor = 3;
 };
 
-class ASHA {
+class ASHA : public Scheduler {
 public:
     /// Throws InvalidArgument unless 1 <= min_resource < max_resource and reduction_factor >= 2.
-    explicit ASHA(AshaOptions options = {}) : options_(options) {
+    /// New trials' configurations come from `sampler` (random by default).
+    explicit ASHA(AshaOptions options = {}, AnySampler sampler = RandomSampler{})
+        : Scheduler(std::move(sampler)), options_(options) {
         detail::validate_rung_options("ASHA", "reduction_factor", options_.min_resource, options_.max_resource,
                                       options_.reduction_factor);
         rungs_ = detail::geometric_rungs(options_.min_resource, options_.max_resource, options_.reduction_factor);
     }
 
-    void start(const SearchSpace& space, const StrategyContext& ctx) {
-        space.require_tunable();
-        space_ = space;
-        ctx_ = ctx;
-        next_id_ = 0;
-        decisions_.clear();
-        ladder_ = detail::StopRungs({rungs_}, {-1}, options_.reduction_factor, options_.max_resource);
-    }
-
-    [[nodiscard]] Suggestion ask() {
-        if (ctx_.max_trials != 0 && next_id_ >= ctx_.max_trials) return Suggestion::done();
-        TrialId id = next_id_++;
-        ladder_.add_trial(id, 0);
-        return Suggestion::run(id, RandomSearch::sample(space_, ctx_.seed, id), options_.max_resource);
-    }
-
-    [[nodiscard]] Decision report(TrialId id, Resource step, double loss) {
-        return ladder_.report(id, step, loss, decisions_);
-    }
-
-    void tell(TrialId id, const Outcome& outcome) { ladder_.finish(id, outcome); }
-
-    [[nodiscard]] std::string name() const { return "ASHA"; }
-    [[nodiscard]] Resource max_resource() const noexcept { return options_.max_resource; }
-    /// The stops and rung passes decided since the last call (bracket = -1: ASHA has one).
-    [[nodiscard]] std::vector<DecisionRecord> take_decisions() { return std::exchange(decisions_, {}); }
+    [[nodiscard]] std::string name() const override { return with_sampler_name("ASHA"); }
+    [[nodiscard]] std::optional<Resource> max_resource() const override { return options_.max_resource; }
 
     /// The rung resources where trials are judged, increasing, all below max_resource.
     [[nodiscard]] const std::vector<Resource>& rung_resources() const noexcept { return rungs_; }
     [[nodiscard]] const AshaOptions& options() const noexcept { return options_; }
 
+protected:
+    void on_start() override {
+        ladder_ = detail::StopRungs({rungs_}, {-1}, options_.reduction_factor, options_.max_resource);
+    }
+
+    [[nodiscard]] Suggestion next(const TrialBudget& budget) override {
+        Suggestion s = start_new(budget, options_.max_resource);
+        if (s.runs()) ladder_.add_trial(s.trial, 0);
+        return s;
+    }
+
+    [[nodiscard]] Decision on_report(TrialId id, Resource step, double loss) override {
+        std::vector<DecisionRecord> made;
+        const Decision d = ladder_.report(id, step, loss, made);
+        for (DecisionRecord& r : made) decide(std::move(r));
+        return d;
+    }
+
+    void on_tell(TrialId id, const Outcome& outcome) override { ladder_.finish(id, outcome); }
+
+    [[nodiscard]] std::vector<Resource> fidelity_levels() const override {
+        std::vector<Resource> levels = rungs_;
+        levels.push_back(options_.max_resource);
+        return levels;
+    }
+
 private:
     AshaOptions options_;
     std::vector<Resource> rungs_;
-    SearchSpace space_;
-    StrategyContext ctx_;
-    TrialId next_id_ = 0;
     detail::StopRungs ladder_;
-    std::vector<DecisionRecord> decisions_;
 };
 
 static_assert(Strategy<ASHA>);
-static_assert(ExplainsDecisions<ASHA>);
-static_assert(HasMaxResource<ASHA>);
 
 }  // namespace hypertune

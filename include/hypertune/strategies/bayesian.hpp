@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
-// Bayesian: Gaussian-process Bayesian optimisation with log expected improvement.
+// GPSampler: Gaussian-process Bayesian optimisation with log expected improvement, as a sampler
+// (sampler.hpp) that any scheduler can use; Bayesian is it with every trial run to completion.
 //
 // The model (detail/gaussian_process.hpp) works on the unit-cube encoding of the search space, so
 // logarithmic and reverse-logarithmic scaling come from SearchSpace::encode. Choices, in order:
@@ -55,8 +56,9 @@
 #include <hypertune/detail/random.hpp>
 #include <hypertune/detail/sobol.hpp>
 #include <hypertune/error.hpp>
+#include <hypertune/sampler.hpp>
+#include <hypertune/scheduler.hpp>
 #include <hypertune/search_space.hpp>
-#include <hypertune/strategy.hpp>
 
 #include <Eigen/Core>
 #include <LBFGSB.h>
@@ -70,6 +72,7 @@
 #include <numeric>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -88,14 +91,14 @@ struct BayesianOptions {
     Resource max_resource = 1;
 };
 
-class Bayesian {
+/// The Gaussian-process sampler (see the top of bayesian.hpp). BayesianOptions::max_resource is
+/// the scheduler's, not the sampler's.
+class GPSampler final : public Sampler {
 public:
     /// Candidates closer than this to a pending trial's point are not suggested.
     static constexpr double pending_radius = 0.05;
 
-    explicit Bayesian(BayesianOptions options = {}) : options_(options) {
-        if (options_.max_resource < 1)
-            throw InvalidArgument(fmt::format("Bayesian: max_resource must be >= 1, got {}", options_.max_resource));
+    explicit GPSampler(BayesianOptions options = {}) : options_(options) {
         if (options_.candidates < 1) throw InvalidArgument("Bayesian: candidates must be >= 1, got 0");
         if (options_.max_model_points < 2)
             throw InvalidArgument(
@@ -103,10 +106,11 @@ public:
         if (options_.refit_every < 1) throw InvalidArgument("Bayesian: refit_every must be >= 1, got 0");
     }
 
-    void start(const SearchSpace& space, const StrategyContext& ctx) {
-        space.require_tunable();
+    [[nodiscard]] std::string name() const override { return "GP"; }
+
+    void start(const SearchSpace& space, const SamplerContext& ctx) override {
         space_ = space;
-        ctx_ = ctx;
+        seed_ = ctx.seed;
         dims_ = space.dimensions();
         specs_.clear();
         continuous_.clear();
@@ -126,6 +130,7 @@ public:
             features_ += p.kind == ParameterKind::Categorical ? p.categories.size() : 1;
         }
         trials_.clear();
+        position_.clear();
         earlier_.clear();
         seeded_.clear();
         points_.clear();
@@ -138,24 +143,25 @@ public:
         fits_ = 0;
     }
 
-    [[nodiscard]] Suggestion ask() {
-        if (ctx_.max_trials != 0 && trials_.size() >= ctx_.max_trials) return Suggestion::done();
-        const auto id = static_cast<TrialId>(trials_.size());
+    /// The k-th configuration asked for (k counts this sampler's trials): a seeded one, a point of
+    /// the initial design, then the model's. Every random draw depends on (seed, id).
+    [[nodiscard]] std::optional<Config> sample(TrialId id) override {
+        const std::size_t k = trials_.size();
         std::vector<double> u;
-        if (id < seeded_.size()) u = seeded_[id];
-        else if (id + evaluated_earlier() < initial_) u = space_filling();
+        if (k < seeded_.size()) u = seeded_[k];
+        else if (k + evaluated_earlier() < initial_) u = space_filling();
         else u = suggest(id);
         Config cfg = space_.decode(u);
+        position_[id] = k;
         trials_.push_back({space_.encode(cfg), State::Pending, std::numeric_limits<double>::quiet_NaN()});
-        return Suggestion::run(id, std::move(cfg), options_.max_resource);
+        return cfg;
     }
 
-    [[nodiscard]] Decision report(TrialId, Resource, double) { return Decision::Continue; }
-
     /// Completed and stopped trials with a finite loss are results; anything else counts as failed.
-    void tell(TrialId id, const Outcome& outcome) {
-        if (id >= trials_.size()) return;
-        TrialData& t = trials_[id];
+    void on_result(TrialId id, const Outcome& outcome) override {
+        auto at = position_.find(id);
+        if (at == position_.end()) return;
+        TrialData& t = trials_[at->second];
         const bool usable = outcome.status != Outcome::Status::Failed && std::isfinite(outcome.loss);
         t.state = usable ? State::Observed : State::Failed;
         t.loss = usable ? outcome.loss : std::numeric_limits<double>::quiet_NaN();
@@ -193,11 +199,12 @@ public:
     /// every one is an observation (failed ones discourage their region). TransferLearning: the
     /// best `initial_points` of them open the initial design, to be evaluated again here; they do
     /// not enter the model, since the objective may have changed.
-    void warm_start(const std::vector<WarmStartObservation>& observations, WarmStartType type) {
+    bool warm_start(const std::vector<WarmStartObservation>& observations, WarmStartType type) override {
         if (type == WarmStartType::IdenticalDataAndAlgorithm) {
             for (const auto& o : observations) observe(o.config, o.loss);
-            notes_.push_back(fmt::format("warm start: {} results of earlier runs enter the model", observations.size()));
-            return;
+            notes_.push_back({std::nullopt, fmt::format("warm start: {} results of earlier runs enter the model",
+                                                        observations.size())});
+            return true;
         }
         std::vector<const WarmStartObservation*> usable;
         for (const auto& o : observations)
@@ -206,15 +213,14 @@ public:
         std::vector<Config> design;
         for (std::size_t i = 0; i < usable.size() && i < initial_; ++i) design.push_back(usable[i]->config);
         seed_initial_design(design);
-        notes_.push_back(fmt::format("warm start: the initial design starts with the best {} configurations of "
-                                     "earlier runs", seeded_.size()));
+        notes_.push_back({std::nullopt, fmt::format("warm start: the initial design starts with the best {} "
+                                                    "configurations of earlier runs",
+                                                    seeded_.size())});
+        return true;
     }
 
-    [[nodiscard]] std::string name() const { return "Bayesian"; }
-    [[nodiscard]] Resource max_resource() const { return options_.max_resource; }
-
-    /// Why suggestions fell back from the model, one line per change of reason ("trial 7: ...").
-    [[nodiscard]] const std::vector<std::string>& notes() const noexcept { return notes_; }
+    /// Why suggestions fell back from the model, one per change of reason, with the trial.
+    [[nodiscard]] std::vector<Note> notes() const override { return notes_; }
     /// The size of the initial design, once started.
     [[nodiscard]] std::size_t initial_points() const noexcept { return initial_; }
     /// Hyperparameter fits so far.
@@ -250,7 +256,7 @@ private:
     void note(TrialId id, const std::string& key, const std::string& text) {
         if (key == last_note_) return;
         last_note_ = key;
-        notes_.push_back(fmt::format("trial {}: {}", id, text));
+        notes_.push_back({id, text});
     }
 
     // Rounds the discrete coordinates to their cell centres, as decode then encode would.
@@ -334,9 +340,9 @@ private:
         if (!(spread > 0.0) || sorted.back() - sorted.front() < heavy_tail_ratio * spread) return;
         warp_ = {true, sorted.front(), spread};
         if (!warned_warp_)
-            notes_.push_back(fmt::format("trial {}: the losses span orders of magnitude (worst - best > {} x median - "
-                                         "best); the model sees their logarithm above the best",
-                                         id, heavy_tail_ratio));
+            notes_.push_back({id, fmt::format("the losses span orders of magnitude (worst - best > {} x median - "
+                                              "best); the model sees their logarithm above the best",
+                                              heavy_tail_ratio)});
         warned_warp_ = true;
     }
 
@@ -473,7 +479,7 @@ private:
         const bool early = count < refit_always_below || !hyper_;
         if (hyper_) starts.push_back(*hyper_);
         if (early || fits_ % 2 == 0) starts.push_back(prior.mean(d));
-        detail::SplitMix rng(detail::hash3(ctx_.seed, stream_fit, id));
+        detail::SplitMix rng(detail::hash3(seed_, stream_fit, id));
         const int randoms = early ? 2 : (fits_ % 2 == 1 ? 1 : 0);
         for (int s = 0; s < randoms; ++s) {
             detail::GpHyperparameters h = prior.mean(d);
@@ -519,7 +525,7 @@ private:
                                   const double la = points_[a]->loss, lb = points_[b]->loss;
                                   return la < lb || (la == lb && a < b);
                               });
-            detail::SplitMix rng(detail::hash3(ctx_.seed, stream_local, id));
+            detail::SplitMix rng(detail::hash3(seed_, stream_local, id));
             static constexpr double scales[] = {0.01, 0.03, 0.1, 0.3};
             for (std::size_t i = 0; i < local; ++i) {
                 double* row = c.row(static_cast<Eigen::Index>(options_.candidates + i)).data();
@@ -627,7 +633,7 @@ private:
                                 const Excluded& excluded) const {
         const auto k = static_cast<Eigen::Index>(continuous_.size());
         struct Objective {
-            const Bayesian& self;
+            const GPSampler& self;
             const detail::GaussianProcess& gp;
             double best;
             const Excluded& excluded;
@@ -685,7 +691,7 @@ private:
 
     BayesianOptions options_;
     SearchSpace space_;
-    StrategyContext ctx_;
+    std::uint64_t seed_ = 0;
     std::size_t dims_ = 0;
     std::vector<ParameterSpec> specs_;
     std::vector<std::size_t> continuous_;  // coordinates refined by L-BFGS-B
@@ -695,11 +701,12 @@ private:
     std::uint64_t next_design_ = 0;
     std::size_t features_ = 0;               // model inputs: categorical parameters one-hot
     std::vector<std::size_t> feature_of_;    // tuned coordinate -> its first model input
-    std::vector<TrialData> trials_;
+    std::vector<TrialData> trials_;          // in the order sampled
+    std::unordered_map<TrialId, std::size_t> position_;  // trial id -> its index in trials_
     std::vector<TrialData> earlier_;         // observe() / observe_pending()
     std::vector<std::vector<double>> seeded_;  // seed_initial_design(), encoded
     std::vector<const TrialData*> points_;   // earlier_ then trials_, rebuilt by suggest()
-    std::vector<std::string> notes_;
+    std::vector<Note> notes_;
     std::string last_note_;
     std::optional<detail::GpHyperparameters> hyper_;
     struct OutputWarp {
@@ -710,6 +717,29 @@ private:
     bool warned_warp_ = false;
     std::size_t last_fit_count_ = 0;
     std::size_t fits_ = 0;
+};
+
+/// Bayesian optimisation: every trial runs to completion, configurations from GPSampler.
+class Bayesian final : public RunToCompletion {
+public:
+    /// Candidates closer than this to a pending trial's point are not suggested.
+    static constexpr double pending_radius = GPSampler::pending_radius;
+
+    /// Throws InvalidArgument for options out of range, naming the option.
+    explicit Bayesian(BayesianOptions options = {})
+        : RunToCompletion("Bayesian", options.max_resource, GPSampler(options)) {}
+
+    /// The Gaussian-process sampler.
+    [[nodiscard]] GPSampler& model() noexcept { return static_cast<GPSampler&>(*sampler()); }
+    [[nodiscard]] const GPSampler& model() const noexcept { return static_cast<const GPSampler&>(*sampler()); }
+
+    /// See GPSampler::observe, observe_pending and seed_initial_design (after start()).
+    void observe(const Config& cfg, double loss) { model().observe(cfg, loss); }
+    void observe_pending(const Config& cfg) { model().observe_pending(cfg); }
+    void seed_initial_design(const std::vector<Config>& configs) { model().seed_initial_design(configs); }
+    [[nodiscard]] std::size_t initial_points() const noexcept { return model().initial_points(); }
+    [[nodiscard]] std::size_t model_fits() const noexcept { return model().model_fits(); }
+    [[nodiscard]] std::vector<double> lengthscales() const { return model().lengthscales(); }
 };
 
 }  // namespace hypertune

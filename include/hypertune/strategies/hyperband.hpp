@@ -39,14 +39,15 @@
 //   record); its tell() still counts for the rung. Trial ids, the bracket of each id and its
 //   configuration do not depend on the number of workers or on the order in which trials finish.
 //
-// In both modes trial k's configuration is RandomSearch::sample(space, seed, k).
+// In both modes new trials' configurations come from the sampler: by default RandomSampler, so that
+// trial k's configuration is RandomSampler::sample(space, seed, k).
 
 #include <hypertune/config.hpp>
 #include <hypertune/detail/rungs.hpp>
 #include <hypertune/error.hpp>
 #include <hypertune/search_space.hpp>
-#include <hypertune/strategies/random_search.hpp>
-#include <hypertune/strategy.hpp>
+#include <hypertune/samplers/random_sampler.hpp>
+#include <hypertune/scheduler.hpp>
 
 #include <fmt/format.h>
 
@@ -56,6 +57,7 @@
 #include <deque>
 #include <limits>
 #include <map>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -138,10 +140,12 @@ namespace detail {
 }  // namespace detail
 
 /// Hyperband, asynchronous (default) or synchronous. See the top of hyperband.hpp for the rules.
-class Hyperband {
+class Hyperband : public Scheduler {
 public:
-    /// Throws InvalidArgument unless 1 <= min_resource < max_resource and eta >= 2.
-    explicit Hyperband(HyperbandOptions options = {}) : options_(options) {
+    /// Throws InvalidArgument unless 1 <= min_resource < max_resource and eta >= 2. New trials'
+    /// configurations come from `sampler` (random by default).
+    explicit Hyperband(HyperbandOptions options = {}, AnySampler sampler = RandomSampler{})
+        : Scheduler(std::move(sampler)), options_(options) {
         detail::validate_rung_options("Hyperband", "eta", options_.min_resource, options_.max_resource, options_.eta);
         schedule_ = detail::hyperband_schedule(options_.min_resource, options_.max_resource, options_.eta);
         // Round-robin weights n(s), capped so that the credits cannot overflow (2^40 is far beyond
@@ -158,13 +162,17 @@ public:
     [[nodiscard]] int s_max() const noexcept { return static_cast<int>(schedule_.size()) - 1; }
     [[nodiscard]] const HyperbandOptions& options() const noexcept { return options_; }
 
-    void start(const SearchSpace& space, const StrategyContext& ctx) {
-        space.require_tunable();
-        space_ = space;
-        ctx_ = ctx;
-        next_id_ = 0;
+    [[nodiscard]] std::string name() const override { return with_sampler_name("Hyperband"); }
+    [[nodiscard]] std::optional<Resource> max_resource() const override { return options_.max_resource; }
+
+    /// The bracket s of trial `id`, or -1 for an id not handed out yet.
+    [[nodiscard]] int bracket_of(TrialId id) const noexcept {
+        return id < bracket_of_.size() ? static_cast<int>(bracket_of_[id]) : -1;
+    }
+
+protected:
+    void on_start() override {
         bracket_of_.clear();
-        decisions_.clear();
         credit_.assign(schedule_.size(), 0);
         if (options_.mode == HyperbandMode::Asynchronous) {
             std::vector<std::vector<Resource>> ladders;
@@ -182,33 +190,40 @@ public:
         next_serial_ = 0;
         next_s_ = s_max();
         running_ = 0;
+        sampler_exhausted_ = false;
     }
 
-    [[nodiscard]] Suggestion ask() { return options_.mode == HyperbandMode::Asynchronous ? ask_async() : ask_sync(); }
+    [[nodiscard]] Suggestion next(const TrialBudget& budget) override {
+        return options_.mode == HyperbandMode::Asynchronous ? ask_async(budget) : ask_sync(budget);
+    }
 
-    [[nodiscard]] Decision report(TrialId id, Resource step, double loss) {
-        if (options_.mode == HyperbandMode::Asynchronous) return async_.report(id, step, loss, decisions_);
+    [[nodiscard]] Decision on_report(TrialId id, Resource step, double loss) override {
+        if (options_.mode == HyperbandMode::Asynchronous) {
+            std::vector<DecisionRecord> made;
+            const Decision d = async_.report(id, step, loss, made);
+            for (DecisionRecord& r : made) decide(std::move(r));
+            return d;
+        }
         return report_sync(id, step, loss);
     }
 
-    void tell(TrialId id, const Outcome& outcome) {
+    void on_tell(TrialId id, const Outcome& outcome) override {
         if (options_.mode == HyperbandMode::Asynchronous)
             async_.finish(id, outcome);
         else
             tell_sync(id, outcome);
     }
 
-    [[nodiscard]] std::string name() const { return "Hyperband"; }
-    [[nodiscard]] Resource max_resource() const noexcept { return options_.max_resource; }
-    /// The stops, pauses and promotions decided since the last call.
-    [[nodiscard]] std::vector<DecisionRecord> take_decisions() { return std::exchange(decisions_, {}); }
-
-    /// The bracket s of trial `id`, or -1 for an id not handed out yet.
-    [[nodiscard]] int bracket_of(TrialId id) const noexcept {
-        return id < bracket_of_.size() ? static_cast<int>(bracket_of_[id]) : -1;
+    // Every rung resource of every bracket, and max_resource.
+    [[nodiscard]] std::vector<Resource> fidelity_levels() const override {
+        std::vector<Resource> levels;
+        for (const auto& bracket : schedule_)
+            for (const auto& rung : bracket.rungs) levels.push_back(rung.resource);
+        levels.push_back(options_.max_resource);
+        std::sort(levels.begin(), levels.end());
+        levels.erase(std::unique(levels.begin(), levels.end()), levels.end());
+        return levels;
     }
-    /// New trials handed out since start().
-    [[nodiscard]] std::size_t trials_started() const noexcept { return next_id_; }
 
 private:
     // ---- asynchronous ----------------------------------------------------------------------------
@@ -225,13 +240,13 @@ private:
         return best;
     }
 
-    [[nodiscard]] Suggestion ask_async() {
-        if (limit_reached()) return Suggestion::done();
-        TrialId id = next_id_++;
+    [[nodiscard]] Suggestion ask_async(const TrialBudget& budget) {
+        Suggestion next = start_new(budget, options_.max_resource);
+        if (!next.runs()) return next;
         int s = next_async_bracket();
         bracket_of_.push_back(static_cast<std::int8_t>(s));
-        async_.add_trial(id, static_cast<std::size_t>(s));
-        return Suggestion::run(id, RandomSearch::sample(space_, ctx_.seed, id), options_.max_resource);
+        async_.add_trial(next.trial, static_cast<std::size_t>(s));
+        return next;
     }
 
     // ---- synchronous -----------------------------------------------------------------------------
@@ -264,45 +279,63 @@ private:
         std::size_t peers = 0;
     };
 
-    [[nodiscard]] bool limit_reached() const noexcept { return ctx_.max_trials != 0 && next_id_ >= ctx_.max_trials; }
-
     [[nodiscard]] Resource rung_resource(int s, std::size_t i) const {
         return schedule_[static_cast<std::size_t>(s)].rungs[i].resource;
     }
 
-    [[nodiscard]] Suggestion ask_sync() {
+    [[nodiscard]] Suggestion ask_sync(const TrialBudget& budget) {
         // Older brackets first: finishing them is what produces results.
-        for (auto& [serial, b] : brackets_) {
-            if (b.rung == 0 && b.created < b.rung_size) return new_sync_trial(serial, b);
+        for (auto it = brackets_.begin(); it != brackets_.end(); ++it) {
+            SyncBracket& b = it->second;
+            if (b.rung == 0 && b.created < b.rung_size) {
+                Suggestion s = new_sync_trial(budget, it);
+                if (s.runs()) return s;
+                break;  // the sampler has no configuration left: the bracket was cut where it stood
+            }
             if (!b.promoted.empty()) return resume_sync_trial(b);
         }
-        if (!limit_reached()) {
+        if (budget.allows_new() && !sampler_exhausted_) {
             // Start the next bracket (also when the others wait at a barrier: no idle worker).
             std::size_t n = schedule_[static_cast<std::size_t>(next_s_)].rungs.front().configurations;
-            if (ctx_.max_trials != 0) n = std::min<std::size_t>(n, ctx_.max_trials - next_id_);
+            n = std::min<std::size_t>(n, budget.new_trials_left);
             auto serial = next_serial_++;
-            SyncBracket& b = brackets_[serial];
-            b.s = next_s_;
-            b.rung_size = n;
+            auto it = brackets_.try_emplace(serial).first;
+            it->second.s = next_s_;
+            it->second.rung_size = n;
             next_s_ = next_s_ == 0 ? s_max() : next_s_ - 1;
-            return new_sync_trial(serial, b);
+            Suggestion s = new_sync_trial(budget, it);
+            if (s.runs()) return s;
         }
+        // Promotions a cut bracket made possible are handed out at once.
+        for (auto& [serial, b] : brackets_)
+            if (!b.promoted.empty()) return resume_sync_trial(b);
         return running_ > 0 ? Suggestion::wait() : Suggestion::done();
     }
 
-    [[nodiscard]] Suggestion new_sync_trial(std::uint64_t serial, SyncBracket& b) {
-        TrialId id = next_id_++;
+    // A new rung-0 trial of bracket `it`. When the sampler has no configuration left, the bracket is
+    // cut to the trials it has (and closed when none of them still runs); nothing new starts after.
+    [[nodiscard]] Suggestion new_sync_trial(const TrialBudget& budget, std::map<std::uint64_t, SyncBracket>::iterator it) {
+        SyncBracket& b = it->second;
+        Suggestion next = start_new(budget, rung_resource(b.s, 0));
+        if (!next.runs()) {
+            sampler_exhausted_ = true;
+            b.rung_size = b.created;
+            if (b.created == 0) brackets_.erase(it);
+            else if (b.running == 0) close_rung(it);
+            return next;
+        }
+        const TrialId id = next.trial;
         ++b.created;
         ++b.running;
         ++running_;
         bracket_of_.push_back(static_cast<std::int8_t>(b.s));
         SyncTrial& t = trials_[id];
-        t.bracket = serial;
+        t.bracket = it->first;
         t.rung = 0;
-        t.config = RandomSearch::sample(space_, ctx_.seed, id);
-        t.budget = rung_resource(b.s, 0);
+        t.config = next.config;
+        t.budget = next.budget;
         t.running = true;
-        return Suggestion::run(id, t.config, t.budget);
+        return next;
     }
 
     [[nodiscard]] Suggestion resume_sync_trial(SyncBracket& b) {
@@ -312,7 +345,7 @@ private:
         ++running_;
         SyncTrial& t = trials_.at(id);
         const Resource from = t.reached;
-        decisions_.push_back(DecisionRecord{
+        decide(DecisionRecord{
             id, DecisionRecord::Kind::Promote, b.s, static_cast<int>(t.rung), t.budget, t.loss, t.threshold, t.peers,
             fmt::format("among the best {} of {} at resource {}: resumes from {} to {}", b.rung_size, t.peers, t.budget,
                         from, rung_resource(b.s, b.rung))});
@@ -329,7 +362,7 @@ private:
         if (step <= t.last_step) return Decision::Continue;
         t.last_step = step;
         if (step > options_.max_resource) {
-            decisions_.push_back(
+            decide(
                 DecisionRecord{id, DecisionRecord::Kind::Stop, brackets_.at(t.bracket).s, static_cast<int>(t.rung),
                                step, loss, std::numeric_limits<double>::quiet_NaN(), 0,
                                fmt::format("step {} exceeds max_resource {}", step, options_.max_resource)});
@@ -357,7 +390,7 @@ private:
         if (failed || last_rung) {
             trials_.erase(it);
         } else {
-            decisions_.push_back(
+            decide(
                 DecisionRecord{id, DecisionRecord::Kind::Pause, b.s, static_cast<int>(t.rung), t.reached, outcome.loss,
                                std::numeric_limits<double>::quiet_NaN(), 0,
                                fmt::format("rung {} of bracket {}: waits for {} more of {} trials before promotions",
@@ -390,7 +423,7 @@ private:
         const Resource resource = rungs[b.rung].resource;
         for (std::size_t j = keep; j < ok; ++j) {
             auto tit = trials_.find(results[j].id);
-            decisions_.push_back(DecisionRecord{
+            decide(DecisionRecord{
                 results[j].id, DecisionRecord::Kind::Stop, b.s, static_cast<int>(b.rung), tit->second.reached,
                 results[j].loss, threshold, m,
                 keep == 0 ? fmt::format("rung {} of bracket {}: no trial to promote", b.rung, b.s)
@@ -415,11 +448,7 @@ private:
 
     HyperbandOptions options_;
     std::vector<HyperbandBracket> schedule_;
-    SearchSpace space_;
-    StrategyContext ctx_;
-    TrialId next_id_ = 0;
     std::vector<std::int8_t> bracket_of_;  // indexed by trial id (ids are dense)
-    std::vector<DecisionRecord> decisions_;
 
     // asynchronous
     detail::StopRungs async_;
@@ -433,10 +462,9 @@ private:
     std::uint64_t next_serial_ = 0;
     int next_s_ = 0;
     std::size_t running_ = 0;
+    bool sampler_exhausted_ = false;  // the sampler had no configuration left: no new bracket starts
 };
 
 static_assert(Strategy<Hyperband>);
-static_assert(ExplainsDecisions<Hyperband>);
-static_assert(HasMaxResource<Hyperband>);
 
 }  // namespace hypertune

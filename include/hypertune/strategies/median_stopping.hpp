@@ -13,18 +13,19 @@
 // step t, and only at steps >= grace_steps. Ties continue; NaN values are ignored. Per step the
 // running averages are kept split around their median (two heaps), so a decision costs O(log n).
 //
-// The wrapped strategy still chooses the configurations and sees every call; a Stop it returns
-// itself is passed on.
+// The wrapped scheduler still chooses the configurations (with its sampler) and sees every call; a
+// Stop it returns itself is passed on. Its decisions go to the same sink as the median rule's.
 
 #include <hypertune/detail/rungs.hpp>
 #include <hypertune/error.hpp>
 #include <hypertune/search_space.hpp>
-#include <hypertune/strategy.hpp>
+#include <hypertune/scheduler.hpp>
 
 #include <fmt/format.h>
 
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -41,11 +42,12 @@ struct MedianStoppingOptions {
 
 /// Wraps `S` with AMT's median stopping rule (see the top of median_stopping.hpp).
 template <Strategy S>
-class MedianStopping {
+class MedianStopping : public Scheduler {
 public:
     /// MedianStopping(RandomSearch{}) or MedianStopping(GridSearch{...}, {.min_trials = 3}).
     /// Throws InvalidArgument when min_trials is 0 or grace_steps is negative.
-    explicit MedianStopping(S inner, MedianStoppingOptions options = {}) : inner_(std::move(inner)), options_(options) {
+    explicit MedianStopping(S inner, MedianStoppingOptions options = {})
+        : Scheduler(AnySampler{}), inner_(std::move(inner)), options_(options) {
         if (options_.min_trials < 1)
             throw InvalidArgument(fmt::format("MedianStopping: min_trials must be >= 1, got {}", options_.min_trials));
         if (options_.grace_steps < 0)
@@ -53,16 +55,28 @@ public:
                 fmt::format("MedianStopping: grace_steps must be >= 0, got {}", options_.grace_steps));
     }
 
-    void start(const SearchSpace& space, const StrategyContext& ctx) {
-        inner_.start(space, ctx);
-        trials_.clear();
-        steps_.clear();
-        decisions_.clear();
+    [[nodiscard]] std::string name() const override { return fmt::format("MedianStopping({})", inner_.name()); }
+    [[nodiscard]] std::optional<Resource> max_resource() const override { return inner_.max_resource(); }
+    [[nodiscard]] std::vector<std::string> notes() const override { return inner_.notes(); }
+    bool warm_start(const std::vector<WarmStartObservation>& observations, WarmStartType type) override {
+        return inner_.warm_start(observations, type);
     }
 
-    [[nodiscard]] Suggestion ask() { return inner_.ask(); }
+    [[nodiscard]] const S& inner() const noexcept { return inner_; }
+    [[nodiscard]] S& inner() noexcept { return inner_; }
+    [[nodiscard]] const MedianStoppingOptions& options() const noexcept { return options_; }
 
-    [[nodiscard]] Decision report(TrialId id, Resource step, double loss) {
+protected:
+    void on_start() override {
+        inner_.start(space(), context_for_inner());
+        trials_.clear();
+        steps_.clear();
+    }
+
+    // The inner scheduler hands out the trials: it keeps the same ids and budget as ours.
+    [[nodiscard]] Suggestion next(const TrialBudget&) override { return inner_.ask(); }
+
+    [[nodiscard]] Decision on_report(TrialId id, Resource step, double loss) override {
         const Decision inner_decision = inner_.report(id, step, loss);
         TrialState& t = trials_[id];
         if (t.stopped) return Decision::Stop;
@@ -80,7 +94,7 @@ public:
             if (loss > median) {
                 decision = Decision::Stop;
                 t.stopped = true;
-                decisions_.push_back(DecisionRecord{
+                decide(DecisionRecord{
                     id, DecisionRecord::Kind::Stop, -1, -1, step, loss, median, others.size(),
                     fmt::format("worse than the median of the running averages of {} other trials at step {}",
                                 others.size(), step)});
@@ -90,37 +104,10 @@ public:
         return decision;
     }
 
-    void tell(TrialId id, const Outcome& outcome) {
+    void on_tell(TrialId id, const Outcome& outcome) override {
         inner_.tell(id, outcome);
         trials_.erase(id);
     }
-
-    [[nodiscard]] std::string name() const { return fmt::format("MedianStopping({})", std::string(inner_.name())); }
-
-    [[nodiscard]] Resource max_resource() const requires HasMaxResource<S> { return inner_.max_resource(); }
-    [[nodiscard]] const std::vector<std::string>& notes() const requires HasNotes<S> { return inner_.notes(); }
-    void warm_start(const std::vector<WarmStartObservation>& observations, WarmStartType type)
-        requires LearnsFromEarlierRuns<S>
-    {
-        inner_.warm_start(observations, type);
-    }
-
-    /// The wrapped strategy's records (if it keeps any), then the stops of the median rule.
-    [[nodiscard]] std::vector<DecisionRecord> take_decisions() {
-        if constexpr (ExplainsDecisions<S>) {
-            auto records = inner_.take_decisions();
-            if (records.empty()) return std::exchange(decisions_, {});
-            for (auto& r : decisions_) records.push_back(std::move(r));
-            decisions_.clear();
-            return records;
-        } else {
-            return std::exchange(decisions_, {});
-        }
-    }
-
-    [[nodiscard]] const S& inner() const noexcept { return inner_; }
-    [[nodiscard]] S& inner() noexcept { return inner_; }
-    [[nodiscard]] const MedianStoppingOptions& options() const noexcept { return options_; }
 
 private:
     struct TrialState {
@@ -134,7 +121,6 @@ private:
     MedianStoppingOptions options_;
     std::unordered_map<TrialId, TrialState> trials_;         // running trials
     std::unordered_map<Resource, detail::SplitHeap> steps_;  // running averages reported at each step
-    std::vector<DecisionRecord> decisions_;
 };
 
 }  // namespace hypertune

@@ -1,13 +1,16 @@
 // SPDX-License-Identifier: MIT
 #pragma once
-// ModelBased: model-based Hyperband (BOHB: Falkner, Klein, Hutter, "BOHB: Robust and Efficient
-// Hyperparameter Optimization at Scale", ICML 2018), around Hyperband (either mode) or ASHA. The
-// inner strategy keeps its schedule, its stops, pauses and promotions; only the configurations of
-// new trials change: they come from a Gaussian-process model (the Bayesian strategy) instead of
-// uniform sampling. Choices, in order:
+// ModelBasedSampler: the multi-fidelity Gaussian-process sampler of model-based Hyperband (BOHB:
+// Falkner, Klein, Hutter, "BOHB: Robust and Efficient Hyperparameter Optimization at Scale", ICML
+// 2018). A scheduler that uses it (Hyperband in either mode, ASHA) keeps its schedule, its stops,
+// pauses and promotions; only the configurations of new trials change: they come from a
+// Gaussian-process model (GPSampler) instead of uniform sampling. ModelBased<Hyperband> (and
+// ModelBasedHyperband) is Hyperband with this sampler, ModelBased<ASHA> ASHA with it. The sampler
+// learns from the scheduler's calls and decisions alone (sampler.hpp). Choices, in order:
 //
-// - Levels: the resources at which trials are compared, i.e. the inner's rung resources plus
-//   max_resource (Hyperband: every rung of every bracket of its schedule; ASHA: rung_resources()).
+// - Levels: the resources at which trials are compared, i.e. the scheduler's rung resources plus
+//   max_resource (SamplerContext::levels; Hyperband: every rung of every bracket of its schedule;
+//   ASHA: rung_resources()).
 //   Losses at one level are comparable; losses across levels are not, so each level has its own
 //   observations and a model sees one level only.
 // - Observations: one loss per (trial, level), the latest. A report at a level records there; a
@@ -19,7 +22,7 @@
 // - Which level: the largest one with at least `min_points` finite losses (default d + 2, d = the
 //   tuned parameters: BOHB fits its model once a budget holds more than d + 1 points). As higher
 //   levels fill up the model moves up to them: it then learns from the most faithful losses there
-//   are. Until some level has enough, the inner's random configuration is kept.
+//   are. Until some level has enough, the configuration is random (RandomSampler's).
 // - What the model at a level sees: the losses there (a failure recorded there counts as the worst
 //   loss); the trials still running or paused below it, as pending (they may get there); and some
 //   of the trials that ended below it. Those have no loss at the level; their loss at the highest
@@ -33,35 +36,37 @@
 //   below the level, or whose estimate is not entered, is left out; since it then looks unexplored
 //   to the model, a proposal within Bayesian::pending_radius of one is marked pending and the model
 //   asked again (at most 3 times).
-// - Random fraction: a new trial keeps the inner's random configuration with probability
+// - Random fraction: a new trial keeps its random configuration (RandomSampler's) with probability
 //   `random_fraction` (default 1/3, as in BOHB), decided by a hash of (seed, trial id). Those keep
 //   the search global (the model cannot be trusted outside what it has seen) and keep BOHB's
-//   guarantee: at worst a constant factor slower than Hyperband. random_fraction = 1 is the inner
-//   strategy exactly.
-// - Proposal: a fresh Bayesian strategy, seeded by (seed, trial id), started on the same space and
-//   given the level's data with Bayesian::observe and observe_pending; its first suggestion is the
-//   model's (initial_points = min_points, so it skips its space-filling design). A fresh model per
+//   guarantee: at worst a constant factor slower than Hyperband. random_fraction = 1 is the
+//   scheduler with random sampling exactly.
+// - Proposal: a fresh GPSampler, seeded by (seed, trial id), started on the same space and given
+//   the level's data with GPSampler::observe and observe_pending; its first sample is the model's
+//   (initial_points = min_points, so it skips its space-filling design). A fresh model per
 //   proposal costs a hyperparameter fit each time; it keeps this simple and exact, since the data
 //   change level and content between proposals.
-// - Resumed trials (synchronous Hyperband's promotions) and any later suggestion of a trial id seen
-//   before get the configuration the trial was first given: the inner keeps its own random one.
-// - Records: the inner's, passed on unchanged; ModelBased reads their Stops (synchronous Hyperband
-//   stops paused trials at its barrier without a tell).
+// - Resumed trials (synchronous Hyperband's promotions) keep the configuration they were first
+//   given: the scheduler asks the sampler for new trials only.
+// - Decisions: a Stop ends a trial for the model (synchronous Hyperband stops paused trials at its
+//   barrier without a tell).
 // - Notes: when the model takes over and each time it moves up a level; the model's fallbacks
-//   (Bayesian::notes), each reason once.
+//   (GPSampler::notes), each reason once.
 // - Determinism: a model proposal depends on the observations so far, so the same seed and the same
 //   sequence of calls give the same configurations; under a parallel Tuner results arrive in an
 //   order that depends on timing, so configurations proposed by the model can differ run to run.
-//   The trials that keep their random configuration are the inner's, whatever the timing.
+//   The trials that keep their random configuration are random search's, whatever the timing.
 
 #include <hypertune/config.hpp>
 #include <hypertune/detail/random.hpp>
 #include <hypertune/error.hpp>
+#include <hypertune/sampler.hpp>
+#include <hypertune/samplers/random_sampler.hpp>
+#include <hypertune/scheduler.hpp>
 #include <hypertune/search_space.hpp>
 #include <hypertune/strategies/asha.hpp>
 #include <hypertune/strategies/bayesian.hpp>
 #include <hypertune/strategies/hyperband.hpp>
-#include <hypertune/strategy.hpp>
 
 #include <fmt/format.h>
 
@@ -83,7 +88,7 @@
 namespace hypertune {
 
 struct ModelBasedOptions {
-    /// The share of new trials that keep the inner strategy's random configuration, in [0, 1].
+    /// The share of new trials that keep a random configuration, in [0, 1].
     double random_fraction = 1.0 / 3.0;
     /// Finite losses a level needs before a model is fitted on it; 0: d + 2 (d = tuned parameters).
     std::size_t min_points = 0;
@@ -91,113 +96,54 @@ struct ModelBasedOptions {
     std::size_t candidates = 512;
 };
 
-namespace detail {
-
-/// A multi-fidelity strategy whose rung resources ModelBased can read: Hyperband's schedule() or
-/// ASHA's rung_resources(), plus max_resource().
-template <class S>
-concept HasFidelityLevels = HasMaxResource<S> && (requires(const S& s) {
-    { s.schedule() } -> std::convertible_to<const std::vector<HyperbandBracket>&>;
-} || requires(const S& s) {
-    { s.rung_resources() } -> std::convertible_to<const std::vector<Resource>&>;
-});
-
-/// The resources at which `s` compares trials, increasing, max_resource last.
-template <HasFidelityLevels S>
-[[nodiscard]] std::vector<Resource> fidelity_levels(const S& s) {
-    std::vector<Resource> levels;
-    if constexpr (requires { s.schedule(); }) {
-        for (const auto& bracket : s.schedule())
-            for (const auto& rung : bracket.rungs) levels.push_back(rung.resource);
-    } else {
-        levels = s.rung_resources();
-    }
-    levels.push_back(static_cast<Resource>(s.max_resource()));
-    std::sort(levels.begin(), levels.end());
-    levels.erase(std::unique(levels.begin(), levels.end()), levels.end());
-    return levels;
-}
-
-/// Stands for the options type of an inner strategy that has none.
-struct NoInnerOptions {};
-
-/// The options type an inner strategy is built from (HyperbandOptions, AshaOptions), or NoInnerOptions.
-template <class S>
-struct inner_options {
-    using type = NoInnerOptions;
-};
-template <class S>
-    requires requires(const S& s) { s.options(); }
-struct inner_options<S> {
-    using type = std::remove_cvref_t<decltype(std::declval<const S&>().options())>;
-};
-
-}  // namespace detail
-
-/// Model-based Hyperband around `Inner` (Hyperband or ASHA). See the top of model_based.hpp.
-template <class Inner>
-    requires Strategy<Inner> && detail::HasFidelityLevels<Inner>
-class ModelBased {
-    using InnerOptions = typename detail::inner_options<Inner>::type;
-
+/// The multi-fidelity Gaussian-process sampler (see the top of model_based.hpp).
+class ModelBasedSampler final : public Sampler {
 public:
-    /// ModelBased(Hyperband({.max_resource = 81}), {.random_fraction = 0.2}).
     /// Throws InvalidArgument unless random_fraction is in [0, 1], min_points is 0 or >= 2 and
     /// candidates >= 1.
-    explicit ModelBased(Inner inner, ModelBasedOptions options = {}) : inner_(std::move(inner)), options_(options) {
-        validate();
+    explicit ModelBasedSampler(ModelBasedOptions options = {}) : options_(options) {
+        if (!(options_.random_fraction >= 0.0 && options_.random_fraction <= 1.0))
+            throw InvalidArgument(
+                fmt::format("ModelBased: random_fraction must be in [0, 1], got {}", options_.random_fraction));
+        if (options_.min_points == 1)
+            throw InvalidArgument("ModelBased: min_points must be >= 2 (or 0 for d + 2), got 1");
+        if (options_.candidates < 1) throw InvalidArgument("ModelBased: candidates must be >= 1, got 0");
     }
 
-    /// ModelBased<Hyperband>({.max_resource = 81, .mode = HyperbandMode::Synchronous}, {...}).
-    explicit ModelBased(const InnerOptions& inner_options, ModelBasedOptions options = {})
-        requires(!std::same_as<InnerOptions, detail::NoInnerOptions> && std::constructible_from<Inner, const InnerOptions&>)
-        : ModelBased(Inner(inner_options), options) {}
+    [[nodiscard]] std::string name() const override { return "ModelBased"; }
 
-    void start(const SearchSpace& space, const StrategyContext& ctx) {
-        inner_.start(space, ctx);
+    void start(const SearchSpace& space, const SamplerContext& ctx) override {
         space_ = space;
-        ctx_ = ctx;
+        seed_ = ctx.seed;
+        resources_ = ctx.levels;
         min_points_ = options_.min_points != 0 ? options_.min_points : space.dimensions() + 2;
         levels_.assign(resources_.size(), Level{});
         trials_.clear();
-        decisions_.clear();
         notes_.clear();
         model_notes_seen_.clear();
         model_level_.reset();
         model_proposals_ = 0;
     }
 
-    [[nodiscard]] Suggestion ask() {
-        Suggestion s = inner_.ask();
-        take_inner_decisions();
-        if (!s.runs()) return s;
-        if (auto it = trials_.find(s.trial); it != trials_.end()) {
-            s.config = it->second.config;  // a resumed trial keeps the configuration it was first given
-            return s;
-        }
-        TrialState t{s.config, {}};
-        if (!keeps_random(s.trial))
+    [[nodiscard]] std::optional<Config> sample(TrialId id) override {
+        TrialState t{RandomSampler::sample(space_, seed_, id), {}};
+        if (!keeps_random(id))
             if (auto level = level_for_model())
-                if (auto proposed = propose(s.trial, *level)) {
+                if (auto proposed = propose(id, *level)) {
                     t.config = std::move(*proposed);
                     t.from_model = true;
-                    s.config = t.config;
                 }
         t.point = space_.encode(t.config);
-        trials_.emplace(s.trial, std::move(t));
-        return s;
+        Config out = t.config;
+        trials_.insert_or_assign(id, std::move(t));
+        return out;
     }
 
-    [[nodiscard]] Decision report(TrialId id, Resource step, double loss) {
-        const Decision d = inner_.report(id, step, loss);
-        take_inner_decisions();
+    void on_report(TrialId id, Resource step, double loss) override {
         if (auto it = trials_.find(id); it != trials_.end()) record(id, it->second, step, loss);
-        return d;
     }
 
-    void tell(TrialId id, const Outcome& outcome) {
-        inner_.tell(id, outcome);
-        take_inner_decisions();
+    void on_result(TrialId id, const Outcome& outcome) override {
         auto it = trials_.find(id);
         if (it == trials_.end()) return;
         TrialState& t = it->second;
@@ -215,29 +161,17 @@ public:
         record(id, t, outcome.resource, outcome.loss);
     }
 
-    [[nodiscard]] std::string name() const { return fmt::format("ModelBased({})", std::string(inner_.name())); }
-    [[nodiscard]] Resource max_resource() const { return static_cast<Resource>(inner_.max_resource()); }
-
-    /// The inner strategy's records (its stops, pauses and promotions), as it made them.
-    [[nodiscard]] std::vector<DecisionRecord> take_decisions()
-        requires ExplainsDecisions<Inner>
-    {
-        return std::exchange(decisions_, {});
+    // A stopped trial reaches no further level (synchronous Hyperband stops paused trials at its
+    // barrier without a tell).
+    void on_decision(const DecisionRecord& d) override {
+        if (d.kind != DecisionRecord::Kind::Stop) return;
+        if (auto it = trials_.find(d.trial); it != trials_.end()) it->second.ended = true;
     }
 
-    /// The inner strategy's notes (if it keeps any), then when and where the model took over and
-    /// the model's fallbacks.
-    [[nodiscard]] std::vector<std::string> notes() const {
-        std::vector<std::string> out;
-        if constexpr (HasNotes<Inner>) {
-            const std::vector<std::string>& inner_notes = inner_.notes();
-            out.assign(inner_notes.begin(), inner_notes.end());
-        }
-        out.insert(out.end(), notes_.begin(), notes_.end());
-        return out;
-    }
+    /// When and where the model took over, and the model's fallbacks.
+    [[nodiscard]] std::vector<Note> notes() const override { return notes_; }
 
-    /// The resources where losses are recorded, increasing (the inner's rungs and max_resource).
+    /// The resources where losses are recorded, increasing (once started).
     [[nodiscard]] const std::vector<Resource>& levels() const noexcept { return resources_; }
     /// Trials with a loss recorded at `resource`; 0 for a resource that is not a level.
     [[nodiscard]] std::size_t observations(Resource resource) const {
@@ -258,9 +192,6 @@ public:
     [[nodiscard]] std::size_t model_proposals() const noexcept { return model_proposals_; }
     /// The finite losses a level needs before the model uses it (min_points, or d + 2), once started.
     [[nodiscard]] std::size_t min_points() const noexcept { return min_points_; }
-
-    [[nodiscard]] const Inner& inner() const noexcept { return inner_; }
-    [[nodiscard]] Inner& inner() noexcept { return inner_; }
     [[nodiscard]] const ModelBasedOptions& options() const noexcept { return options_; }
 
 private:
@@ -281,19 +212,9 @@ private:
     static constexpr std::size_t min_shift_pairs = 3;
     static constexpr int max_repeat_asks = 3;
 
-    void validate() {
-        if (!(options_.random_fraction >= 0.0 && options_.random_fraction <= 1.0))
-            throw InvalidArgument(
-                fmt::format("ModelBased: random_fraction must be in [0, 1], got {}", options_.random_fraction));
-        if (options_.min_points == 1)
-            throw InvalidArgument("ModelBased: min_points must be >= 2 (or 0 for d + 2), got 1");
-        if (options_.candidates < 1) throw InvalidArgument("ModelBased: candidates must be >= 1, got 0");
-        resources_ = detail::fidelity_levels(inner_);
-    }
-
     [[nodiscard]] bool keeps_random(TrialId id) const {
         if (options_.random_fraction >= 1.0) return true;
-        return detail::to_unit(detail::hash3(ctx_.seed, stream_random_share, id)) < options_.random_fraction;
+        return detail::to_unit(detail::hash3(seed_, stream_random_share, id)) < options_.random_fraction;
     }
 
     // The largest level with enough finite losses.
@@ -301,18 +222,6 @@ private:
         for (std::size_t i = levels_.size(); i-- > 0;)
             if (levels_[i].finite >= min_points_) return i;
         return std::nullopt;
-    }
-
-    // Passes the inner's records on unchanged, and learns from them which paused trials were stopped
-    // (synchronous Hyperband stops them at its barrier without a tell).
-    void take_inner_decisions() {
-        if constexpr (ExplainsDecisions<Inner>) {
-            for (DecisionRecord& d : inner_.take_decisions()) {
-                if (d.kind == DecisionRecord::Kind::Stop)
-                    if (auto it = trials_.find(d.trial); it != trials_.end()) it->second.ended = true;
-                decisions_.push_back(std::move(d));
-            }
-        }
     }
 
     void set_loss(std::size_t level, TrialId id, double loss) {
@@ -342,8 +251,8 @@ private:
     [[nodiscard]] std::optional<Config> propose(TrialId id, std::size_t level) {
         const Level& l = levels_[level];
         try {
-            Bayesian model(BayesianOptions{.initial_points = min_points_, .candidates = options_.candidates});
-            model.start(space_, StrategyContext{detail::hash3(ctx_.seed, stream_model, id), 0});
+            GPSampler model(BayesianOptions{.initial_points = min_points_, .candidates = options_.candidates});
+            model.start(space_, SamplerContext{detail::hash3(seed_, stream_model, id), {}});
             const auto at = static_cast<int>(level);
             const std::vector<std::optional<double>> shift = shifts_to(level);
             const double median = median_loss(l);
@@ -366,28 +275,29 @@ private:
                         left_out.push_back(&t);
                 }
             }
-            Suggestion s = model.ask();
+            // The fresh model's trials count from 0: its random draws depend on (its seed, 0, 1, ...).
+            TrialId asked = 0;
+            Config proposal = *model.sample(asked++);
             // A repeat of a trial left out is marked pending and the model asked again (its fit is reused).
             for (int again = 0; again < max_repeat_asks; ++again) {
-                const TrialState* repeated = nearest_within(left_out, space_.encode(s.config));
+                const TrialState* repeated = nearest_within(left_out, space_.encode(proposal));
                 if (repeated == nullptr) break;
                 model.observe_pending(repeated->config);
-                s = model.ask();
+                proposal = *model.sample(asked++);
             }
             if (!model_level_ || *model_level_ != level) {
                 if (!model_level_)
-                    notes_.push_back(fmt::format(
-                        "trial {}: the model takes over, fitted on the {} losses at resource {} ({:.0f}% of new "
-                        "configurations stay random)",
-                        id, l.finite, resources_[level], 100.0 * options_.random_fraction));
+                    notes_.push_back({id, fmt::format("the model takes over, fitted on the {} losses at resource {} "
+                                                      "({:.0f}% of new configurations stay random)",
+                                                      l.finite, resources_[level], 100.0 * options_.random_fraction)});
                 else if (level > *model_level_)
                     notes_.push_back(
-                        fmt::format("trial {}: the model moves up to resource {} ({} losses)", id, resources_[level], l.finite));
+                        {id, fmt::format("the model moves up to resource {} ({} losses)", resources_[level], l.finite)});
                 model_level_ = level;
             }
-            note_model_fallbacks(id, model.notes());
+            for (const Note& n : model.notes()) note_once(id, "the model: " + n.text);
             ++model_proposals_;
-            return std::move(s.config);
+            return proposal;
         } catch (const std::exception& e) {
             note_once(id, fmt::format("the model failed ({}); the configuration stays random", e.what()));
             return std::nullopt;
@@ -397,7 +307,7 @@ private:
     // The first trial of `trials` closer than Bayesian::pending_radius to the unit-cube point `u`.
     [[nodiscard]] static const TrialState* nearest_within(const std::vector<const TrialState*>& trials,
                                                           const std::vector<double>& u) {
-        constexpr double radius2 = Bayesian::pending_radius * Bayesian::pending_radius;
+        constexpr double radius2 = GPSampler::pending_radius * GPSampler::pending_radius;
         for (const TrialState* t : trials) {
             double d2 = 0.0;
             for (std::size_t j = 0; j < u.size(); ++j) d2 += (t->point[j] - u[j]) * (t->point[j] - u[j]);
@@ -436,45 +346,83 @@ private:
         return shift;
     }
 
-    // Each of the model's fallback reasons once (a fresh model per proposal would repeat them).
-    void note_model_fallbacks(TrialId id, const std::vector<std::string>& model_notes) {
-        for (const std::string& n : model_notes) {
-            // Bayesian's notes read "trial 0: <reason>": the reason, for our own trial id.
-            const auto colon = n.find(": ");
-            note_once(id, "the model: " + (colon == std::string::npos ? n : n.substr(colon + 2)));
-        }
-    }
-
     // Adds "trial <id>: <text>" unless a note of the same text up to its numbers was added before.
     void note_once(TrialId id, const std::string& text) {
         std::string shape;
         for (char c : text)
             if (!std::isdigit(static_cast<unsigned char>(c))) shape += c;
-        if (model_notes_seen_.insert(shape).second) notes_.push_back(fmt::format("trial {}: {}", id, text));
+        if (model_notes_seen_.insert(shape).second) notes_.push_back({id, text});
     }
 
-    Inner inner_;
     ModelBasedOptions options_;
-    std::vector<Resource> resources_;  // the levels, increasing
     SearchSpace space_;
-    StrategyContext ctx_;
+    std::uint64_t seed_ = 0;
+    std::vector<Resource> resources_;  // the levels, increasing
     std::size_t min_points_ = 0;
     std::vector<Level> levels_;               // parallel to resources_
-    std::map<TrialId, TrialState> trials_;    // every trial handed out, by id: the model's order
-    std::vector<DecisionRecord> decisions_;   // the inner's, not taken yet
-    std::vector<std::string> notes_;
+    std::map<TrialId, TrialState> trials_;    // every trial sampled, by id: the model's order
+    std::vector<Note> notes_;
     std::set<std::string> model_notes_seen_;  // note texts without their digits
     std::optional<std::size_t> model_level_;  // the level of the last model proposal
     std::size_t model_proposals_ = 0;
+};
+
+namespace detail {
+
+/// The options type a scheduler is built from (HyperbandOptions, AshaOptions), or void.
+template <class S>
+struct scheduler_options {
+    using type = void;
+};
+template <class S>
+    requires requires(const S& s) { s.options(); }
+struct scheduler_options<S> {
+    using type = std::remove_cvref_t<decltype(std::declval<const S&>().options())>;
+};
+
+}  // namespace detail
+
+/// Model-based Hyperband (or ASHA): the scheduler `Inner` with ModelBasedSampler as its sampler.
+/// ModelBased(Hyperband({.max_resource = 81}), {.random_fraction = 0.2}) is
+/// Hyperband({.max_resource = 81}, ModelBasedSampler({.random_fraction = 0.2})), with the
+/// sampler's accessors at hand.
+template <class Inner>
+    requires std::derived_from<Inner, Scheduler> && (!std::is_void_v<typename detail::scheduler_options<Inner>::type>)
+class ModelBased : public Inner {
+    using InnerOptions = typename detail::scheduler_options<Inner>::type;
+
+public:
+    /// Throws InvalidArgument unless random_fraction is in [0, 1], min_points is 0 or >= 2 and
+    /// candidates >= 1.
+    explicit ModelBased(Inner inner, ModelBasedOptions options = {}) : Inner(std::move(inner)) {
+        this->use_sampler(ModelBasedSampler(options));
+    }
+    /// ModelBased<Hyperband>({.max_resource = 81, .mode = HyperbandMode::Synchronous}, {...}).
+    explicit ModelBased(const InnerOptions& inner_options, ModelBasedOptions options = {})
+        : ModelBased(Inner(inner_options), options) {}
+
+    /// The sampler, with what it has learnt.
+    [[nodiscard]] const ModelBasedSampler& model() const noexcept {
+        return static_cast<const ModelBasedSampler&>(*this->sampler());
+    }
+    /// The scheduler without the model's accessors.
+    [[nodiscard]] const Inner& inner() const noexcept { return *this; }
+    [[nodiscard]] Inner& inner() noexcept { return *this; }
+    [[nodiscard]] const ModelBasedOptions& options() const noexcept { return model().options(); }
+
+    /// The resources where losses are recorded, increasing (the rungs and max_resource).
+    [[nodiscard]] std::vector<Resource> levels() const { return this->fidelity_levels(); }
+    [[nodiscard]] std::size_t observations(Resource resource) const { return model().observations(resource); }
+    [[nodiscard]] std::optional<Resource> model_resource() const { return model().model_resource(); }
+    [[nodiscard]] bool proposed_by_model(TrialId id) const { return model().proposed_by_model(id); }
+    [[nodiscard]] std::size_t model_proposals() const noexcept { return model().model_proposals(); }
+    [[nodiscard]] std::size_t min_points() const noexcept { return model().min_points(); }
 };
 
 /// Model-based Hyperband (BOHB-style, with a Gaussian process): ModelBasedHyperband({.max_resource = 81}).
 using ModelBasedHyperband = ModelBased<Hyperband>;
 
 static_assert(Strategy<ModelBased<Hyperband>>);
-static_assert(ExplainsDecisions<ModelBased<Hyperband>>);
-static_assert(HasMaxResource<ModelBased<Hyperband>>);
-static_assert(HasNotes<ModelBased<Hyperband>>);
 static_assert(Strategy<ModelBased<ASHA>>);
 
 }  // namespace hypertune

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Compile CPU time and peak memory of three small programs that embed hypertune (bench/compile/*.cpp),
+# with this checkout's headers against another revision's, in one run, so that machine drift
+# affects both alike. Each program is compiled as one translation unit, -O2, RUNS times; the table
+# gives the median user+sys CPU seconds and the median peak resident memory (GNU time's "Maximum
+# resident set size"), and the ratio new/old.
+#
+#   bench/compile/compile_time.sh [BASELINE_REV] [RUNS]
+#
+# BASELINE_REV defaults to 29e145d, the layout before the sampler/scheduler redesign. The baseline is
+# checked out with `git worktree` into a temporary directory and removed afterwards.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+baseline=${1:-29e145d}
+runs=${2:-3}
+cxx=${CXX:-g++}
+flags=(-std=c++20 -O2 -c -o /dev/null -I/usr/include/eigen3)
+
+work=$(mktemp -d)
+trap 'git -C "$top" worktree remove --force "$work/baseline" >/dev/null 2>&1 || true; rm -rf "$work"' EXIT
+git -C "$top" worktree add --detach "$work/baseline" "$baseline" >/dev/null 2>&1
+
+# Prints "cpu_seconds peak_kb" for one compile.
+measure() {
+    local include=$1 source=$2
+    /usr/bin/time -f '%U %S %M' -o "$work/time" "$cxx" "${flags[@]}" -I"$include" "$source" 2>"$work/err" ||
+        { cat "$work/err" >&2; exit 1; }
+    awk '{ printf "%.2f %d\n", $1 + $2, $3 }' "$work/time"
+}
+
+median() { sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
+
+printf '| program | %s: CPU s | peak MB | this checkout: CPU s | peak MB | CPU new/old |\n' "$baseline"
+printf '|---|---|---|---|---|---|\n'
+for program in random_search hyperband bayesian; do
+    source="$here/$program.cpp"
+    : >"$work/old"
+    : >"$work/new"
+    for ((i = 0; i < runs; ++i)); do  # interleaved: old, new, old, new...
+        measure "$work/baseline/include" "$source" >>"$work/old"
+        measure "$top/include" "$source" >>"$work/new"
+    done
+    old_cpu=$(cut -d' ' -f1 "$work/old" | median)
+    new_cpu=$(cut -d' ' -f1 "$work/new" | median)
+    old_mb=$(cut -d' ' -f2 "$work/old" | median | awk '{ printf "%.0f", $1 / 1024 }')
+    new_mb=$(cut -d' ' -f2 "$work/new" | median | awk '{ printf "%.0f", $1 / 1024 }')
+    ratio=$(awk -v a="$new_cpu" -v b="$old_cpu" 'BEGIN { printf "%.2f", a / b }')
+    printf '| %s | %s | %s | %s | %s | %s |\n' "$program" "$old_cpu" "$old_mb" "$new_cpu" "$new_mb" "$ratio"
+done

@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// Resuming a run from its journal, in two steps the Tuner takes:
+// - check_same_run(): an existing journal must come from the same search space, strategy, seed,
+//   metric, max_resource and direction; otherwise resuming would mix two different runs.
+// - replay_journal(): the strategy is given the journal's calls in their order (ask for every new
+//   trial, report, tell), which brings it back to the state it had, since strategies are
+//   deterministic; its decisions must be the journal's, in the same order (a decision made in ask()
+//   is journaled just after the trial_started of the run it starts). Every event is applied to a
+//   RunState, the same reducer the live run uses.
+
+#include <hypertune/error.hpp>
+#include <hypertune/journal.hpp>
+#include <hypertune/run_events.hpp>
+#include <hypertune/run_state.hpp>
+#include <hypertune/scheduler.hpp>
+#include <hypertune/search_space.hpp>
+
+#include <fmt/format.h>
+
+#include <deque>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+namespace hypertune::detail {
+
+/// Throws InvalidArgument naming the first difference between the journal's run and this one.
+inline void check_same_run(const std::string& path, const json& start, const SearchSpace& space,
+                           const std::string& strategy, std::uint64_t seed, const std::string& metric,
+                           std::optional<Resource> max_resource, Direction direction) {
+    try {
+        auto differs = [&](std::string_view what, const std::string& then, const std::string& now) {
+            return InvalidArgument(
+                fmt::format("journal '{}' belongs to another run: its {} is {}, this tuner's is {}", path, what, then, now));
+        };
+        auto diff = space_difference(start.at("space"), space.to_json());
+        if (!diff.empty()) throw InvalidArgument(fmt::format("journal '{}' belongs to another search space: {}", path, diff));
+        if (start.at("strategy") != strategy)
+            throw differs("strategy", start.at("strategy").get<std::string>(), strategy);
+        if (start.at("seed") != seed) throw differs("seed", start.at("seed").dump(), std::to_string(seed));
+        if (start.at("metric") != metric) throw differs("metric", start.at("metric").get<std::string>(), metric);
+        if (start.at("max_resource") != (max_resource ? json(*max_resource) : json(nullptr)))
+            throw differs("max_resource", start.at("max_resource").dump(),
+                          max_resource ? std::to_string(*max_resource) : std::string("null"));
+        if (start.at("direction") != to_string(direction))
+            throw differs("direction", start.at("direction").get<std::string>(), std::string(to_string(direction)));
+    } catch (const json::exception& e) {
+        throw IoError(fmt::format("journal '{}' line 1: {}", path, e.what()));
+    }
+}
+
+/// What replaying a journal leaves: the run's state, the decisions the strategy made that a crash
+/// kept out of the journal, and the strategy's answer to each open trial's last report.
+struct Replayed {
+    RunState state;
+    std::vector<DecisionRecord> late;
+    std::unordered_map<TrialId, Decision> last_said;
+};
+
+/// Replays `events` (a journal whose first line passed check_same_run) into `strategy` and a
+/// RunState. Losses are the journal's values with the run's sign (`maximize`).
+[[nodiscard]] inline Replayed replay_journal(const std::string& path, const std::vector<json>& events,
+                                             AnyStrategy& strategy, bool maximize, std::size_t max_jobs) {
+    Replayed out;
+    std::deque<DecisionRecord> regenerated;
+    std::deque<std::pair<std::size_t, DecisionRecord>> journaled;
+    auto loss_of = [&](double value) { return maximize ? -value : value; };
+    auto diverged = [&](std::size_t line, const std::string& what) {
+        return InvalidArgument(fmt::format("journal '{}' line {}: resuming diverged: {}; were the strategy's options changed?",
+                                           path, line, what));
+    };
+    auto match = [&] {
+        for (; !regenerated.empty() && !journaled.empty(); regenerated.pop_front(), journaled.pop_front()) {
+            const auto& [line, j] = journaled.front();
+            const DecisionRecord& d = regenerated.front();
+            if (d.trial != j.trial || d.kind != j.kind)
+                throw diverged(line, fmt::format("the journal has a {} of trial {} where the strategy now makes a {} of trial {}",
+                                                 to_string(j.kind), j.trial, to_string(d.kind), d.trial));
+        }
+    };
+    for (std::size_t i = 0; i < events.size(); ++i) {
+        const std::size_t line = i + 1;
+        RunEvent event;
+        try {
+            event = event_from_json(events[i], out.state.space());
+        } catch (const IoError& x) {
+            throw IoError(fmt::format("journal '{}' line {}: {}", path, line, x.what()));
+        }
+        if (const auto* d = std::get_if<TrialDecided>(&event)) {
+            journaled.emplace_back(line, d->decision);
+        } else if (const auto* s = std::get_if<TrialStarted>(&event); s && !s->rerun) {
+            // A new trial, or a promoted one that the strategy resumes itself.
+            if (!out.state.has(s->trial) && out.state.records().size() >= max_jobs)
+                throw InvalidArgument(fmt::format("journal '{}' holds more trials than max_jobs = {}: a resumed run may "
+                                                  "raise max_jobs, not lower it",
+                                                  path, max_jobs));
+            Suggestion now = strategy.ask();
+            if (!now.runs() || now.trial != s->trial || !(now.config == s->config))
+                throw diverged(line, fmt::format("the strategy now suggests {} where the journal has trial {}",
+                                                 now.runs() ? fmt::format("trial {}", now.trial) : std::string("no trial"),
+                                                 s->trial));
+        } else if (const auto* r = std::get_if<TrialReported>(&event)) {
+            out.last_said[r->trial] = strategy.report(r->trial, r->step, loss_of(r->value));
+        } else if (const auto* e = std::get_if<TrialEnded>(&event)) {
+            out.last_said.erase(e->trial);
+            const double loss = loss_of(e->objective);
+            strategy.tell(e->trial, e->status == TrialStatus::Failed    ? Outcome::failed(e->resource)
+                                    : e->status == TrialStatus::Stopped ? Outcome::stopped(loss, e->resource)
+                                                                        : Outcome::completed(loss, e->resource));
+        }
+        try {
+            out.state.apply(event);
+        } catch (const IoError& x) {
+            throw IoError(fmt::format("journal '{}' line {}: {}", path, line, x.what()));
+        }
+        for (auto& d : strategy.take_decisions()) regenerated.push_back(std::move(d));
+        match();
+    }
+    if (!journaled.empty())
+        throw diverged(journaled.front().first, fmt::format("the strategy no longer makes the journal's {} of trial {}",
+                                                            to_string(journaled.front().second.kind),
+                                                            journaled.front().second.trial));
+    out.late.assign(regenerated.begin(), regenerated.end());
+    return out;
+}
+
+}  // namespace hypertune::detail

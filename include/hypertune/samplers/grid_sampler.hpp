@@ -1,0 +1,56 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// GridSampler, as in SageMaker AMT's grid search: integer and categorical parameters enumerate all
+// their values; a continuous parameter needs an explicit number of points (evenly spaced in its
+// scaling, both ends included) or start() refuses. Points come in order, the first parameter
+// varying slowest; trial k gets point k, and there are none left after the last point.
+
+#include <hypertune/error.hpp>
+#include <hypertune/sampler.hpp>
+#include <hypertune/search_space.hpp>
+
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace hypertune {
+
+class GridSampler final : public Sampler {
+public:
+    /// Points per parameter: required for continuous parameters; for an integer one it picks an
+    /// evenly spaced subset when smaller than its number of values.
+    explicit GridSampler(std::map<std::string, std::size_t> points = {}) : points_(std::move(points)) {}
+
+    [[nodiscard]] std::string name() const override { return "Grid"; }
+
+    /// Throws InvalidArgument (naming the parameter) for a continuous parameter without points.
+    void start(const SearchSpace& space, const SamplerContext&) override {
+        space_ = space;
+        shape_ = space.grid_shape(points_);
+        size_ = 1;
+        for (auto n : shape_) {
+            if (size_ > std::numeric_limits<std::uint64_t>::max() / n)
+                throw InvalidArgument("GridSearch: the grid has more than 2^64 points");
+            size_ *= n;
+        }
+    }
+
+    [[nodiscard]] std::optional<Config> sample(TrialId id) override {
+        if (id >= size_) return std::nullopt;
+        return space_.grid_point(shape_, id);
+    }
+
+    /// The number of grid points (known after start()).
+    [[nodiscard]] std::uint64_t size() const noexcept { return size_; }
+
+private:
+    std::map<std::string, std::size_t> points_;
+    SearchSpace space_;
+    std::vector<std::size_t> shape_;
+    std::uint64_t size_ = 0;
+};
+
+}  // namespace hypertune

@@ -1,0 +1,257 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// Scheduler: the role that decides when trials run, pause, resume, stop and get promoted (Ray
+// Tune's and Syne Tune's schedulers, Optuna's pruners). It gets the configurations of new trials
+// from its sampler (sampler.hpp; RandomSampler unless told otherwise) and is driven by whoever
+// runs the trials, the Tuner or the caller's own loop:
+//   start(space, ctx)          once, before anything else;
+//   ask()                      -> run a trial (new, or resume a paused one), wait, or done;
+//   report(trial, step, loss)  -> continue or stop (early stopping);
+//   tell(trial, outcome)       -> the trial's run ended: its final loss, or that it failed;
+//   take_decisions()           -> the stops, pauses and promotions made since the last call.
+//
+// The base class owns what every scheduler would otherwise repeat: trial ids (dense, from 0, a
+// new trial gets the next one), the budget of new trials (StrategyContext::max_trials), passing
+// every report, result and decision on to the sampler, and the sink the decisions go to. A
+// scheduler overrides next() and whichever hooks it needs; the rest do nothing by default:
+//
+//     class RunTen : public ht::Scheduler {       // every trial runs 10 units, nothing is stopped
+//     public:
+//         std::string name() const override { return "RunTen"; }
+//     protected:
+//         ht::Suggestion next(const ht::TrialBudget& b) override { return start_new(b, 10); }
+//     };
+//
+// A suggestion of a new trial that the budget does not allow, or of an id never handed out, is a
+// StrategyError naming the scheduler: the runner never has to guess, drop or ask again.
+
+#include <hypertune/error.hpp>
+#include <hypertune/sampler.hpp>
+#include <hypertune/samplers/random_sampler.hpp>
+#include <hypertune/search_space.hpp>
+#include <hypertune/strategy.hpp>
+
+#include <fmt/format.h>
+
+#include <concepts>
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace hypertune {
+
+/// What ask() may start now: the id the next new trial gets, and how many new trials the budget
+/// still allows.
+struct TrialBudget {
+    TrialId next_id = 0;
+    std::size_t new_trials_left = 0;
+    [[nodiscard]] bool allows_new() const noexcept { return new_trials_left > 0; }
+};
+
+class Scheduler {
+public:
+    virtual ~Scheduler() = default;
+
+    /// The scheduler's name, for output and for checking a journal on resume.
+    [[nodiscard]] virtual std::string name() const = 0;
+
+    /// Starts (or restarts) on `space`; throws InvalidArgument for a space with nothing to tune.
+    void start(const SearchSpace& space, const StrategyContext& ctx) {
+        space.require_tunable();
+        space_ = space;
+        ctx_ = ctx;
+        next_id_ = 0;
+        (void)own_sink_.take();
+        if (sampler_) sampler_->start(space, SamplerContext{ctx.seed, fidelity_levels()});
+        on_start();
+    }
+
+    /// The next thing to run: a new trial, a paused one resumed, or Wait / Done.
+    /// Throws StrategyError when next() breaks the budget or names a trial never handed out.
+    [[nodiscard]] Suggestion ask() {
+        const TrialBudget budget{next_id_, new_trials_left()};
+        Suggestion s = next(budget);
+        if (s.runs()) {
+            if (s.trial == next_id_) {
+                if (!budget.allows_new())
+                    throw StrategyError(fmt::format(
+                        "strategy '{}' suggested new trial {} beyond the budget of {} new trials (max_jobs); "
+                        "a scheduler may start a new trial only while TrialBudget::allows_new()",
+                        name(), s.trial, ctx_.max_trials));
+                ++next_id_;
+            } else if (s.trial > next_id_) {
+                throw StrategyError(fmt::format("strategy '{}' suggested trial {}, which was never started; the next "
+                                                "new trial's id is {}",
+                                                name(), s.trial, next_id_));
+            }
+        }
+        return s;
+    }
+
+    /// Trial `id` reported `loss` after `step` units: Continue, or Stop it.
+    [[nodiscard]] Decision report(TrialId id, Resource step, double loss) {
+        const Decision d = on_report(id, step, loss);
+        if (sampler_) sampler_->on_report(id, step, loss);
+        return d;
+    }
+
+    /// Trial `id`'s run ended.
+    void tell(TrialId id, const Outcome& outcome) {
+        on_tell(id, outcome);
+        if (sampler_) sampler_->on_result(id, outcome);
+    }
+
+    /// The stops, pauses and promotions decided since the last call, taken from the sink (the
+    /// context's, when it gave one).
+    [[nodiscard]] std::vector<DecisionRecord> take_decisions() { return sink().take(); }
+
+    /// The full resource of a trial, for multi-fidelity schedulers and cost estimates.
+    [[nodiscard]] virtual std::optional<Resource> max_resource() const { return std::nullopt; }
+    /// Fallbacks and changes of model worth a warning in the result (the sampler's by default).
+    [[nodiscard]] virtual std::vector<std::string> notes() const {
+        std::vector<std::string> out;
+        if (sampler_)
+            for (const Note& n : sampler_->notes()) out.push_back(to_string(n));
+        return out;
+    }
+    /// Earlier runs' trials (called once, after start()); false when nothing learns from them.
+    virtual bool warm_start(const std::vector<WarmStartObservation>& observations, WarmStartType type) {
+        return sampler_ && sampler_->warm_start(observations, type);
+    }
+
+    /// New trials handed out since start().
+    [[nodiscard]] std::size_t trials_started() const noexcept { return static_cast<std::size_t>(next_id_); }
+    /// The sampler (empty for a scheduler that wraps another).
+    [[nodiscard]] const AnySampler& sampler() const noexcept { return sampler_; }
+    /// Replaces the sampler; before start().
+    void use_sampler(AnySampler sampler) { sampler_ = std::move(sampler); }
+
+protected:
+    explicit Scheduler(AnySampler sampler = RandomSampler{}) : sampler_(std::move(sampler)) {}
+    Scheduler(const Scheduler&) = default;
+    Scheduler& operator=(const Scheduler&) = default;
+    Scheduler(Scheduler&&) noexcept = default;
+    Scheduler& operator=(Scheduler&&) noexcept = default;
+
+    /// What to run next. Start a new trial only with id budget.next_id and while
+    /// budget.allows_new(); start_new() does both.
+    [[nodiscard]] virtual Suggestion next(const TrialBudget& budget) = 0;
+    /// Called at the end of start(): reset per-run state here.
+    virtual void on_start() {}
+    virtual Decision on_report(TrialId /*id*/, Resource /*step*/, double /*loss*/) { return Decision::Continue; }
+    virtual void on_tell(TrialId /*id*/, const Outcome& /*outcome*/) {}
+    /// The resources at which trials are compared (for a model-based sampler), increasing.
+    [[nodiscard]] virtual std::vector<Resource> fidelity_levels() const {
+        if (auto r = max_resource()) return {*r};
+        return {};
+    }
+
+    /// A new trial with `resource` as its budget and the sampler's configuration; Done when the
+    /// budget allows no new trial or the sampler has none left.
+    [[nodiscard]] Suggestion start_new(const TrialBudget& budget, Resource resource) {
+        if (!budget.allows_new()) return Suggestion::done();
+        auto cfg = sampler_->sample(budget.next_id);
+        if (!cfg) return Suggestion::done();
+        return Suggestion::run(budget.next_id, std::move(*cfg), resource);
+    }
+
+    /// Records a stop, pause or promotion: it goes to the sink and the sampler hears of it.
+    void decide(DecisionRecord d) {
+        if (sampler_) sampler_->on_decision(d);
+        sink().add(std::move(d));
+    }
+
+    /// `scheduler` alone with the default random sampler, else "Sampler(scheduler)", e.g.
+    /// "ModelBased(Hyperband)".
+    [[nodiscard]] std::string with_sampler_name(const std::string& scheduler) const {
+        if (!sampler_ || dynamic_cast<const RandomSampler*>(sampler_.get()) != nullptr) return scheduler;
+        return fmt::format("{}({})", sampler_->name(), scheduler);
+    }
+
+    [[nodiscard]] const SearchSpace& space() const noexcept { return space_; }
+    [[nodiscard]] const StrategyContext& context() const noexcept { return ctx_; }
+    /// The context to start a wrapped scheduler with: same seed and budget, decisions to our sink.
+    [[nodiscard]] StrategyContext context_for_inner() noexcept {
+        StrategyContext c = ctx_;
+        c.decisions = &sink();
+        return c;
+    }
+
+private:
+    [[nodiscard]] DecisionSink& sink() noexcept { return ctx_.decisions ? *ctx_.decisions : own_sink_; }
+    [[nodiscard]] std::size_t new_trials_left() const noexcept {
+        if (ctx_.max_trials == 0) return std::numeric_limits<std::size_t>::max();
+        return next_id_ >= ctx_.max_trials ? 0 : ctx_.max_trials - static_cast<std::size_t>(next_id_);
+    }
+
+    AnySampler sampler_;
+    SearchSpace space_;
+    StrategyContext ctx_;
+    DecisionSink own_sink_;
+    TrialId next_id_ = 0;
+};
+
+/// A scheduler: a class derived from Scheduler.
+template <class S>
+concept Strategy = std::derived_from<S, Scheduler>;
+
+/// Runs every trial to its full resource, new trials while the budget and the sampler allow
+/// (Ray Tune's FIFOScheduler). RandomSearch, GridSearch and Bayesian are this with their sampler.
+class RunToCompletion : public Scheduler {
+public:
+    /// Throws InvalidArgument unless max_resource >= 1.
+    explicit RunToCompletion(Resource max_resource = 1, AnySampler sampler = RandomSampler{})
+        : RunToCompletion("RunToCompletion", max_resource, std::move(sampler)) {}
+
+    [[nodiscard]] std::string name() const override {
+        return label_ == "RunToCompletion" ? fmt::format("RunToCompletion({})", sampler()->name()) : label_;
+    }
+    [[nodiscard]] std::optional<Resource> max_resource() const override { return max_resource_; }
+
+protected:
+    RunToCompletion(std::string label, Resource max_resource, AnySampler sampler)
+        : Scheduler(std::move(sampler)), label_(std::move(label)), max_resource_(max_resource) {
+        if (max_resource_ < 1)
+            throw InvalidArgument(fmt::format("{}: max_resource must be >= 1, got {}", label_, max_resource_));
+    }
+
+    [[nodiscard]] Suggestion next(const TrialBudget& budget) override { return start_new(budget, max_resource_); }
+
+private:
+    std::string label_;
+    Resource max_resource_;
+};
+
+/// Any scheduler behind one type, so that the tuner is not a template. Move-only.
+class AnyStrategy {
+public:
+    template <class S>
+        requires Strategy<std::remove_cvref_t<S>>
+    AnyStrategy(S&& strategy)  // NOLINT: implicit on purpose, Tuner(space, Hyperband{...})
+        : impl_(std::make_unique<std::remove_cvref_t<S>>(std::forward<S>(strategy))) {}
+
+    void start(const SearchSpace& space, const StrategyContext& ctx) { impl_->start(space, ctx); }
+    [[nodiscard]] Suggestion ask() { return impl_->ask(); }
+    [[nodiscard]] Decision report(TrialId id, Resource step, double loss) { return impl_->report(id, step, loss); }
+    void tell(TrialId id, const Outcome& o) { impl_->tell(id, o); }
+    [[nodiscard]] std::string name() const { return impl_->name(); }
+    [[nodiscard]] std::vector<DecisionRecord> take_decisions() { return impl_->take_decisions(); }
+    [[nodiscard]] std::optional<Resource> max_resource() const { return impl_->max_resource(); }
+    [[nodiscard]] std::vector<std::string> notes() const { return impl_->notes(); }
+    /// Hands earlier runs' trials to the strategy; false when it does not learn from them.
+    bool warm_start(const std::vector<WarmStartObservation>& observations, WarmStartType type) {
+        return impl_->warm_start(observations, type);
+    }
+    [[nodiscard]] Scheduler& get() noexcept { return *impl_; }
+    [[nodiscard]] const Scheduler& get() const noexcept { return *impl_; }
+
+private:
+    std::unique_ptr<Scheduler> impl_;
+};
+
+}  // namespace hypertune

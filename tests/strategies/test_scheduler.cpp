@@ -1,0 +1,204 @@
+// SPDX-License-Identifier: MIT
+// The Scheduler base class and the Sampler role: ids and the budget are the base's, a scheduler
+// that breaks them gets a StrategyError naming it (standalone and through the tuner, without
+// spinning), hooks have defaults, decisions reach the sampler and the sink in order, and every
+// scheduler takes any sampler.
+
+#include <hypertune/hypertune.hpp>
+
+#include <doctest/doctest.h>
+
+#include <chrono>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace ht = hypertune;
+
+namespace {
+
+ht::SearchSpace two_d() { return ht::SearchSpace{ht::ContinuousParameter("x", 0.0, 1.0), ht::IntegerParameter("n", 1, 4)}; }
+
+// A custom scheduler that forgets the budget: it always starts the trial with the next id.
+class IgnoresBudget : public ht::Scheduler {
+public:
+    std::string name() const override { return "IgnoresBudget"; }
+
+protected:
+    ht::Suggestion next(const ht::TrialBudget& budget) override {
+        return ht::Suggestion::run(budget.next_id, ht::RandomSampler::sample(space(), 0, budget.next_id), 1);
+    }
+};
+
+// A custom scheduler that counts its own ids, wrongly: it skips one.
+class SkipsAnId : public ht::Scheduler {
+public:
+    std::string name() const override { return "SkipsAnId"; }
+
+protected:
+    ht::Suggestion next(const ht::TrialBudget& budget) override {
+        return ht::Suggestion::run(budget.next_id + 1, ht::RandomSampler::sample(space(), 0, 0), 1);
+    }
+};
+
+// A sampler that writes down every hook call it gets, in order.
+class Recorder : public ht::Sampler {
+public:
+    explicit Recorder(std::vector<std::string>* log) : log_(log) {}
+    std::string name() const override { return "Recorder"; }
+    void start(const ht::SearchSpace& space, const ht::SamplerContext& ctx) override {
+        space_ = space;
+        std::string levels;
+        for (auto r : ctx.levels) levels += " " + std::to_string(r);
+        log_->push_back("start seed " + std::to_string(ctx.seed) + " levels" + levels);
+    }
+    std::optional<ht::Config> sample(ht::TrialId id) override {
+        log_->push_back("sample " + std::to_string(id));
+        return ht::RandomSampler::sample(space_, 9, id);
+    }
+    void on_report(ht::TrialId id, ht::Resource step, double) override {
+        log_->push_back("report " + std::to_string(id) + "@" + std::to_string(step));
+    }
+    void on_result(ht::TrialId id, const ht::Outcome&) override { log_->push_back("result " + std::to_string(id)); }
+    void on_decision(const ht::DecisionRecord& d) override {
+        log_->push_back(std::string(ht::to_string(d.kind)) + " " + std::to_string(d.trial));
+    }
+
+private:
+    std::vector<std::string>* log_;
+    ht::SearchSpace space_;
+};
+
+// A sampler with a finite supply: three configurations, then none.
+class ThreeOnly : public ht::Sampler {
+public:
+    std::string name() const override { return "ThreeOnly"; }
+    void start(const ht::SearchSpace& space, const ht::SamplerContext&) override { space_ = space; }
+    std::optional<ht::Config> sample(ht::TrialId id) override {
+        if (id >= 3) return std::nullopt;
+        return ht::RandomSampler::sample(space_, 1, id);
+    }
+
+private:
+    ht::SearchSpace space_;
+};
+
+}  // namespace
+
+TEST_CASE("a scheduler that starts a trial beyond the budget gets a StrategyError naming it") {
+    IgnoresBudget s;
+    s.start(two_d(), {.seed = 1, .max_trials = 2});
+    CHECK(s.ask().trial == 0);
+    CHECK(s.ask().trial == 1);
+    CHECK_THROWS_WITH_AS(s.ask(),
+                         "strategy 'IgnoresBudget' suggested new trial 2 beyond the budget of 2 new trials (max_jobs); "
+                         "a scheduler may start a new trial only while TrialBudget::allows_new()",
+                         ht::StrategyError);
+    CHECK(s.trials_started() == 2);
+}
+
+TEST_CASE("a scheduler that names a trial never handed out gets a StrategyError") {
+    SkipsAnId s;
+    s.start(two_d(), {});
+    CHECK_THROWS_WITH_AS(s.ask(), "strategy 'SkipsAnId' suggested trial 1, which was never started; the next new trial's id is 0",
+                         ht::StrategyError);
+}
+
+TEST_CASE("the tuner ends a run whose scheduler ignores the budget, with the error as its reason and nothing lost") {
+    const auto t0 = std::chrono::steady_clock::now();
+    ht::Tuner tuner(two_d(), IgnoresBudget{}, {.max_jobs = 5, .max_parallel_jobs = 2});
+    auto result = tuner.fit([](const ht::Config& c) { return c.get<double>("x"); });
+    CHECK(result.trials().size() == 5);
+    CHECK(result.count(ht::TrialStatus::Completed) == 5);
+    CHECK(result.stop_reason().find("strategy 'IgnoresBudget' suggested new trial 5 beyond the budget of 5") == 0);
+    // No spin: it ends as soon as the budget is broken (a generous bound; a spin never ends).
+    CHECK(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(60));
+}
+
+TEST_CASE("the sampler hears every report, result and decision, after the scheduler's decision") {
+    std::vector<std::string> log;
+    ht::ASHA asha({.min_resource = 1, .max_resource = 9, .reduction_factor = 3}, Recorder(&log));
+    CHECK(asha.name() == "Recorder(ASHA)");
+    asha.start(two_d(), {.seed = 4, .max_trials = 4});
+    for (int k = 0; k < 3; ++k) CHECK(asha.ask().runs());
+    (void)asha.report(0, 1, 0.1);
+    (void)asha.report(1, 1, 0.2);
+    CHECK(asha.report(2, 1, 0.9) == ht::Decision::Stop);  // third at the rung, outside the top third
+    asha.tell(2, ht::Outcome::stopped(0.9, 1));
+    const std::vector<std::string> expected{"start seed 4 levels 1 3 9", "sample 0", "sample 1", "sample 2",
+                                            "Promote 0", "report 0@1", "Promote 1", "report 1@1",
+                                            "Stop 2", "report 2@1", "result 2"};
+    CHECK(log == expected);
+    auto decisions = asha.take_decisions();
+    REQUIRE(decisions.size() == 3);
+    CHECK(decisions[2].kind == ht::DecisionRecord::Kind::Stop);
+    CHECK(asha.take_decisions().empty());
+}
+
+TEST_CASE("a scheduler given a sink leaves its decisions there, in the order made") {
+    ht::DecisionSink sink;
+    ht::MedianStopping ms(ht::ASHA({.min_resource = 1, .max_resource = 9}), {.min_trials = 1});
+    ms.start(two_d(), {.seed = 2, .decisions = &sink});
+    for (int k = 0; k < 3; ++k) CHECK(ms.ask().runs());
+    (void)ms.report(0, 1, 0.1);  // ASHA: Promote (free pass); median: no peers yet
+    (void)ms.report(1, 2, 0.5);  // ASHA: Promote (judged at resource 1); median: no one at step 2
+    (void)ms.report(0, 2, 0.6);  // median: worse than trial 1's 0.5 at step 2 -> Stop
+    auto records = sink.take();  // they went to the context's sink, wrapped scheduler's and all
+    CHECK(ms.take_decisions().empty());  // which take_decisions() drains
+    REQUIRE(records.size() == 3);
+    CHECK(records[0].trial == 0);
+    CHECK(records[1].trial == 1);
+    CHECK(records[2].kind == ht::DecisionRecord::Kind::Stop);
+    CHECK(records[2].trial == 0);
+    CHECK(records[2].reason.find("median") != std::string::npos);
+}
+
+TEST_CASE("every scheduler takes any sampler, and a sampler that runs dry ends the run") {
+    for (int which = 0; which < 3; ++which) {
+        CAPTURE(which);
+        ht::AnyStrategy s = which == 0   ? ht::AnyStrategy(ht::RunToCompletion(5, ThreeOnly{}))
+                            : which == 1 ? ht::AnyStrategy(ht::ASHA({.max_resource = 9}, ThreeOnly{}))
+                                         : ht::AnyStrategy(ht::Hyperband({.max_resource = 9}, ThreeOnly{}));
+        s.start(two_d(), {.seed = 1, .max_trials = 100});
+        for (ht::TrialId k = 0; k < 3; ++k) {
+            auto run = s.ask();
+            REQUIRE(run.runs());
+            CHECK(run.trial == k);
+            s.tell(k, ht::Outcome::completed(1.0, 9));
+        }
+        CHECK(s.ask().kind == ht::Suggestion::Kind::Done);
+    }
+    CHECK(ht::RunToCompletion(5, ThreeOnly{}).name() == "RunToCompletion(ThreeOnly)");
+    CHECK(ht::Hyperband({}, ThreeOnly{}).name() == "ThreeOnly(Hyperband)");
+}
+
+TEST_CASE("synchronous Hyperband cuts its bracket where a finite sampler runs dry, and still promotes") {
+    ht::Hyperband hb({.min_resource = 1, .max_resource = 9, .eta = 3, .mode = ht::HyperbandMode::Synchronous},
+                     ThreeOnly{});
+    hb.start(two_d(), {.seed = 1});
+    for (ht::TrialId k = 0; k < 3; ++k) REQUIRE(hb.ask().runs());
+    CHECK(hb.ask().kind == ht::Suggestion::Kind::Wait);  // the rung waits for its three trials
+    for (ht::TrialId k = 0; k < 3; ++k) hb.tell(k, ht::Outcome::completed(static_cast<double>(k), 1));
+    auto promoted = hb.ask();  // floor(3 / 3) = 1 of them goes on: the best, trial 0
+    REQUIRE(promoted.runs());
+    CHECK(promoted.trial == 0);
+    CHECK(promoted.resume_from == 1);
+}
+
+TEST_CASE("hooks have defaults: a scheduler of a few lines runs through the tuner") {
+    class RunTen : public ht::Scheduler {
+    public:
+        std::string name() const override { return "RunTen"; }
+
+    protected:
+        ht::Suggestion next(const ht::TrialBudget& b) override { return start_new(b, 10); }
+    };
+    ht::Tuner tuner(two_d(), RunTen{}, {.max_jobs = 7, .max_parallel_jobs = 3, .seed = 1});
+    auto result = tuner.fit([](const ht::Config& c, ht::Trial& t) {
+        CHECK(t.budget() == 10);
+        return c.get<double>("x");
+    });
+    CHECK(result.count(ht::TrialStatus::Completed) == 7);
+    CHECK(result.stop_reason() == "max_jobs reached");
+    CHECK(result.setup().warnings.empty());
+}
