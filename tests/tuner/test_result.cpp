@@ -135,3 +135,28 @@ TEST_CASE("writing to an unwritable path names the file") {
     CHECK_THROWS_WITH_AS(empty.to_csv("/nonexistent-dir/trials.csv"),
                          "cannot write CSV file '/nonexistent-dir/trials.csv'", ht::IoError);
 }
+
+TEST_CASE("a failure reason with invalid UTF-8 still gives a CSV that is valid UTF-8, bad bytes as U+FFFD") {
+    // A trainer's Latin-1 stderr, quoted in the failure reason: "\xE9" is e-acute in Latin-1, "\xFF" is never UTF-8.
+    ht::SearchSpace space{ht::ContinuousParameter("eta", 0.0, 1.0), ht::CategoricalParameter("note", {"na\xC3\xAFve"})};
+    ht::Tuner tuner(space, ht::RandomSearch(), {.max_jobs = 6, .seed = 2});
+    auto result = tuner.fit([](const ht::Config& c) -> double {
+        if (c.get<double>("eta") < 0.5) throw std::runtime_error("r\xE9sultat \xFF invalide, \"quoted\"");
+        return c.get<double>("eta");
+    });
+    REQUIRE(result.count(ht::TrialStatus::Failed) > 0);
+    auto path = temp_path("latin1.csv");
+    result.to_csv(path);
+    std::ifstream in(path, std::ios::binary);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    auto text = ss.str();
+    // nlohmann's strict UTF-8 check (json::dump throws type_error 316 on invalid UTF-8).
+    CHECK_NOTHROW((void)nlohmann::json(text).dump());
+    CHECK(text.find("r\xEF\xBF\xBDsultat \xEF\xBF\xBD invalide") != std::string::npos);
+    CHECK(text.find("na\xC3\xAFve") != std::string::npos);  // valid UTF-8 is kept as it is
+    // Every row still has every column: the quoting saw the replaced text.
+    auto rows = read_csv(path);
+    for (const auto& row : rows) CHECK(row.size() == 13);
+    std::remove(path.c_str());
+}
