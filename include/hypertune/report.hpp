@@ -11,6 +11,7 @@
 // one by one (the rest become a percentile band), scatter plots keep max_dots points, and the
 // timeline merges runs narrower than a pixel. The table keeps every trial.
 
+#include <hypertune/detail/file.hpp>
 #include <hypertune/importance.hpp>
 #include <hypertune/result.hpp>
 
@@ -725,11 +726,7 @@ inline std::string table(const Context& c) {
 
 /// Writes render_report(result) to `path`; throws IoError when it cannot.
 inline void write_report(const Result& result, const std::string& path, const ReportOptions& options = {}) {
-    std::ofstream out(path, std::ios::binary | std::ios::trunc);
-    if (!out) throw IoError(fmt::format("cannot write report file '{}'", path));
-    out << render_report(result, options);
-    out.flush();
-    if (!out) throw IoError(fmt::format("error while writing report file '{}'", path));
+    detail::write_whole_file(path, "report file", render_report(result, options));
 }
 
 }  // namespace hypertune

@@ -6,6 +6,7 @@
 
 #include <hypertune/config.hpp>
 #include <hypertune/detail/csv.hpp>
+#include <hypertune/detail/file.hpp>
 #include <hypertune/error.hpp>
 #include <hypertune/strategy.hpp>
 
@@ -263,13 +264,7 @@ public:
     /// One row per trial: AMT's columns (TrainingJobName, TrainingJobStatus, FinalObjectiveValue,
     /// TrainingStartTime, TrainingEndTime, TrainingElapsedTimeSeconds), one column per
     /// hyperparameter, then TrialId, ResourceUsed, BillableSeconds, Retries, FailureReason.
-    void to_csv(const std::string& path) const {
-        std::ofstream out(path, std::ios::binary | std::ios::trunc);
-        if (!out) throw IoError(fmt::format("cannot write CSV file '{}'", path));
-        out << to_csv();
-        out.flush();
-        if (!out) throw IoError(fmt::format("error while writing CSV file '{}'", path));
-    }
+    void to_csv(const std::string& path) const { detail::write_whole_file(path, "CSV file", to_csv()); }
 
     /// Every field is valid UTF-8 (invalid bytes become U+FFFD, as in to_json), so that a failure
     /// reason quoting a trainer's Latin-1 output does not keep pandas from reading the file.
@@ -300,12 +295,9 @@ public:
     }
 
     void to_json(const std::string& path) const {
-        std::ofstream out(path, std::ios::binary | std::ios::trunc);
-        if (!out) throw IoError(fmt::format("cannot write JSON file '{}'", path));
         // A failure reason may quote a trainer's output, which need not be UTF-8: replace, never throw.
-        out << to_json().dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << '\n';
-        out.flush();
-        if (!out) throw IoError(fmt::format("error while writing JSON file '{}'", path));
+        detail::write_whole_file(path, "JSON file",
+                                 to_json().dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + '\n');
     }
 
     /// {"metric", "direction", "strategy", ..., "best", "cost", "trials": [...]}; each trial has

@@ -6,6 +6,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -169,7 +170,7 @@ TEST_CASE("report: 10,000 trials stay small, and every trial is in the table") {
     CHECK(html.find(">0.99<") != std::string::npos);
 }
 
-TEST_CASE("report: write_report writes the file, or throws IoError") {
+TEST_CASE("report: write_report writes the file, or throws IoError with the operating system's reason") {
     ht::SearchSpace space{ht::ContinuousParameter("x", 0.0, 1.0)};
     ht::Tuner tuner(space, ht::RandomSearch(), {.max_jobs = 4, .seed = 1});
     auto result = tuner.fit([](const ht::Config& c) { return c.get<double>("x"); });
@@ -178,7 +179,12 @@ TEST_CASE("report: write_report writes the file, or throws IoError") {
     std::stringstream ss;
     ss << in.rdbuf();
     CHECK(ss.str() == ht::render_report(result));
-    CHECK_THROWS_AS(ht::write_report(result, "/nonexistent-dir/report.html"), ht::IoError);
+    CHECK_THROWS_WITH_AS(ht::write_report(result, "/nonexistent-dir/report.html"),
+                         "cannot write report file '/nonexistent-dir/report.html': No such file or directory",
+                         ht::IoError);
+    if (std::filesystem::exists("/dev/full"))  // every write fails there with ENOSPC: a full disk
+        CHECK_THROWS_WITH_AS(ht::write_report(result, "/dev/full"),
+                             "error while writing report file '/dev/full': No space left on device", ht::IoError);
 }
 
 TEST_CASE("report: helpers") {

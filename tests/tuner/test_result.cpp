@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -130,10 +131,18 @@ TEST_CASE("best() and summary() when nothing produced a value") {
     CHECK(result.summary().find("3 failed") != std::string::npos);
 }
 
-TEST_CASE("writing to an unwritable path names the file") {
+TEST_CASE("writing to an unwritable path names the file and the operating system's reason") {
     ht::Result empty;
     CHECK_THROWS_WITH_AS(empty.to_csv("/nonexistent-dir/trials.csv"),
-                         "cannot write CSV file '/nonexistent-dir/trials.csv'", ht::IoError);
+                         "cannot write CSV file '/nonexistent-dir/trials.csv': No such file or directory", ht::IoError);
+    CHECK_THROWS_WITH_AS(empty.to_json("/nonexistent-dir/result.json"),
+                         "cannot write JSON file '/nonexistent-dir/result.json': No such file or directory", ht::IoError);
+    if (std::filesystem::exists("/dev/full")) {  // every write fails there with ENOSPC: a full disk
+        CHECK_THROWS_WITH_AS(empty.to_csv("/dev/full"), "error while writing CSV file '/dev/full': No space left on device",
+                             ht::IoError);
+        CHECK_THROWS_WITH_AS(empty.to_json("/dev/full"),
+                             "error while writing JSON file '/dev/full': No space left on device", ht::IoError);
+    }
 }
 
 TEST_CASE("a failure reason with invalid UTF-8 still gives a CSV that is valid UTF-8, bad bytes as U+FFFD") {
