@@ -22,6 +22,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <chrono>
@@ -121,8 +122,30 @@ template <class T>
     return space;
 }
 
-/// Names the first difference between two spaces' JSON descriptions, or returns "".
+/// Names the first difference between two spaces' JSON descriptions, or returns "". The same
+/// parameters in another order are said to be so (comparing them position by position would
+/// compare one parameter with another).
 [[nodiscard]] inline std::string space_difference(const json& journal, const json& current) {
+    auto names = [](const json& space) {
+        std::vector<std::string> out;
+        for (const auto& p : space) out.push_back(p.value("name", "?"));
+        return out;
+    };
+    auto then = names(journal), now = names(current);
+    if (then != now && std::is_permutation(then.begin(), then.end(), now.begin(), now.end())) {
+        auto list = [](const std::vector<std::string>& v) {
+            std::string out;
+            for (const auto& n : v) {
+                out += out.empty() ? "'" : ", '";
+                out += n;
+                out += '\'';
+            }
+            return out;
+        };
+        return fmt::format("the same parameters in another order: the journal has {} and this search space has {} "
+                           "(add them in the journal's order to resume)",
+                           list(then), list(now));
+    }
     for (std::size_t i = 0; i < std::max(journal.size(), current.size()); ++i) {
         if (i >= journal.size())
             return fmt::format("parameter '{}' is not in the journal's search space", current[i].value("name", "?"));
