@@ -235,17 +235,15 @@ public:
             fmt::format("sequential {}", detail::human_duration(c.sequential_seconds)));
         row("worker utilisation", fmt::format("{:.0f}%", 100.0 * c.utilisation), "");
         for (const auto& w : setup_.warnings) s += fmt::format("warning: {}\n", w);
-        std::size_t decisions = 0;
-        for (const auto& t : trials_) decisions += t.decisions.size();
-        if (decisions > 0) {
-            s += "early-stopping decisions:\n";
-            std::size_t shown = 0;
-            for (const auto& t : trials_)
-                for (const auto& d : t.decisions)
-                    if (d.kind == DecisionRecord::Kind::Stop && shown++ < 5)
-                        s += fmt::format("  trial {}: {}\n", t.id, describe(d));
-            if (shown > 5) s += fmt::format("  ... and {} more stops (see to_json)\n", shown - 5);
-        }
+        // Only stops are listed (pauses and promotions are in to_json), so only stops make a heading.
+        std::size_t stops = 0;
+        for (const auto& t : trials_)
+            for (const auto& d : t.decisions)
+                if (d.kind == DecisionRecord::Kind::Stop && stops++ < 5) {
+                    if (stops == 1) s += "early-stopping decisions:\n";
+                    s += fmt::format("  trial {}: {}\n", t.id, describe(d));
+                }
+        if (stops > 5) s += fmt::format("  ... and {} more stops (see to_json)\n", stops - 5);
         return s;
     }
 

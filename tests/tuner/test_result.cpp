@@ -169,3 +169,23 @@ TEST_CASE("a failure reason with invalid UTF-8 still gives a CSV that is valid U
     for (const auto& row : rows) CHECK(row.size() == 13);
     std::remove(path.c_str());
 }
+
+TEST_CASE("summary() lists early stops under a heading, and prints no heading without a stop") {
+    ht::SearchSpace space{ht::ContinuousParameter("x", 0.0, 1.0)};
+    auto trial = [&](ht::TrialId id, ht::DecisionRecord::Kind kind) {
+        ht::TrialRecord t;
+        t.id = id;
+        t.config = space.make({0.5});
+        t.status = ht::TrialStatus::Completed;
+        t.objective = 0.5;
+        t.decisions.push_back({id, kind, 0, 0, 1, 0.5, 0.4, 3, ""});
+        return t;
+    };
+    ht::Result::Setup setup;
+    setup.strategy = "Hyperband";
+    setup.parameter_names = {"x"};
+    ht::Result promotions(setup, {trial(0, ht::DecisionRecord::Kind::Promote), trial(1, ht::DecisionRecord::Kind::Pause)});
+    CHECK(promotions.summary().find("early-stopping decisions") == std::string::npos);
+    ht::Result stops(setup, {trial(0, ht::DecisionRecord::Kind::Promote), trial(1, ht::DecisionRecord::Kind::Stop)});
+    CHECK(stops.summary().find("early-stopping decisions:\n  trial 1: Stop at bracket 0 rung 0") != std::string::npos);
+}
