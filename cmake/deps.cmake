@@ -20,6 +20,9 @@ get_filename_component(HYPERTUNE_SOURCE_DIR "${CMAKE_CURRENT_LIST_DIR}/.." ABSOL
 set(HYPERTUNE_DEBIAN_PACKAGES
     libeigen3-dev libfmt-dev nlohmann-json3-dev doctest-dev libbenchmark-dev
     liblbfgspp-dev zlib1g-dev libxgboost-dev dataset-fashion-mnist libopenmpi-dev openmpi-bin)
+# What only the test suite needs besides: pandas reads the CSV export, Chromium opens the HTML
+# report (cmake/test.cmake installs them too, so that a fresh machine's run skips no test).
+set(HYPERTUNE_TEST_DEBIAN_PACKAGES python3-pandas chromium)
 
 if(NOT DEFINED JOBS)
     set(JOBS 2)
@@ -49,16 +52,18 @@ function(_hypertune_missing_packages out)
     set(${out} "${_missing}" PARENT_SCOPE)
 endfunction()
 
+# hypertune_ensure_packages([<more packages>...]): HYPERTUNE_DEBIAN_PACKAGES and these.
 function(hypertune_ensure_packages)
+    set(_wanted_all ${HYPERTUNE_DEBIAN_PACKAGES} ${ARGN})
     find_program(_dpkg_query dpkg-query)
     if(NOT _dpkg_query)
-        list(JOIN HYPERTUNE_DEBIAN_PACKAGES " " _list)
+        list(JOIN _wanted_all " " _list)
         message(WARNING "[hypertune] dpkg-query not found (not Debian?): not checking packages. "
             "The build needs the equivalents of the Debian packages: ${_list}")
         return()
     endif()
 
-    set(_wanted ${HYPERTUNE_DEBIAN_PACKAGES})
+    set(_wanted ${HYPERTUNE_DEBIAN_PACKAGES} ${ARGN})
     # cmake alone does not pull in a build tool or a compiler (they are only Recommends).
     if("$ENV{CMAKE_GENERATOR}" MATCHES "Ninja")
         find_program(_ninja NAMES ninja ninja-build)

@@ -2,7 +2,8 @@
 #
 #   cmake -P cmake/test.cmake
 #
-# Installs missing Debian packages when run as root (otherwise prints the apt-get line and stops),
+# Installs missing Debian packages when run as root (otherwise prints the apt-get line and stops;
+# the tests also need python3-pandas and chromium),
 # configures build/ (Release) with tests, examples and benchmarks, builds with 2 jobs, and runs
 #   ctest --test-dir build --output-on-failure -j2
 # Optional -D settings (before -P), see cmake/deps.cmake for the build ones:
@@ -17,7 +18,7 @@
 cmake_minimum_required(VERSION 3.24)
 include("${CMAKE_CURRENT_LIST_DIR}/deps.cmake")
 
-hypertune_ensure_packages()
+hypertune_ensure_packages(${HYPERTUNE_TEST_DEBIAN_PACKAGES})
 hypertune_configure()
 
 set(_build "${CMAKE_COMMAND}" --build "${HYPERTUNE_BUILD_DIR}" --parallel ${JOBS})

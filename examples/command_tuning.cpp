@@ -33,8 +33,8 @@ int main(int argc, char** argv) {
     // Never a shell: every value is one argument. {budget} is the epochs this trial may run.
     ht::CommandObjective objective(
         {trainer, "--lr={learning_rate}", "--l2={l2}", "--batch-size={batch_size}", "--epochs={budget}"},
-        {.metrics = {{"validation:loss", R"(validation_loss=([0-9.eE+-]+))"},
-                     {"validation:accuracy", R"(validation_accuracy=([0-9.eE+-]+))"}},
+        {.metrics = {{"validation:loss", R"(validation_loss=([-+]?[0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?))"},
+                     {"validation:accuracy", R"(validation_accuracy=([-+]?[0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?))"}},
          .step_regex = R"(epoch=(\d+))",
          .timeout_seconds = 120,
          .kill_grace_seconds = 2,

@@ -6,7 +6,8 @@
 //
 //   ht::CommandObjective objective(
 //       {"mpirun", "-n", "3", "./train", "--eta={eta}", "--max-depth={max_depth}", "--epochs={budget}"},
-//       {.metrics = {{"validation:loss", R"(validation_loss=([0-9.eE+-]+))"}}, .step_regex = R"(epoch=(\d+))"});
+//       {.metrics = {{"validation:loss", R"(validation_loss=([-+]?[0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?))"}},
+//        .step_regex = R"(epoch=(\d+))"});
 //   objective.check(space);  // unknown placeholders are refused before any trial runs
 //   tuner.fit(objective);
 //
@@ -15,6 +16,9 @@
 //   (hypertune::format_value), {budget}, {resumed_from} and {trial_id} come from the Trial; "{{" and
 //   "}}" are literal braces. The command is started with posix_spawnp (PATH lookup), never through a
 //   shell, so every value reaches the trainer as exactly one argument, whatever characters it holds.
+//   The constructor already checks that the program exists and is executable (looked up in PATH
+//   when it has no '/', relative to the working directory when it has one), unless the program is
+//   itself a placeholder.
 //   stdin is /dev/null; signal mask and dispositions are reset; options.environment is added to the
 //   host's environment. The trainer runs in a process group of its own.
 // - Output: stdout and stderr are read as they come (poll on both, so neither can fill up and block
@@ -27,8 +31,12 @@
 //   matches so far. A match whose step does not exceed the last reported one (an epoch printed twice,
 //   or a resumed trial replaying epochs) is not reported but still becomes the latest value. The
 //   objective returns the latest value. An objective capture that is not a finite number ("nan",
-//   "inf", "0.5,") fails the trial, as Trial::report does in-process; other metrics with such a value
-//   are skipped. Every metric value (objective included) goes to options.on_metric if set, with
+//   "inf", "0.5,") fails the trial, as Trial::report does in-process; so does a capture that stops
+//   inside a number, where the line goes on with a digit, or with '.', ',' or an exponent and then
+//   a digit: "validation_loss=0,731" read with [0-9.eE+-]+ captures "0" (a decimal comma), and a
+//   misread value must not become the best trial. (Unless the regex goes on past its group: what
+//   it matches there, say a ',' between values, is what the user said comes next.) Other metrics
+//   with such a value are skipped. Every metric value (objective included) goes to options.on_metric if set, with
 //   the step current at its line.
 // - Early stopping: when trial.should_stop() becomes true (checked after each report and at least
 //   every 100 ms) the whole process group gets SIGTERM, then SIGKILL kill_grace_seconds later; the
@@ -60,6 +68,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -73,6 +82,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <deque>
 #include <filesystem>
 #include <functional>
@@ -136,7 +146,10 @@ inline std::string quote(std::string_view arg) {
 
 inline std::string join_quoted(const std::vector<std::string>& argv) {
     std::string out;
-    for (const auto& a : argv) out += (out.empty() ? "" : " ") + quote(a);
+    for (const auto& a : argv) {
+        if (!out.empty()) out += ' ';
+        out += quote(a);  // appended, not `" " + quote(a)`: GCC 12 warns (-Wrestrict) on that at -O2
+    }
     return out;
 }
 
@@ -158,6 +171,57 @@ std::optional<T> parse_number(std::string_view text) {
     auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
     if (text.empty() || ec != std::errc{} || end != text.data() + text.size()) return std::nullopt;
     return v;
+}
+
+/// True when `capture` (a view into `line`) stops inside a number: the line goes on with a digit,
+/// or with '.', ',' or an exponent and then a digit. "validation_loss=0,731" read with the regex
+/// validation_loss=([0-9.eE+-]+) captures "0"; that is a decimal comma, not the value 0.
+[[nodiscard]] inline bool stops_inside_number(std::string_view line, std::string_view capture) {
+    if (capture.empty() || capture.data() < line.data() || capture.data() + capture.size() > line.data() + line.size())
+        return false;
+    auto rest = line.substr(static_cast<std::size_t>(capture.data() - line.data()) + capture.size());
+    auto digit = [&](std::size_t i) { return i < rest.size() && rest[i] >= '0' && rest[i] <= '9'; };
+    if (rest.empty()) return false;
+    if (digit(0)) return true;
+    if ((rest[0] == '.' || rest[0] == ',') && digit(1)) return true;
+    if (rest[0] == 'e' || rest[0] == 'E') return digit(1) || (rest.size() > 1 && (rest[1] == '+' || rest[1] == '-') && digit(2));
+    return false;
+}
+
+/// Checks what posix_spawnp will run: `program` itself when it holds a '/', otherwise the first
+/// executable file of that name in the directories of PATH (as posix_spawnp looks it up: the
+/// host's PATH, "/bin:/usr/bin" when unset, an empty entry meaning the working directory).
+/// Throws InvalidArgument naming the program and why it cannot be run.
+inline void require_runnable(const std::string& program) {
+    // 0 when `path` is an executable file, else the reason (an errno value).
+    auto runnable = [](const std::string& path) {
+        struct stat st{};
+        if (::stat(path.c_str(), &st) != 0) return errno;
+        if (S_ISDIR(st.st_mode)) return EISDIR;
+        return ::access(path.c_str(), X_OK) == 0 ? 0 : errno;
+    };
+    if (program.find('/') != std::string::npos) {
+        if (int err = runnable(program); err != 0)
+            throw InvalidArgument(fmt::format("CommandObjective: the program '{}' cannot be run: {}", program,
+                                              errno_text(err)));
+        return;
+    }
+    const char* env = std::getenv("PATH");
+    std::string search = env ? env : "/bin:/usr/bin";
+    std::string not_executable;
+    for (std::size_t from = 0; from <= search.size();) {
+        auto to = std::min(search.find(':', from), search.size());
+        std::string dir = search.substr(from, to - from);
+        std::string candidate = (dir.empty() ? std::string(".") : dir) + '/' + program;
+        int err = runnable(candidate);
+        if (err == 0) return;
+        if (err != ENOENT && err != ENOTDIR && not_executable.empty())
+            not_executable = fmt::format(" ('{}' is there but cannot be run: {})", candidate, errno_text(err));
+        from = to + 1;
+    }
+    throw InvalidArgument(fmt::format("CommandObjective: the program '{}' is not found: no executable file of that "
+                                      "name in PATH ({}){}",
+                                      program, search, not_executable));
 }
 
 inline std::string signal_name(int sig) {
@@ -191,12 +255,14 @@ public:
         literal_ = required_prefix(source_);
     }
 
-    /// The captured text when `line` matches.
-    [[nodiscard]] std::optional<std::string_view> capture(std::string_view line) const {
+    /// The captured text when `line` matches. With `ends_match`, also whether the capture ends
+    /// where the whole match does (nothing after it in the regex consumed any text).
+    [[nodiscard]] std::optional<std::string_view> capture(std::string_view line, bool* ends_match = nullptr) const {
         // std::regex is slow (microseconds per line); a literal the match must contain skips most lines.
         if (!literal_.empty() && line.find(literal_) == std::string_view::npos) return std::nullopt;
         std::cmatch m;
         if (!std::regex_search(line.data(), line.data() + line.size(), m, re_)) return std::nullopt;
+        if (ends_match) *ends_match = m[1].matched && m[1].second == m[0].second;
         if (!m[1].matched) return std::string_view{};
         return std::string_view(m[1].first, static_cast<std::size_t>(m[1].length()));
     }
@@ -642,7 +708,8 @@ private:
                 step_ = *step;
             }
         for (std::size_t m = 0; m < spec_.metrics.size(); ++m) {
-            auto text = spec_.metrics[m].capture(line);
+            bool ends_match = false;
+            auto text = spec_.metrics[m].capture(line, &ends_match);
             if (!text) continue;
             auto value = parse_number<double>(*text);
             const auto& name = spec_.options.metrics[m].name;
@@ -650,6 +717,15 @@ private:
             if (!value || !std::isfinite(*value)) {
                 if (!is_objective) continue;
                 throw Error(fmt::format("trial {}: the objective metric '{}' captured '{}', not a finite number "
+                                        "(line: {})",
+                                        trial_.id(), name, *text, line));
+            }
+            // What the regex itself matches after the capture (a separator it names) is the user's word.
+            if (ends_match && stops_inside_number(line, *text)) {
+                if (!is_objective) continue;
+                throw Error(fmt::format("trial {}: the objective metric '{}' captured '{}', but the number goes on "
+                                        "after it (a decimal comma, or a regex that stops inside the number? a "
+                                        "separator such as ',' can be matched by the regex after the group) "
                                         "(line: {})",
                                         trial_.id(), name, *text, line));
             }
@@ -758,6 +834,11 @@ public:
         for (const auto& e : options.environment)
             if (e.find('=') == std::string::npos || e.front() == '=')
                 throw InvalidArgument(fmt::format("CommandObjective: environment entry '{}' is not NAME=value", e));
+        // A missing program would otherwise fail every trial one by one. One given by a placeholder
+        // is only known per trial.
+        const auto& program = s.command[0];
+        if (std::none_of(program.pieces.begin(), program.pieces.end(), [](const auto& p) { return p.placeholder; }))
+            detail::command::require_runnable(program.pieces.empty() ? std::string() : program.pieces[0].text);
         s.options = std::move(options);
         spec_ = std::move(spec);
     }

@@ -21,17 +21,25 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <array>
 #include <cerrno>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <memory>
 #include <optional>
 #include <string>
+#include <thread>
 #include <unordered_map>
 #include <utility>
 #include <vector>
 
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace hypertune {
@@ -116,8 +124,30 @@ template <class T>
     return space;
 }
 
-/// Names the first difference between two spaces' JSON descriptions, or returns "".
+/// Names the first difference between two spaces' JSON descriptions, or returns "". The same
+/// parameters in another order are said to be so (comparing them position by position would
+/// compare one parameter with another).
 [[nodiscard]] inline std::string space_difference(const json& journal, const json& current) {
+    auto names = [](const json& space) {
+        std::vector<std::string> out;
+        for (const auto& p : space) out.push_back(p.value("name", "?"));
+        return out;
+    };
+    auto then = names(journal), now = names(current);
+    if (then != now && std::is_permutation(then.begin(), then.end(), now.begin(), now.end())) {
+        auto list = [](const std::vector<std::string>& v) {
+            std::string out;
+            for (const auto& n : v) {
+                out += out.empty() ? "'" : ", '";
+                out += n;
+                out += '\'';
+            }
+            return out;
+        };
+        return fmt::format("the same parameters in another order: the journal has {} and this search space has {} "
+                           "(add them in the journal's order to resume)",
+                           list(then), list(now));
+    }
     for (std::size_t i = 0; i < std::max(journal.size(), current.size()); ++i) {
         if (i >= journal.size())
             return fmt::format("parameter '{}' is not in the journal's search space", current[i].value("name", "?"));
@@ -186,16 +216,118 @@ struct JournalContents {
     return c;
 }
 
+/// "pid 4242 on host node7": who takes a journal's lock, as written into its lock file.
+[[nodiscard]] inline std::string journal_holder_text() {
+    std::array<char, 256> host{};
+    if (::gethostname(host.data(), host.size() - 1) != 0) host[0] = '\0';
+    return fmt::format("pid {} on host {}", ::getpid(), host[0] ? host.data() : "?");
+}
+
+/// The exclusive lock that keeps a second writer off a journal: flock(2) on "<journal>.lock", a
+/// file that holds the holder's pid and host name for the message that refuses the next one. The
+/// operating system drops the lock when its holder dies, however it dies (kill -9 included), so a
+/// lock file left behind never blocks a resume: it is the lock that counts, not the file.
+/// The descriptor is close-on-exec, so trainers started by CommandObjective never inherit it.
+class JournalLock {
+public:
+    explicit JournalLock(const std::string& journal) : path_(journal + ".lock") {
+        // The holder deletes the file when it lets go. Whoever opened it just before may then lock
+        // a file no longer in the directory: that lock excludes nobody, so check and start over.
+        for (int attempt = 0; attempt < 100; ++attempt) {
+            fd_ = ::open(path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+            if (fd_ < 0)
+                throw IoError(fmt::format("cannot write journal '{}': cannot open its lock file '{}': {}", journal,
+                                          path_, std::strerror(errno)));
+            if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+                int err = errno;
+                std::string holder = err == EWOULDBLOCK ? read_holder() : std::string();
+                release(false);
+                if (err == EWOULDBLOCK)
+                    throw IoError(fmt::format("journal '{}' is in use by another tuner ({}); two tuners on one "
+                                              "journal would run every trial twice: let that run end, or give "
+                                              "this one another journal",
+                                              journal, holder));
+                throw IoError(fmt::format("cannot lock journal '{}' (lock file '{}'): {}", journal, path_,
+                                          std::strerror(err)));
+            }
+            struct stat locked{}, named{};
+            if (::fstat(fd_, &locked) == 0 && ::stat(path_.c_str(), &named) == 0 && locked.st_ino == named.st_ino &&
+                locked.st_dev == named.st_dev)
+                break;
+            release(false);
+        }
+        if (fd_ < 0) throw IoError(fmt::format("cannot lock journal '{}': its lock file '{}' keeps being replaced",
+                                               journal, path_));
+        std::string holder = journal_holder_text() + '\n';
+        if (::ftruncate(fd_, 0) != 0 ||
+            ::pwrite(fd_, holder.data(), holder.size(), 0) != static_cast<ssize_t>(holder.size())) {
+            int err = errno;
+            release(true);
+            throw IoError(fmt::format("cannot write the lock file '{}' of journal '{}': {}", path_, journal,
+                                      std::strerror(err)));
+        }
+    }
+    JournalLock(const JournalLock&) = delete;
+    JournalLock& operator=(const JournalLock&) = delete;
+    ~JournalLock() { release(true); }
+
+private:
+    // The holder's pid and host as it wrote them; it writes them just after taking the lock, so an
+    // empty file is given a moment.
+    [[nodiscard]] std::string read_holder() const {
+        for (int attempt = 0; attempt < 20; ++attempt) {
+            std::array<char, 512> buf{};
+            auto n = ::pread(fd_, buf.data(), buf.size() - 1, 0);
+            std::string text(buf.data(), n > 0 ? static_cast<std::size_t>(n) : 0);
+            if (auto end = text.find_first_of("\r\n"); end != std::string::npos) {
+                text.resize(end);
+                if (!text.empty()) {
+                    if (text == journal_holder_text()) text += ", this process";
+                    return fmt::format("{}; lock file '{}'", text, path_);
+                }
+            }
+            std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        }
+        return fmt::format("its pid is not known yet; lock file '{}'", path_);
+    }
+
+    // Unlinking before closing, while the lock is still held, is what makes the check above sound.
+    void release(bool held) {
+        if (fd_ < 0) return;
+        if (held) ::unlink(path_.c_str());
+        ::close(fd_);
+        fd_ = -1;
+    }
+
+    std::string path_;
+    int fd_ = -1;
+};
+
 /// Appends events; flushes each line and fsyncs on demand. Not thread-safe: the tuner writes
-/// under its lock.
+/// under its lock. It holds the journal's JournalLock from construction to destruction, so a
+/// second writer (another Tuner, in this process or another) is refused before it writes anything.
 class JournalWriter {
 public:
-    JournalWriter(const std::string& path, std::uintmax_t keep_bytes) : path_(path) {
-        // Cut what a crash left half-written, so the next event starts on a clean line.
-        if (::truncate(path.c_str(), static_cast<off_t>(keep_bytes)) != 0 && errno != ENOENT)
-            throw IoError(fmt::format("cannot write journal '{}': {}", path, std::strerror(errno)));
-        file_ = std::fopen(path.c_str(), "ab");
+    /// `held`: the journal's lock, when the caller took it already (the Tuner does, before it
+    /// reads the journal, so that a second tuner is refused before anything else).
+    JournalWriter(const std::string& path, std::uintmax_t keep_bytes, std::unique_ptr<JournalLock> held = nullptr)
+        : path_(path), lock_(std::move(held)) {
+        // 'e': close-on-exec, so trainers started by CommandObjective do not inherit the journal.
+        file_ = std::fopen(path.c_str(), "abe");
         if (!file_) throw IoError(fmt::format("cannot write journal '{}': {}", path, std::strerror(errno)));
+        try {
+            if (!lock_) lock_ = std::make_unique<JournalLock>(path);
+        } catch (...) {
+            std::fclose(file_);
+            throw;
+        }
+        // Cut what a crash left half-written, so the next event starts on a clean line; only now
+        // that no other writer can be appending.
+        if (::ftruncate(fileno(file_), static_cast<off_t>(keep_bytes)) != 0) {
+            int err = errno;
+            std::fclose(file_);
+            throw IoError(fmt::format("cannot write journal '{}': {}", path, std::strerror(err)));
+        }
     }
     JournalWriter(const JournalWriter&) = delete;
     JournalWriter& operator=(const JournalWriter&) = delete;
@@ -219,6 +351,7 @@ public:
 private:
     std::string path_;
     std::FILE* file_ = nullptr;
+    std::unique_ptr<JournalLock> lock_;  // released after ~JournalWriter's body has closed the file
 };
 
 }  // namespace detail

@@ -11,6 +11,7 @@
 // one by one (the rest become a percentile band), scatter plots keep max_dots points, and the
 // timeline merges runs narrower than a pixel. The table keeps every trial.
 
+#include <hypertune/detail/file.hpp>
 #include <hypertune/importance.hpp>
 #include <hypertune/result.hpp>
 
@@ -201,14 +202,25 @@ struct Point {
     double x, y;  ///< 0..1 in the plot area
 };
 
-// One SVG chart: a plot area inside margins, drawn in unit coordinates.
+// How many characters of text fit in `pixels`: a generous average width per character, for the
+// 12-pixel bold of titles and the 10.5-pixel text of labels.
+[[nodiscard]] inline std::size_t chars_in(double pixels, bool title = false) {
+    return static_cast<std::size_t>(std::max(4.0, pixels / (title ? 7.2 : 6.2)));
+}
+
+// One SVG chart: a plot area inside margins, drawn in unit coordinates. A title too long for the
+// chart is cut with an ellipsis; `full_title` (the title itself by default) is its tooltip then.
 class Chart {
 public:
-    Chart(double width, double height, std::string_view title, double left = 56.0, double top = 24.0)
+    Chart(double width, double height, std::string_view title, double left = 56.0, double top = 24.0,
+          std::string_view full_title = {})
         : w_(width), h_(height), l_(left), t_(top) {
+        std::string shown = clip(title, chars_in(w_ - l_ - 6.0, true));
+        if (full_title.empty()) full_title = title;
         svg_ = fmt::format("<svg width=\"{0}\" height=\"{1}\" viewBox=\"0 0 {0} {1}\"><text class=\"ttl\" x=\"{2}\" "
-                           "y=\"15\">{3}</text>",
-                           w_, h_, l_, esc(title));
+                           "y=\"15\">{3}{4}</text>",
+                           w_, h_, l_, esc(shown),
+                           shown == full_title ? std::string() : fmt::format("<title>{}</title>", esc(full_title)));
     }
 
     [[nodiscard]] double x(double u) const { return l_ + std::clamp(u, 0.0, 1.0) * (w_ - l_ - r_); }
@@ -227,7 +239,7 @@ public:
         svg_ += fmt::format("<rect class=\"ax\" x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\"/>", x(0),
                             y(1), x(1) - x(0), y(0) - y(1));
         svg_ += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\">{}</text>", (x(0) + x(1)) / 2,
-                            h_ - 4, esc(xlabel));
+                            h_ - 4, esc(clip(xlabel, chars_in(w_))));
         svg_ += fmt::format("<text transform=\"translate(11 {:.1f}) rotate(-90)\" text-anchor=\"middle\">{}</text>",
                             (y(0) + y(1)) / 2, esc(ylabel));
     }
@@ -239,6 +251,12 @@ public:
                             style.empty() ? std::string() : fmt::format(" style=\"{}\"", style));
         for (const auto& p : pts) svg_ += fmt::format("{:.1f},{:.1f} ", x(p.x), y(p.y));
         svg_ += title.empty() ? std::string("\"/>") : fmt::format("\"><title>{}</title></polyline>", esc(title));
+    }
+
+    // One point, as a filled circle in the class's colour (a one-point polyline draws nothing).
+    void marker(Point p, std::string_view cls, std::string_view title = {}) {
+        svg_ += fmt::format("<circle class=\"{}\" cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"2.6\"", cls, x(p.x), y(p.y));
+        svg_ += title.empty() ? std::string("/>") : fmt::format("><title>{}</title></circle>", esc(title));
     }
 
     // Many points as one path of zero-length round-capped strokes: ~14 bytes a point.
@@ -275,14 +293,15 @@ h1{font-size:21px;margin:0 0 4px}h2{font-size:16px;margin:26px 0 8px;border-bott
 svg{font-size:10.5px;background:#fff;outline:1px solid #e4e4e4;max-width:100%;height:auto}.ttl{font-weight:600;font-size:12px}
 .gl{stroke:#eee}.ax{fill:none;stroke:#aaa}.rung{stroke:#555;stroke-dasharray:4 3}
 polyline{fill:none;stroke-width:1.1;stroke-opacity:.75}.dot{fill:none;stroke-width:5;stroke-linecap:round}
-.C{stroke:#2b6cb0}.S{stroke:#dd8a2a}.F{stroke:#c53030}.R{stroke:#999}rect.C{fill:#2b6cb0}rect.S{fill:#dd8a2a}
-rect.F{fill:#c53030}rect.R{fill:#999}
+.C{stroke:#2b6cb0}.S{stroke:#dd8a2a}.F{stroke:#c53030}.R{stroke:#999}rect.C,circle.C{fill:#2b6cb0}
+rect.S,circle.S{fill:#dd8a2a}rect.F,circle.F{fill:#c53030}rect.R,circle.R{fill:#999}circle.C,circle.S,circle.F,circle.R{fill-opacity:.8}
+.halo{paint-order:stroke;stroke:#fff;stroke-width:3px;stroke-linejoin:round}
 rect.C,rect.S,rect.F,rect.R{stroke:#fff;stroke-width:.7}
 .dot.S{stroke-opacity:.55}.best{stroke:#111;stroke-width:2;fill:none}.band{fill:#bbb;fill-opacity:.45;stroke:none}
 .idle{fill:#f1f1f1}.cat{fill:#f6f6f6}.key i{display:inline-block;width:10px;height:10px;margin:0 4px 0 10px}
 table{border-collapse:collapse;font-size:12.5px}td,th{padding:2px 7px;border-bottom:1px solid #eee;text-align:left;vertical-align:top}
 .kv th{font-weight:500;color:#555}#trials th{cursor:pointer;position:sticky;top:0;background:#f3f3f3}
-#trials td:nth-child(n+3){font-variant-numeric:tabular-nums}#trials td:nth-child(5){min-width:400px;font-size:11.5px}tr.F td:nth-child(2){color:#c53030}tr.S td:nth-child(2){color:#b86e12}
+#trials td:nth-child(n+3){font-variant-numeric:tabular-nums}#trials td.why{min-width:400px;font-size:11.5px}tr.F td:nth-child(2){color:#c53030}tr.S td:nth-child(2){color:#b86e12}
 .bar{background:#2b6cb0;height:11px}.scroll{max-height:640px;overflow:auto;border:1px solid #eee}
 )";
 
@@ -350,6 +369,15 @@ inline std::string key_html() {
            "<i style=\"background:#dd8a2a\"></i>Stopped early<i style=\"background:#c53030\"></i>Failed</p>";
 }
 
+// A ratio for people: "3.2x faster", "10.0x slower" (not "0.1x faster"), and `same` when the two
+// agree to within 5% (not "1.0x less").
+[[nodiscard]] inline std::string times(double ratio, std::string_view up, std::string_view down, std::string_view same) {
+    if (!std::isfinite(ratio) || !(ratio > 0.0)) return std::string(same);
+    if (ratio >= 1.05) return fmt::format("{:.1f}x {}", ratio, up);
+    if (ratio <= 1.0 / 1.05) return fmt::format("{:.1f}x {}", 1.0 / ratio, down);
+    return std::string(same);
+}
+
 inline std::string summary(const Context& c) {
     const auto& r = c.result;
     const auto& s = r.setup();
@@ -375,14 +403,17 @@ inline std::string summary(const Context& c) {
     row(fmt::format("billable time ({} instance{} per trial)", s.instances_per_trial, s.instances_per_trial == 1 ? "" : "s"),
         fmt::format("{} with early stopping, {} estimated without{}", human_duration(k.billable_seconds),
                     human_duration(k.billable_seconds_without_early_stopping),
-                    k.billable_seconds > 0 ? fmt::format(" ({:.1f}x less)", k.billable_seconds_without_early_stopping /
-                                                                              k.billable_seconds)
-                                           : std::string()));
+                    k.billable_seconds > 0
+                        ? fmt::format(" ({})", times(k.billable_seconds_without_early_stopping / k.billable_seconds,
+                                                     "less", "more", "no saving"))
+                        : std::string()));
     row("wall time", fmt::format("{} on {} parallel job{} vs {} sequential{}", human_duration(k.wall_seconds),
                                  s.max_parallel_jobs, s.max_parallel_jobs == 1 ? "" : "s",
                                  human_duration(k.sequential_seconds),
-                                 k.wall_seconds > 0 ? fmt::format(" ({:.1f}x faster)", k.sequential_seconds / k.wall_seconds)
-                                                    : std::string()));
+                                 k.wall_seconds > 0 && k.sequential_seconds > 0
+                                     ? fmt::format(" ({})", times(k.sequential_seconds / k.wall_seconds, "faster",
+                                                                  "slower", "no speed-up"))
+                                     : std::string()));
     row("worker utilisation", fmt::format("{:.0f}%", 100.0 * k.utilisation));
     if (s.max_resource) row("resource", fmt::format("max {} per trial; {} used in all", *s.max_resource, k.resource_used));
     row("ended", s.stop_reason.empty() ? std::string("-") : esc(s.stop_reason));
@@ -474,25 +505,43 @@ inline std::string curves(const Context& c) {
             lower.push_back({x / 200.0, q(0.1)});
             median.push_back({x / 200.0, q(0.5)});
         }
+        // A band over one resource only (every such trial stopped at the same rung) would have no
+        // width: it is drawn 6 pixels wide.
+        const double half_px = upper.size() == 1 ? 3.0 : 0.0;
         std::string d;
-        for (const auto& p : upper) d += fmt::format("{}{:.1f} {:.1f}", d.empty() ? "M" : "L", ch.x(p.x), ch.y(p.y));
-        for (auto it = lower.rbegin(); it != lower.rend(); ++it) d += fmt::format("L{:.1f} {:.1f}", ch.x(it->x), ch.y(it->y));
+        for (const auto& p : upper)
+            d += fmt::format("{}{:.1f} {:.1f}", d.empty() ? "M" : "L", ch.x(p.x) - half_px, ch.y(p.y));
+        if (half_px > 0) d += fmt::format("L{:.1f} {:.1f}", ch.x(upper.back().x) + half_px, ch.y(upper.back().y));
+        for (auto it = lower.rbegin(); it != lower.rend(); ++it)
+            d += fmt::format("L{:.1f} {:.1f}", ch.x(it->x) + half_px, ch.y(it->y));
+        if (half_px > 0) d += fmt::format("L{:.1f} {:.1f}", ch.x(lower.front().x) - half_px, ch.y(lower.front().y));
         ch.raw(fmt::format("<path class=\"band\" d=\"{}Z\"/>", d));
-        ch.line(median, "R", "median of the curves not drawn one by one");
+        if (median.size() == 1) ch.marker(median.front(), "R", "median of the curves not drawn one by one");
+        else ch.line(median, "R", "median of the curves not drawn one by one");
     }
+    std::size_t dots = 0;  // trials with a single value (stopped at their first report): a polyline of one point is invisible
     for (std::size_t k = drawn; k-- > 0;) {  // the best last, on top
         const auto* t = with[k];
         std::vector<Point> pts;
         for (auto i : thin(t->curve.size(), c.options.max_points_per_curve))
             pts.push_back({xa.at(static_cast<double>(t->curve[i].step)), ya.at(t->curve[i].value)});
-        ch.line(pts, std::string(1, status_class(t->status)),
-                fmt::format("trial {} ({}): {} at resource {}", t->id, to_string(t->status), num(t->curve.back().value, 6),
-                            t->curve.back().step));
+        auto title = fmt::format("trial {} ({}): {} at resource {}", t->id, to_string(t->status),
+                                 num(t->curve.back().value, 6), t->curve.back().step);
+        if (pts.size() == 1) {
+            ch.marker(pts.front(), std::string(1, status_class(t->status)), title);
+            ++dots;
+        } else {
+            ch.line(pts, std::string(1, status_class(t->status)), title);
+        }
     }
-    std::string note = fmt::format("{} curves drawn{}.", drawn,
+    std::string note = fmt::format("{} trial{} drawn one by one{}: {} as curve{}{}{}.", drawn, drawn == 1 ? "" : "s",
+                                   drawn < with.size() ? " (the best by last value)" : "", drawn - dots,
+                                   drawn - dots == 1 ? "" : "s",
+                                   dots > 0 ? fmt::format(", {} with a single value as dot{}", dots, dots == 1 ? "" : "s")
+                                            : std::string(),
                                    drawn < with.size()
-                                       ? fmt::format(" (the best by last value); the other {} as the grey band (10th to "
-                                                     "90th percentile) and its median line",
+                                       ? fmt::format("; the other {} as the grey band (10th to 90th percentile) and its "
+                                                     "median line",
                                                      with.size() - drawn)
                                        : std::string());
     if (!c.rungs.empty()) note += " Dashed lines: the resources where the strategy stopped or promoted trials (rungs).";
@@ -575,7 +624,12 @@ inline std::string parameters(const Context& c) {
                                  : p.scaling == Scaling::Logarithmic  ? "log scale"
                                  : p.scaling == Scaling::ReverseLogarithmic ? "reverse-log scale"
                                                                             : "linear";
-        Chart ch(third, 250, fmt::format("{} ({})", clip(p.name, 36), scale));
+        // A long name is cut so that the scale still shows (2 bytes spare for the ellipsis's UTF-8);
+        // the whole name is the title's tooltip.
+        auto suffix = fmt::format(" ({})", scale);
+        auto fits = chars_in(third - 62.0, true);
+        Chart ch(third, 250, clip(p.name, fits > suffix.size() + 6 ? fits - suffix.size() - 2 : 4) + suffix, 56.0, 24.0,
+                 p.name + suffix);
         if (p.kind == ParameterKind::Categorical)
             for (std::size_t k = 0; k < p.categories.size(); k += 2) {
                 double n = static_cast<double>(p.categories.size());
@@ -626,10 +680,11 @@ inline std::string parallel(const Context& c) {
     auto axis = [&](std::size_t a, const std::string& name, const std::vector<Tick>& ticks) {
         double px = ch.x(ax(a));
         ch.raw(fmt::format("<path class=\"ax\" d=\"M{0:.1f} {1:.1f}V{2:.1f}\"/>", px, ch.y(0), ch.y(1)));
-        ch.raw(fmt::format("<text class=\"ttl\" x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\">{}<title>{}</title>"
-                           "</text>",
+        ch.raw(fmt::format("<text class=\"ttl halo\" x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\">{}<title>{}"
+                           "</title></text>",
                            px, ch.y(1) - 8, esc(clip(name, axes > 8 ? 12 : 18)), esc(name)));
-        for (auto k : thin(ticks.size(), 9)) ch.text(px + 3, ch.y(ticks[k].at) + 3, ticks[k].label);
+        // Drawn over the trial lines with a white halo, so that the lines do not cross them out.
+        for (auto k : thin(ticks.size(), 9)) ch.text(px + 3, ch.y(ticks[k].at) + 3, ticks[k].label, "start", "halo");
     };
     for (std::size_t k = top; k-- > 0;) {
         const auto* t = c.ranked[k];
@@ -686,8 +741,10 @@ inline std::string table(const Context& c) {
         for (std::size_t i = 0; i < c.layout->size(); ++i) h += "<th>" + esc(c.layout->name(i));
     h += "<th>elapsed s<th>billable s<th>retries</thead><tbody>";
     for (const auto& t : r.trials()) {
-        h += fmt::format("<tr class={}><td>{}<td>{}<td>{}<td>{}<td>", status_class(t.status), t.id, to_string(t.status),
-                         num(t.objective, 6), t.resource_used);
+        // Only a cell with text is made wide: an empty column must not push the table into a scroll.
+        bool why = !t.decisions.empty() || !t.failure_reason.empty();
+        h += fmt::format("<tr class={}><td>{}<td>{}<td>{}<td>{}<td{}>", status_class(t.status), t.id, to_string(t.status),
+                         num(t.objective, 6), t.resource_used, why ? " class=why" : "");
         for (std::size_t k = 0; k < t.decisions.size(); ++k) h += (k ? "<br>" : "") + esc(r.describe(t.decisions[k]));
         if (!t.failure_reason.empty()) h += (t.decisions.empty() ? "failed: " : "<br>failed: ") + esc(t.failure_reason);
         for (std::size_t i = 0; i < t.config.size(); ++i) h += "<td>" + value_text(t.config.value(i), 5);
@@ -725,11 +782,7 @@ inline std::string table(const Context& c) {
 
 /// Writes render_report(result) to `path`; throws IoError when it cannot.
 inline void write_report(const Result& result, const std::string& path, const ReportOptions& options = {}) {
-    std::ofstream out(path, std::ios::binary | std::ios::trunc);
-    if (!out) throw IoError(fmt::format("cannot write report file '{}'", path));
-    out << render_report(result, options);
-    out.flush();
-    if (!out) throw IoError(fmt::format("error while writing report file '{}'", path));
+    detail::write_whole_file(path, "report file", render_report(result, options));
 }
 
 }  // namespace hypertune

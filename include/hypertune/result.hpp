@@ -6,6 +6,7 @@
 
 #include <hypertune/config.hpp>
 #include <hypertune/detail/csv.hpp>
+#include <hypertune/detail/file.hpp>
 #include <hypertune/direction.hpp>
 #include <hypertune/error.hpp>
 #include <hypertune/strategy.hpp>
@@ -229,17 +230,15 @@ public:
             fmt::format("sequential {}", detail::human_duration(c.sequential_seconds)));
         row("worker utilisation", fmt::format("{:.0f}%", 100.0 * c.utilisation), "");
         for (const auto& w : setup_.warnings) s += fmt::format("warning: {}\n", w);
-        std::size_t decisions = 0;
-        for (const auto& t : trials_) decisions += t.decisions.size();
-        if (decisions > 0) {
-            s += "early-stopping decisions:\n";
-            std::size_t shown = 0;
-            for (const auto& t : trials_)
-                for (const auto& d : t.decisions)
-                    if (d.kind == DecisionRecord::Kind::Stop && shown++ < 5)
-                        s += fmt::format("  trial {}: {}\n", t.id, describe(d));
-            if (shown > 5) s += fmt::format("  ... and {} more stops (see to_json)\n", shown - 5);
-        }
+        // Only stops are listed (pauses and promotions are in to_json), so only stops make a heading.
+        std::size_t stops = 0;
+        for (const auto& t : trials_)
+            for (const auto& d : t.decisions)
+                if (d.kind == DecisionRecord::Kind::Stop && stops++ < 5) {
+                    if (stops == 1) s += "early-stopping decisions:\n";
+                    s += fmt::format("  trial {}: {}\n", t.id, describe(d));
+                }
+        if (stops > 5) s += fmt::format("  ... and {} more stops (see to_json)\n", stops - 5);
         return s;
     }
 
@@ -258,24 +257,30 @@ public:
     /// One row per trial: AMT's columns (TrainingJobName, TrainingJobStatus, FinalObjectiveValue,
     /// TrainingStartTime, TrainingEndTime, TrainingElapsedTimeSeconds), one column per
     /// hyperparameter, then TrialId, ResourceUsed, BillableSeconds, Retries, FailureReason.
-    void to_csv(const std::string& path) const {
-        std::ofstream out(path, std::ios::binary | std::ios::trunc);
-        if (!out) throw IoError(fmt::format("cannot write CSV file '{}'", path));
-        out << to_csv();
-        out.flush();
-        if (!out) throw IoError(fmt::format("error while writing CSV file '{}'", path));
-    }
+    void to_csv(const std::string& path) const { detail::write_whole_file(path, "CSV file", to_csv()); }
 
+    /// Every field is valid UTF-8 (invalid bytes become U+FFFD, as in to_json), so that a failure
+    /// reason quoting a trainer's Latin-1 output does not keep pandas from reading the file.
     [[nodiscard]] std::string to_csv() const {
-        std::string s = "TrainingJobName,TrainingJobStatus,FinalObjectiveValue,TrainingStartTime,TrainingEndTime,"
-                        "TrainingElapsedTimeSeconds";
-        for (const auto& n : setup_.parameter_names) s += "," + detail::csv_field(n);
-        s += ",TrialId,ResourceUsed,BillableSeconds,Retries,FailureReason\n";
+        // Separators are appended one by one: `"," + field` makes GCC 12 warn (-Wrestrict, a false
+        // positive) in every program that calls to_csv with -O3 -Wall.
+        std::string s;
+        auto column = [&](std::string_view name) {
+            if (!s.empty()) s += ',';
+            s += name;
+        };
+        for (auto name : detail::csv_columns_before_parameters) column(name);
+        for (const auto& n : setup_.parameter_names) column(detail::csv_field(n));
+        for (auto name : detail::csv_columns_after_parameters) column(name);
+        s += '\n';
         for (const auto& t : trials_) {
             s += fmt::format("{},{},{},{},{},{}", detail::csv_field(job_name(t.id)), to_string(t.status),
                              t.has_objective() ? fmt::format("{}", t.objective) : "", detail::iso8601(t.start_time()),
                              detail::iso8601(t.end_time()), t.elapsed_seconds);
-            for (std::size_t i = 0; i < t.config.size(); ++i) s += "," + detail::csv_field(format_value(t.config.value(i)));
+            for (std::size_t i = 0; i < t.config.size(); ++i) {
+                s += ',';
+                s += detail::csv_field(format_value(t.config.value(i)));
+            }
             s += fmt::format(",{},{},{},{},{}\n", t.id, t.resource_used, t.billable_seconds, t.retries,
                              detail::csv_field(t.failure_reason));
         }
@@ -283,12 +288,9 @@ public:
     }
 
     void to_json(const std::string& path) const {
-        std::ofstream out(path, std::ios::binary | std::ios::trunc);
-        if (!out) throw IoError(fmt::format("cannot write JSON file '{}'", path));
         // A failure reason may quote a trainer's output, which need not be UTF-8: replace, never throw.
-        out << to_json().dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << '\n';
-        out.flush();
-        if (!out) throw IoError(fmt::format("error while writing JSON file '{}'", path));
+        detail::write_whole_file(path, "JSON file",
+                                 to_json().dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + '\n');
     }
 
     /// {"metric", "direction", "strategy", ..., "best", "cost", "trials": [...]}; each trial has

@@ -5,6 +5,7 @@
 // and enumerates grids.
 
 #include <hypertune/config.hpp>
+#include <hypertune/detail/csv.hpp>
 #include <hypertune/error.hpp>
 #include <hypertune/parameter.hpp>
 
@@ -52,6 +53,10 @@ public:
         for (const auto& p : *layout_)
             if (p.name == spec.name)
                 throw InvalidArgument(fmt::format("SearchSpace: parameter '{}' is defined twice", spec.name));
+        if (detail::is_csv_column(spec.name))
+            throw InvalidArgument(fmt::format("SearchSpace: parameter '{0}' has the name of the CSV column '{0}' that "
+                                              "Result::to_csv writes for every trial; rename the parameter",
+                                              spec.name));
         // Configs made earlier keep the layout they were made with.
         auto next = std::make_shared<detail::Layout>(*layout_);
         next->push_back(spec);

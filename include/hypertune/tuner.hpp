@@ -681,6 +681,8 @@ private:
     // An existing journal must come from the same run (detail/replay.hpp).
     void open_journal() {
         const auto& path = options_.journal;
+        // The lock first: a second tuner on a journal in use is refused before it reads anything.
+        auto lock = std::make_unique<detail::JournalLock>(path);
         std::error_code ec;
         if (std::filesystem::file_size(path, ec) > 0 && !ec) {
             earlier_ = detail::read_journal(path);
@@ -688,7 +690,7 @@ private:
                 detail::check_same_run(path, earlier_.events.front(), space_, strategy_->name(), options_.seed,
                                        options_.metric, strategy_->max_resource(), options_.direction);
         }
-        journal_ = std::make_unique<detail::JournalWriter>(path, earlier_.valid_bytes);
+        journal_ = std::make_unique<detail::JournalWriter>(path, earlier_.valid_bytes, std::move(lock));
     }
 
     SearchSpace space_;

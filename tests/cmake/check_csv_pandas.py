@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: MIT
-"""Loads the consumer's trials.csv with pandas and checks its columns and values (exit 77: no pandas)."""
+"""Loads the consumer's trials.csv with pandas and checks its columns and values, then its failures.csv,
+whose failure reasons held Latin-1 bytes (exit 77: no pandas)."""
 import sys
 
 try:
@@ -22,3 +23,9 @@ assert ((df["FinalObjectiveValue"] - expected_objective).abs() < 1e-9).all()
 assert (df["TrainingEndTime"] >= df["TrainingStartTime"]).all()
 assert str(df["TrainingStartTime"].dt.tz) == "UTC"
 print(f"pandas {pd.__version__} read {len(df)} trials; best {df['FinalObjectiveValue'].min():.4f}")
+
+# Invalid UTF-8 in a failure reason once made read_csv raise UnicodeDecodeError on the whole file.
+failures = pd.read_csv(sys.argv[2])
+assert len(failures) == 3 and (failures["TrainingJobStatus"] == "Failed").all(), failures
+assert failures["FailureReason"].str.contains("r\ufffdsultat invalide").all(), list(failures["FailureReason"])
+print(f"pandas read the {len(failures)} failures, invalid bytes as U+FFFD")

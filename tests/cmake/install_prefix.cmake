@@ -1,5 +1,5 @@
 # Install the hypertune build tree into a fresh prefix (cmake -P; the package.install fixture).
-#   BUILD_DIR PREFIX BUILD_TYPE CMAKEDIR
+#   BUILD_DIR PREFIX BUILD_TYPE CMAKEDIR PKGCONFIGDIR
 cmake_minimum_required(VERSION 3.24)
 
 file(REMOVE_RECURSE "${PREFIX}")
@@ -13,6 +13,7 @@ foreach(_file IN ITEMS
         "${CMAKEDIR}/hypertuneConfig.cmake"
         "${CMAKEDIR}/hypertuneConfigVersion.cmake"
         "${CMAKEDIR}/hypertuneTargets.cmake"
+        "${PKGCONFIGDIR}/hypertune.pc"
         "include/hypertune/version.hpp")
     if(NOT EXISTS "${PREFIX}/${_file}")
         message(FATAL_ERROR "not installed: ${PREFIX}/${_file}")

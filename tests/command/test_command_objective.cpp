@@ -249,24 +249,24 @@ TEST_CASE("a metric regex without exactly one capture group is refused at constr
 }
 
 TEST_CASE("placeholders expand to parameter values and trial fields, one argument each") {
-    ht::CommandObjective objective({"train", "--x={x}", "--booster={booster}", "{budget}/{resumed_from}/{trial_id}",
+    ht::CommandObjective objective({"echo", "--x={x}", "--booster={booster}", "{budget}/{resumed_from}/{trial_id}",
                                     "{{literal}}", "{x}{x}"},
                                    loss_metric());
     objective.check(space());
     ht::Trial trial(42, {}, 9, 3, std::string("ckpt"));
     auto argv = objective.arguments(config(0.125, "; rm -rf ~"), trial);
-    CHECK(argv == std::vector<std::string>{"train", "--x=0.125", "--booster=; rm -rf ~", "9/3/42", "{literal}",
+    CHECK(argv == std::vector<std::string>{"echo", "--x=0.125", "--booster=; rm -rf ~", "9/3/42", "{literal}",
                                            "0.1250.125"});
 }
 
 TEST_CASE("an unknown placeholder is refused by check() and on the first call, naming it") {
-    ht::CommandObjective objective({"train", "--gamma={gamma}"}, loss_metric());
+    ht::CommandObjective objective({"echo", "--gamma={gamma}"}, loss_metric());
     CHECK_THROWS_WITH_AS(objective.check(space()), doctest::Contains("unknown placeholder {gamma} in argument '--gamma={gamma}'"),
                          ht::InvalidArgument);
     ht::Trial trial(1, {}, 1);
     CHECK_THROWS_WITH_AS(objective(config(0.5), trial), doctest::Contains("{gamma}"), ht::InvalidArgument);
     ht::SearchSpace clash{ht::IntegerParameter("budget", 1, 5)};
-    CHECK_THROWS_WITH_AS(ht::CommandObjective({"train", "{budget}"}, loss_metric()).check(clash),
+    CHECK_THROWS_WITH_AS(ht::CommandObjective({"echo", "{budget}"}, loss_metric()).check(clash),
                          doctest::Contains("ambiguous"), ht::InvalidArgument);
 }
 
@@ -331,9 +331,44 @@ TEST_CASE("objective lines become reports at the step of the step regex, and oth
     }
 }
 
-TEST_CASE("a program that does not exist fails the trial naming the program") {
-    auto r = run(ht::CommandObjective({"hypertune-no-such-trainer", "--x={x}"}, loss_metric()));
-    CHECK(r.error.find("cannot run 'hypertune-no-such-trainer': No such file or directory") != std::string::npos);
+TEST_CASE("a program that is not found or not executable is refused at construction, naming it") {
+    CHECK_THROWS_WITH_AS(ht::CommandObjective({"hypertune-no-such-trainer", "--x={x}"}, loss_metric()),
+                         doctest::Contains("the program 'hypertune-no-such-trainer' is not found: no executable file "
+                                           "of that name in PATH ("),
+                         ht::InvalidArgument);
+    CHECK_THROWS_WITH_AS(ht::CommandObjective({"./hypertune-no-such-trainer"}, loss_metric()),
+                         doctest::Contains("the program './hypertune-no-such-trainer' cannot be run: No such file or "
+                                           "directory"),
+                         ht::InvalidArgument);
+    auto dir = std::filesystem::path(log_dir("programs"));
+    std::filesystem::create_directories(dir);
+    auto script = dir / "train.sh";
+    std::ofstream(script) << "#!/bin/sh\necho loss=0.5\n";
+    std::filesystem::permissions(script, std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
+    auto denied = fmt::format("the program '{}' cannot be run: Permission denied", script.string());
+    CHECK_THROWS_WITH_AS(ht::CommandObjective({script.string()}, loss_metric()), doctest::Contains(denied.c_str()),
+                         ht::InvalidArgument);
+    CHECK_THROWS_WITH_AS(ht::CommandObjective({dir.string()}, loss_metric()), doctest::Contains("Is a directory"),
+                         ht::InvalidArgument);
+    // Found in PATH, or given as a path: accepted.
+    CHECK_NOTHROW(ht::CommandObjective({"sh", "-c", "echo loss=1"}, loss_metric()));
+    std::filesystem::permissions(script, std::filesystem::perms::owner_exec, std::filesystem::perm_options::add);
+    CHECK_NOTHROW(ht::CommandObjective({script.string()}, loss_metric()));
+    // A program given by a placeholder is only known per trial.
+    CHECK_NOTHROW(ht::CommandObjective({"{x}"}, loss_metric()));
+}
+
+TEST_CASE("a program removed after construction fails the trial naming the program") {
+    auto dir = std::filesystem::path(log_dir("removed"));
+    std::filesystem::create_directories(dir);
+    auto script = dir / "train.sh";
+    std::ofstream(script) << "#!/bin/sh\necho loss=0.5\n";
+    std::filesystem::permissions(script, std::filesystem::perms::owner_all);
+    ht::CommandObjective objective({script.string(), "--x={x}"}, loss_metric());
+    CHECK(run(objective).value == 0.5);
+    std::filesystem::remove(script);
+    auto r = run(objective);
+    CHECK(r.error.find(fmt::format("cannot run '{}': No such file or directory", script.string())) != std::string::npos);
 }
 
 TEST_CASE("a non-zero exit fails the trial with the status and the last lines of stderr") {
@@ -367,6 +402,67 @@ TEST_CASE("an objective value that is not a finite number fails the trial, and o
     auto other = run(ht::CommandObjective({"/bin/sh", "-c", "echo acc=inf; echo loss=0.5"},
                                           {.metrics = {{"loss", "loss=(\\S+)"}, {"acc", "acc=(\\S+)"}}}));
     CHECK(other.value == 0.5);
+}
+
+TEST_CASE("a decimal comma or a number the regex stops inside fails the trial, naming metric, text and line") {
+    // The regex the README once gave, on a trainer that prints a decimal comma: it captures "0",
+    // which was taken as the objective 0 (the best of a minimised run).
+    const ht::CommandOptions readme{.metrics = {{"validation:loss", R"(validation_loss=([0-9.eE+-]+))"}}};
+    auto comma = run(ht::CommandObjective({"/bin/sh", "-c", "echo epoch=1 validation_loss=0,731 ok"}, readme));
+    CHECK_FALSE(comma.value.has_value());
+    CHECK(comma.error.find("the objective metric 'validation:loss' captured '0', but the number goes on after it") !=
+          std::string::npos);
+    CHECK(comma.error.find("(line: epoch=1 validation_loss=0,731 ok)") != std::string::npos);
+    // Regexes that stop before a decimal point, a digit or an exponent.
+    for (const char* line : {"loss=0.731", "loss=12345", "loss=5e-3", "loss=5E3"}) {
+        CAPTURE(line);
+        auto r = run(ht::CommandObjective({"/bin/echo", line}, {.metrics = {{"loss", R"(loss=(\d))"}}}));
+        CHECK(r.error.find("but the number goes on after it") != std::string::npos);
+    }
+    // What follows a whole number is not refused: a comma before a space, a full stop, a unit.
+    for (const char* line : {"loss=0.731, acc=0.9", "loss=0.731.", "loss=0.731ms", "loss=0.731e"}) {
+        CAPTURE(line);
+        auto r = run(ht::CommandObjective(
+            {"/bin/echo", line}, {.metrics = {{"loss", R"(loss=([-+]?[0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?))"}}}));
+        CHECK(r.error == "");
+        CHECK(r.value == 0.731);
+    }
+    // A regex that matches the ',' after its group says that ',' separates values there.
+    for (const char* line : {"row=3,0.731,0.9", "row=3,0.731,x"}) {
+        CAPTURE(line);
+        auto fields = run(ht::CommandObjective({"/bin/echo", line}, {.metrics = {{"loss", R"(row=\d+,([0-9.]+),)"}}}));
+        CHECK(fields.error == "");
+        CHECK(fields.value == 0.731);
+    }
+    CHECK(run(ht::CommandObjective({"/bin/echo", "row=3,0.731,0.9"}, {.metrics = {{"loss", R"(row=\d+,([0-9.]+))"}}}))
+              .error.find("a separator such as ',' can be matched by the regex after the group") != std::string::npos);
+    // Another metric cut the same way is skipped, not reported.
+    std::vector<double> seen;
+    ht::CommandOptions o{.metrics = {{"loss", "loss=(\\S+)"}, {"acc", "acc=([0-9.]+)"}}};
+    o.on_metric = [&](const ht::MetricValue& v) {
+        if (v.metric == "acc") seen.push_back(v.value);
+    };
+    CHECK(run(ht::CommandObjective({"/bin/sh", "-c", "echo acc=0,9; echo acc=0.8; echo loss=0.5"}, o)).value == 0.5);
+    CHECK(seen == std::vector<double>{0.8});
+}
+
+TEST_CASE("through the tuner, a trial whose metric has a decimal comma fails and never ranks as best") {
+    // x < 0.5 prints its loss with a decimal comma ("0,0..."), which the regex would read as 0.
+    ht::CommandObjective objective(
+        {"/bin/sh", "-c", "if [ \"$1\" = low ]; then echo validation_loss=0,01; else echo validation_loss=0.9; fi",
+         "sh", "{booster}"},
+        {.metrics = {{"validation:loss", R"(validation_loss=([0-9.eE+-]+))"}}});
+    ht::SearchSpace s{ht::CategoricalParameter("booster", {"low", "high"})};
+    ht::Tuner tuner(s, ht::GridSearch(), {.metric = "validation:loss", .max_jobs = 2, .progress = ht::ProgressBar::Never});
+    auto result = tuner.fit(objective);
+    REQUIRE(result.trials().size() == 2);
+    for (const auto& t : result.trials()) {
+        CAPTURE(t.config);
+        bool low = t.config.get<std::string>("booster") == "low";
+        CHECK(t.status == (low ? ht::TrialStatus::Failed : ht::TrialStatus::Completed));
+        if (low) CHECK(t.failure_reason.find("captured '0', but the number goes on after it") != std::string::npos);
+    }
+    CHECK(result.best().objective == 0.9);
 }
 
 TEST_CASE("a trainer that hangs is killed at the timeout and the trial fails") {

@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: MIT
+#include <hypertune/result.hpp>
 #include <hypertune/search_space.hpp>
 
 #include <doctest/doctest.h>
 
 #include <set>
+#include <sstream>
 #include <string>
+#include <vector>
 
 namespace ht = hypertune;
 
@@ -18,6 +21,27 @@ TEST_CASE("a search space keeps parameters in order and refuses duplicate names"
     CHECK(space.tuned_index(2) == 3);
     CHECK_THROWS_WITH_AS(space.add(ht::ContinuousParameter("eta", 0.0, 2.0)),
                          "SearchSpace: parameter 'eta' is defined twice", ht::InvalidArgument);
+}
+
+TEST_CASE("a parameter named like a column that to_csv writes is refused, naming the column") {
+    // Every fixed column of the CSV header (that of a run with no parameters), not a list of its own.
+    std::istringstream header(ht::Result().to_csv());
+    std::string line, column;
+    std::getline(header, line);
+    std::istringstream fields(line);
+    std::vector<std::string> columns;
+    while (std::getline(fields, column, ',')) columns.push_back(column);
+    REQUIRE(columns.size() == 11);
+    for (const auto& name : columns) {
+        CAPTURE(name);
+        ht::SearchSpace space{ht::ContinuousParameter("eta", 0.0, 1.0)};
+        auto expected = fmt::format("parameter '{0}' has the name of the CSV column '{0}'", name);
+        CHECK_THROWS_WITH_AS(space.add(ht::IntegerParameter(name, 1, 3)), doctest::Contains(expected.c_str()),
+                             ht::InvalidArgument);
+        CHECK(space.size() == 1);
+    }
+    // Names that only resemble one are fine.
+    CHECK_NOTHROW(ht::SearchSpace{ht::IntegerParameter("trialid", 1, 3), ht::ContinuousParameter("TrialId_", 0.0, 1.0)});
 }
 
 TEST_CASE("an empty space or one with only static parameters has nothing to tune") {

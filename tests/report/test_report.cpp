@@ -6,7 +6,9 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <filesystem>
 #include <fstream>
+#include <functional>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -169,7 +171,7 @@ TEST_CASE("report: 10,000 trials stay small, and every trial is in the table") {
     CHECK(html.find(">0.99<") != std::string::npos);
 }
 
-TEST_CASE("report: write_report writes the file, or throws IoError") {
+TEST_CASE("report: write_report writes the file, or throws IoError with the operating system's reason") {
     ht::SearchSpace space{ht::ContinuousParameter("x", 0.0, 1.0)};
     ht::Tuner tuner(space, ht::RandomSearch(), {.max_jobs = 4, .seed = 1});
     auto result = tuner.fit([](const ht::Config& c) { return c.get<double>("x"); });
@@ -178,7 +180,122 @@ TEST_CASE("report: write_report writes the file, or throws IoError") {
     std::stringstream ss;
     ss << in.rdbuf();
     CHECK(ss.str() == ht::render_report(result));
-    CHECK_THROWS_AS(ht::write_report(result, "/nonexistent-dir/report.html"), ht::IoError);
+    CHECK_THROWS_WITH_AS(ht::write_report(result, "/nonexistent-dir/report.html"),
+                         "cannot write report file '/nonexistent-dir/report.html': No such file or directory",
+                         ht::IoError);
+    if (std::filesystem::exists("/dev/full"))  // every write fails there with ENOSPC: a full disk
+        CHECK_THROWS_WITH_AS(ht::write_report(result, "/dev/full"),
+                             "error while writing report file '/dev/full': No space left on device", ht::IoError);
+}
+
+namespace {
+
+// `n` trials of a one-parameter space; trial i reports at steps 1..points(i) and ends Stopped
+// when it reported once (as a trial stopped at the first rung does), Completed otherwise.
+ht::Result made_up_run(std::size_t n, const std::function<int(std::size_t)>& points, const std::string& name = "x",
+                       double wall_seconds = 100.0) {
+    ht::SearchSpace space{ht::ContinuousParameter(name, 0.0, 1.0)};
+    ht::Result::Setup setup;
+    setup.metric = "loss";
+    setup.strategy = "ASHA";
+    setup.max_resource = 9;
+    setup.start_time = 1'700'000'000.0;
+    setup.wall_seconds = wall_seconds;
+    setup.parameter_names = {name};
+    std::vector<ht::TrialRecord> trials;
+    for (std::size_t i = 0; i < n; ++i) {
+        ht::TrialRecord t;
+        t.id = i;
+        t.config = space.make({static_cast<double>(i) / static_cast<double>(n)});
+        int k = points(i);
+        for (int s = 1; s <= k; ++s) t.curve.push_back({s, 1.0 / s + 0.01 * static_cast<double>(i), 0.1 * s});
+        t.status = k == 1 ? ht::TrialStatus::Stopped : ht::TrialStatus::Completed;
+        t.objective = t.curve.back().value;
+        t.resource_used = k;
+        t.segments.push_back({setup.start_time + static_cast<double>(i), setup.start_time + static_cast<double>(i) + 1.0, 0});
+        t.elapsed_seconds = t.billable_seconds = 1.0;
+        trials.push_back(std::move(t));
+    }
+    return ht::Result(setup, std::move(trials));
+}
+
+std::string section(const std::string& html, const std::string& id) {
+    auto from = html.find(fmt::format("<section id=\"{}\">", id));
+    return from == std::string::npos ? std::string() : html.substr(from, html.find("</section>", from) - from);
+}
+
+}  // namespace
+
+TEST_CASE("report: trials with a single curve point are drawn as dots, and the caption counts them") {
+    // 46 of 60 stopped at their first report, as in the quickstart: each must be visible.
+    auto result = made_up_run(60, [](std::size_t i) { return i < 46 ? 1 : 3; });
+    auto curves = section(ht::render_report(result), "curves");
+    CHECK(count(curves, "<circle class=\"S\"") == 46);
+    CHECK(count(curves, "<polyline class=\"C\"") == 14);
+    CHECK(curves.find("60 trials drawn one by one: 14 as curves, 46 with a single value as dots.") != std::string::npos);
+
+    SUBCASE("in the band of curves not drawn one by one, a band over one resource still has a width") {
+        ht::ReportOptions ten;
+        ten.max_curves = 10;
+        auto html = ht::render_report(result, ten);
+        auto band = section(html, "curves");
+        CHECK(band.find("10 trials drawn one by one (the best by last value): 10 as curves; the other 50 as the grey "
+                        "band") != std::string::npos);
+        auto only_ones = made_up_run(30, [](std::size_t) { return 1; });
+        ht::ReportOptions five;
+        five.max_curves = 5;
+        auto ones = section(ht::render_report(only_ones, five), "curves");
+        CHECK(ones.find("5 trials drawn one by one (the best by last value): 0 as curves, 5 with a single value as dots; "
+                        "the other 25 as the grey band") != std::string::npos);
+        // The band's outline goes 6 pixels across, and its median is a dot.
+        const std::string start = "class=\"band\" d=\"M";
+        auto d = ones.substr(ones.find(start) + start.size());
+        double x0 = std::stod(d), x1 = std::stod(d.substr(d.find('L') + 1));
+        CHECK(x1 - x0 == doctest::Approx(6.0).epsilon(0.05));
+        CHECK(count(ones, "<circle class=\"R\"") == 1);
+    }
+}
+
+TEST_CASE("report: times faster, slower or the same are worded as such") {
+    // 60 trials of 1 s each, one after another, over a wall time of 600 s: 10x slower than sequential.
+    auto slow = section(ht::render_report(made_up_run(60, [](std::size_t) { return 3; }, "x", 600.0)), "summary");
+    CHECK(slow.find("(10.0x slower)") != std::string::npos);
+    CHECK(slow.find("(no saving)") != std::string::npos);  // nothing stopped early: not "1.0x less"
+    CHECK(slow.find("x faster") == std::string::npos);
+    CHECK(slow.find("1.0x") == std::string::npos);
+    auto fast = section(ht::render_report(made_up_run(60, [](std::size_t i) { return i < 30 ? 1 : 3; }, "x", 20.0)),
+                        "summary");
+    CHECK(fast.find("(3.0x faster)") != std::string::npos);
+    auto same = section(ht::render_report(made_up_run(60, [](std::size_t) { return 3; }, "x", 60.0)), "summary");
+    CHECK(same.find("(no speed-up)") != std::string::npos);
+}
+
+TEST_CASE("report: long names are cut with a tooltip, tick labels have a halo, an empty decisions column stays narrow") {
+    const std::string name = "a_parameter_with_a_really_quite_long_name_that_does_not_fit_in_a_panel_title";
+    auto result = made_up_run(30, [](std::size_t) { return 3; }, name);
+    auto html = ht::render_report(result);
+    auto panels = section(html, "parameters");
+    // The panel title keeps its scale and is cut in the name; the whole of it is the tooltip.
+    auto title = panels.substr(panels.find("<text class=\"ttl\""));
+    title = title.substr(0, title.find("</text>"));
+    CHECK(title.find(fmt::format("<title>{} (linear)</title>", name)) != std::string::npos);
+    auto shown = title.substr(title.find('>') + 1, title.find("<title>") - title.find('>') - 1);
+    CHECK(shown.find("\u2026 (linear)") != std::string::npos);
+    CHECK(shown.size() < 60);
+    // Parallel coordinates: every tick label over the trial lines is drawn with a white halo.
+    auto top = section(html, "top");
+    CHECK(count(top, "class=\"halo\"") > 5);
+    CHECK(html.find(".halo{paint-order:stroke;stroke:#fff") != std::string::npos);
+    // No decision and no failure: no cell is made wide, so nothing pushes the table into a scroll.
+    auto table = section(html, "table");
+    CHECK(table.find("class=why") == std::string::npos);
+    CHECK(html.find("nth-child(5){min-width") == std::string::npos);
+    auto failed = made_up_run(3, [](std::size_t) { return 3; });
+    auto records = failed.trials();
+    records[1].status = ht::TrialStatus::Failed;
+    records[1].failure_reason = "out of memory";
+    auto with_reason = section(ht::render_report(ht::Result(failed.setup(), records)), "table");
+    CHECK(count(with_reason, "class=why") == 1);
 }
 
 TEST_CASE("report: helpers") {

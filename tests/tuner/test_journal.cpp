@@ -251,6 +251,28 @@ TEST_CASE("a journal from another run, or a damaged one, is refused with the rea
                          doctest::Contains("cannot write journal '/nonexistent-dir/run.jsonl'"), ht::IoError);
 }
 
+TEST_CASE("a journal whose parameters come in another order is refused, naming both orders") {
+    auto path = temp_journal("reordered");
+    (void)ht::Tuner(space(), asha(), options(path, 5)).fit(trainer);
+    ht::SearchSpace reordered{ht::IntegerParameter("k", 1, 5), ht::ContinuousParameter("x", 0.0, 1.0),
+                              ht::CategoricalParameter("kind", {"a", "b"})};
+    CHECK_THROWS_WITH_AS(ht::Tuner(reordered, asha(), options(path, 5)),
+                         doctest::Contains("belongs to another search space: the same parameters in another order: the "
+                                           "journal has 'x', 'k', 'kind' and this search space has 'k', 'x', 'kind'"),
+                         ht::InvalidArgument);
+    // Other differences are still named parameter by parameter.
+    using ht::detail::space_difference;
+    auto json_of = [](const ht::SearchSpace& s) { return s.to_json(); };
+    CHECK(space_difference(json_of(space()), json_of(space())) == "");
+    ht::SearchSpace fewer{ht::ContinuousParameter("x", 0.0, 1.0), ht::IntegerParameter("k", 1, 5)};
+    CHECK(space_difference(json_of(space()), json_of(fewer)) ==
+          "the journal's parameter 'kind' is not in this search space");
+    ht::SearchSpace renamed{ht::ContinuousParameter("x", 0.0, 1.0), ht::IntegerParameter("n", 1, 5),
+                            ht::CategoricalParameter("kind", {"a", "b"})};
+    CHECK(space_difference(json_of(space()), json_of(renamed)).starts_with("parameter 'k' differs"));
+    fs::remove(path);
+}
+
 TEST_CASE("a full disk stops the run cleanly, and what reached the journal is a consistent run") {
     auto path = temp_journal("full-disk");
     pid_t child = ::fork();

@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -130,8 +131,61 @@ TEST_CASE("best() and summary() when nothing produced a value") {
     CHECK(result.summary().find("3 failed") != std::string::npos);
 }
 
-TEST_CASE("writing to an unwritable path names the file") {
+TEST_CASE("writing to an unwritable path names the file and the operating system's reason") {
     ht::Result empty;
     CHECK_THROWS_WITH_AS(empty.to_csv("/nonexistent-dir/trials.csv"),
-                         "cannot write CSV file '/nonexistent-dir/trials.csv'", ht::IoError);
+                         "cannot write CSV file '/nonexistent-dir/trials.csv': No such file or directory", ht::IoError);
+    CHECK_THROWS_WITH_AS(empty.to_json("/nonexistent-dir/result.json"),
+                         "cannot write JSON file '/nonexistent-dir/result.json': No such file or directory", ht::IoError);
+    if (std::filesystem::exists("/dev/full")) {  // every write fails there with ENOSPC: a full disk
+        CHECK_THROWS_WITH_AS(empty.to_csv("/dev/full"), "error while writing CSV file '/dev/full': No space left on device",
+                             ht::IoError);
+        CHECK_THROWS_WITH_AS(empty.to_json("/dev/full"),
+                             "error while writing JSON file '/dev/full': No space left on device", ht::IoError);
+    }
+}
+
+TEST_CASE("a failure reason with invalid UTF-8 still gives a CSV that is valid UTF-8, bad bytes as U+FFFD") {
+    // A trainer's Latin-1 stderr, quoted in the failure reason: "\xE9" is e-acute in Latin-1, "\xFF" is never UTF-8.
+    ht::SearchSpace space{ht::ContinuousParameter("eta", 0.0, 1.0), ht::CategoricalParameter("note", {"na\xC3\xAFve"})};
+    ht::Tuner tuner(space, ht::RandomSearch(), {.max_jobs = 6, .seed = 2});
+    auto result = tuner.fit([](const ht::Config& c) -> double {
+        if (c.get<double>("eta") < 0.5) throw std::runtime_error("r\xE9sultat \xFF invalide, \"quoted\"");
+        return c.get<double>("eta");
+    });
+    REQUIRE(result.count(ht::TrialStatus::Failed) > 0);
+    auto path = temp_path("latin1.csv");
+    result.to_csv(path);
+    std::ifstream in(path, std::ios::binary);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    auto text = ss.str();
+    // nlohmann's strict UTF-8 check (json::dump throws type_error 316 on invalid UTF-8).
+    CHECK_NOTHROW((void)nlohmann::json(text).dump());
+    CHECK(text.find("r\xEF\xBF\xBDsultat \xEF\xBF\xBD invalide") != std::string::npos);
+    CHECK(text.find("na\xC3\xAFve") != std::string::npos);  // valid UTF-8 is kept as it is
+    // Every row still has every column: the quoting saw the replaced text.
+    auto rows = read_csv(path);
+    for (const auto& row : rows) CHECK(row.size() == 13);
+    std::remove(path.c_str());
+}
+
+TEST_CASE("summary() lists early stops under a heading, and prints no heading without a stop") {
+    ht::SearchSpace space{ht::ContinuousParameter("x", 0.0, 1.0)};
+    auto trial = [&](ht::TrialId id, ht::DecisionRecord::Kind kind) {
+        ht::TrialRecord t;
+        t.id = id;
+        t.config = space.make({0.5});
+        t.status = ht::TrialStatus::Completed;
+        t.objective = 0.5;
+        t.decisions.push_back({id, kind, 0, 0, 1, 0.5, 0.4, 3, ""});
+        return t;
+    };
+    ht::Result::Setup setup;
+    setup.strategy = "Hyperband";
+    setup.parameter_names = {"x"};
+    ht::Result promotions(setup, {trial(0, ht::DecisionRecord::Kind::Promote), trial(1, ht::DecisionRecord::Kind::Pause)});
+    CHECK(promotions.summary().find("early-stopping decisions") == std::string::npos);
+    ht::Result stops(setup, {trial(0, ht::DecisionRecord::Kind::Promote), trial(1, ht::DecisionRecord::Kind::Stop)});
+    CHECK(stops.summary().find("early-stopping decisions:\n  trial 1: Stop at bracket 0 rung 0") != std::string::npos);
 }

@@ -132,14 +132,16 @@ TEST_CASE("a run resumed after a stop ends with the records load_result gives, a
     };
     const ht::Result straight = ht::Tuner(space(), make(2), options(straight_path, 30)).fit(steady_trainer);
     // First session: stopped once 12 trials ended; second: resumed to the end.
-    ht::Tuner first(space(), make(2), options(path, 30));
-    auto job = first.start(steady_trainer);
-    while (!job.finished()) {
-        const auto p = job.progress();
-        if (p.completed + p.failed + p.stopped >= 12) job.stop();
-        std::this_thread::yield();
-    }
-    job.wait();
+    {
+        ht::Tuner first(space(), make(2), options(path, 30));
+        auto job = first.start(steady_trainer);
+        while (!job.finished()) {
+            const auto p = job.progress();
+            if (p.completed + p.failed + p.stopped >= 12) job.stop();
+            std::this_thread::yield();
+        }
+        job.wait();
+    }  // the first session lets go of the journal's lock
     const ht::Result resumed = ht::Tuner(space(), make(2), options(path, 30)).fit(steady_trainer);
     ht::testing::check_same_result(resumed, ht::load_result(path));
     REQUIRE(resumed.trials().size() == straight.trials().size());
