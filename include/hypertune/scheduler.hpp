@@ -154,6 +154,8 @@ protected:
     /// A new trial with `resource` as its budget and the sampler's configuration; Done when the
     /// budget allows no new trial or the sampler has none left.
     [[nodiscard]] Suggestion start_new(const TrialBudget& budget, Resource resource) {
+        if (!sampler_)
+            throw StrategyError(fmt::format("strategy '{}' has no sampler to start a new trial with", name()));
         if (!budget.allows_new()) return Suggestion::done();
         auto cfg = sampler_->sample(budget.next_id);
         if (!cfg) return Suggestion::done();

@@ -104,6 +104,20 @@ TEST_CASE("a scheduler that names a trial never handed out gets a StrategyError"
                          ht::StrategyError);
 }
 
+TEST_CASE("a scheduler built without a sampler that starts a new trial gets a StrategyError, not a crash") {
+    class NoSampler : public ht::Scheduler {
+    public:
+        NoSampler() : Scheduler(ht::AnySampler{}) {}
+        std::string name() const override { return "NoSampler"; }
+
+    protected:
+        ht::Suggestion next(const ht::TrialBudget& b) override { return start_new(b, 1); }
+    };
+    NoSampler s;
+    s.start(two_d(), {});
+    CHECK_THROWS_WITH_AS(s.ask(), "strategy 'NoSampler' has no sampler to start a new trial with", ht::StrategyError);
+}
+
 TEST_CASE("the tuner ends a run whose scheduler ignores the budget, with the error as its reason and nothing lost") {
     const auto t0 = std::chrono::steady_clock::now();
     ht::Tuner tuner(two_d(), IgnoresBudget{}, {.max_jobs = 5, .max_parallel_jobs = 2});
