@@ -320,7 +320,7 @@ TEST_CASE("Bayesian: degenerate inputs fall back without throwing and say why") 
             best = std::min(best, branin(s.config));
             b.tell(s.trial, ht::Outcome::completed(branin(s.config), 1));
         }
-        bool capped = std::any_of(b.notes().begin(), b.notes().end(),
+        bool capped = std::ranges::any_of(b.notes(),
                                   [](const std::string& n) { return n.find("uses 12 of") != std::string::npos; });
         CHECK(capped);
         CHECK(best < 5.0);
@@ -491,7 +491,7 @@ TEST_CASE("Bayesian: heavy-tailed losses are modelled on a log scale (Rosenbrock
             if (!s.runs()) break;
             b.tell(s.trial, ht::Outcome::completed(rosenbrock(s.config), 1));
         }
-        said = said || std::any_of(b.notes().begin(), b.notes().end(), [](const std::string& n) {
+        said = said || std::ranges::any_of(b.notes(), [](const std::string& n) {
                    return n.find("the losses span orders of magnitude") != std::string::npos;
                });
     }
