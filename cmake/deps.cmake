@@ -11,6 +11,7 @@
 #   HYPERTUNE_WARNINGS_AS_ERRORS  default OFF
 #   HYPERTUNE_BUILD_EXAMPLES      default ON
 #   HYPERTUNE_BUILD_BENCH         default ON
+#   HYPERTUNE_TEST_MODE           compiled (default) or header-only: how tests and benchmarks link
 #   JOBS                          parallel build and test jobs (default 2)
 include_guard(GLOBAL)
 
@@ -138,6 +139,9 @@ function(hypertune_configure)
     if(NOT DEFINED HYPERTUNE_WARNINGS_AS_ERRORS)
         set(HYPERTUNE_WARNINGS_AS_ERRORS OFF)
     endif()
+    if(NOT DEFINED HYPERTUNE_TEST_MODE)
+        set(HYPERTUNE_TEST_MODE compiled)
+    endif()
 
     # Every option is passed every time, so a build directory reused with other settings is updated.
     hypertune_run("configuring ${_build_dir}"
@@ -147,6 +151,7 @@ function(hypertune_configure)
         "-DHYPERTUNE_BUILD_EXAMPLES=${HYPERTUNE_BUILD_EXAMPLES}"
         "-DHYPERTUNE_BUILD_BENCH=${HYPERTUNE_BUILD_BENCH}"
         "-DHYPERTUNE_WARNINGS_AS_ERRORS=${HYPERTUNE_WARNINGS_AS_ERRORS}"
+        "-DHYPERTUNE_TEST_MODE=${HYPERTUNE_TEST_MODE}"
         "-DHYPERTUNE_SANITIZE=${HYPERTUNE_SANITIZE}")
     set(HYPERTUNE_BUILD_DIR "${_build_dir}" PARENT_SCOPE)
 endfunction()

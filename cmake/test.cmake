@@ -10,6 +10,7 @@
 #   -DBUILD_DIR=build-asan -DHYPERTUNE_SANITIZE=address,undefined   a sanitizer build in its own directory
 #   -DHYPERTUNE_BUILD_EXAMPLES=OFF -DHYPERTUNE_BUILD_BENCH=OFF       build the tests only
 #   -DHYPERTUNE_WARNINGS_AS_ERRORS=ON
+#   -DHYPERTUNE_TEST_MODE=header-only       tests and benchmarks without hypertune::compiled
 #   -DBUILD_TARGET=hypertune_tests_tuner    build only this target instead of all
 #   -DCTEST_LABELS=unit                     run only tests whose labels match this regex (ctest -L);
 #                                           if none match, say so and succeed

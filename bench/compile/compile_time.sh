@@ -3,7 +3,9 @@
 # with this checkout's headers against another revision's, in one run, so that machine drift
 # affects both alike. Each program is compiled as one translation unit, -O2, RUNS times; the table
 # gives the median user+sys CPU seconds and the median peak resident memory (GNU time's "Maximum
-# resident set size"), and the ratio new/old.
+# resident set size"), and the ratio new/old, for this checkout header-only (the default) and in
+# compiled mode (-DHYPERTUNE_COMPILED, what linking hypertune::compiled gives: the program's own
+# translation unit; the library is compiled once, its cost is printed below the table).
 #
 #   bench/compile/compile_time.sh [BASELINE_REV] [RUNS]
 #
@@ -24,27 +26,37 @@ git -C "$top" worktree add --detach "$work/baseline" "$baseline" >/dev/null 2>&1
 # Prints "cpu_seconds peak_kb" for one compile.
 measure() {
     local include=$1 source=$2
-    /usr/bin/time -f '%U %S %M' -o "$work/time" "$cxx" "${flags[@]}" -I"$include" "$source" 2>"$work/err" ||
+    /usr/bin/time -f '%U %S %M' -o "$work/time" "$cxx" "${flags[@]}" "${@:3}" -I"$include" "$source" 2>"$work/err" ||
         { cat "$work/err" >&2; exit 1; }
     awk '{ printf "%.2f %d\n", $1 + $2, $3 }' "$work/time"
 }
 
 median() { sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
 
-printf '| program | %s: CPU s | peak MB | this checkout: CPU s | peak MB | CPU new/old |\n' "$baseline"
-printf '|---|---|---|---|---|---|\n'
+printf '| program | %s: CPU s | peak MB | header-only: CPU s | peak MB | new/old | compiled: CPU s | peak MB | new/old |\n' "$baseline"
+printf '|---|---|---|---|---|---|---|---|---|\n'
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
+mb() { cut -d' ' -f2 "$1" | median | awk '{ printf "%.0f", $1 / 1024 }'; }
+cpu() { cut -d' ' -f1 "$1" | median; }
 for program in random_search hyperband bayesian; do
     source="$here/$program.cpp"
     : >"$work/old"
     : >"$work/new"
-    for ((i = 0; i < runs; ++i)); do  # interleaved: old, new, old, new...
+    : >"$work/compiled"
+    for ((i = 0; i < runs; ++i)); do  # interleaved: old, new, compiled, old, new, compiled...
         measure "$work/baseline/include" "$source" >>"$work/old"
         measure "$top/include" "$source" >>"$work/new"
+        measure "$top/include" "$source" -DHYPERTUNE_COMPILED >>"$work/compiled"
     done
-    old_cpu=$(cut -d' ' -f1 "$work/old" | median)
-    new_cpu=$(cut -d' ' -f1 "$work/new" | median)
-    old_mb=$(cut -d' ' -f2 "$work/old" | median | awk '{ printf "%.0f", $1 / 1024 }')
-    new_mb=$(cut -d' ' -f2 "$work/new" | median | awk '{ printf "%.0f", $1 / 1024 }')
-    ratio=$(awk -v a="$new_cpu" -v b="$old_cpu" 'BEGIN { printf "%.2f", a / b }')
-    printf '| %s | %s | %s | %s | %s | %s |\n' "$program" "$old_cpu" "$old_mb" "$new_cpu" "$new_mb" "$ratio"
+    printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' "$program" "$(cpu "$work/old")" "$(mb "$work/old")" \
+        "$(cpu "$work/new")" "$(mb "$work/new")" "$(ratio "$(cpu "$work/new")" "$(cpu "$work/old")")" \
+        "$(cpu "$work/compiled")" "$(mb "$work/compiled")" "$(ratio "$(cpu "$work/compiled")" "$(cpu "$work/old")")"
 done
+
+# The library of the compiled mode, once: each of its sources, as its CMake target compiles them.
+library=0
+for source in "$top"/src/*.cpp; do
+    measure "$top/include" "$source" -DHYPERTUNE_COMPILED -DHYPERTUNE_BUILDING_LIBRARY >"$work/lib"
+    library=$(awk -v a="$library" -v b="$(cut -d' ' -f1 "$work/lib")" 'BEGIN { printf "%.2f", a + b }')
+done
+printf '\nhypertune::compiled itself (src/*.cpp, compiled once): %s CPU s\n' "$library"

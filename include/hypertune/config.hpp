@@ -7,7 +7,7 @@
 #include <hypertune/parameter.hpp>
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 
 #include <cstddef>
 #include <memory>
@@ -116,13 +116,9 @@ public:
 
     friend bool operator==(const Config& a, const Config& b) { return a.values_ == b.values_; }
 
-    /// {"name": value, ...} in parameter order.
-    [[nodiscard]] nlohmann::ordered_json to_json() const {
-        nlohmann::ordered_json j = nlohmann::ordered_json::object();
-        for (std::size_t i = 0; i < values_.size(); ++i)
-            std::visit([&](const auto& x) { j[(*layout_)[i].name] = x; }, values_[i]);
-        return j;
-    }
+    /// {"name": value, ...} in parameter order. Defined in <hypertune/json.hpp>, which brings in
+    /// nlohmann/json (<hypertune/hypertune.hpp> includes it).
+    [[nodiscard]] nlohmann::ordered_json to_json() const;
 
 private:
     static constexpr std::size_t npos = static_cast<std::size_t>(-1);

@@ -7,7 +7,6 @@
 
 #include <hypertune/config.hpp>
 #include <hypertune/error.hpp>
-#include <hypertune/journal.hpp>
 #include <hypertune/objective.hpp>
 #include <hypertune/parameter.hpp>
 #include <hypertune/result.hpp>

@@ -13,6 +13,7 @@
 // in run_events.hpp; the reducer that turns them into records is in run_state.hpp.
 
 #include <hypertune/error.hpp>
+#include <hypertune/json.hpp>
 #include <hypertune/parameter.hpp>
 #include <hypertune/result.hpp>
 #include <hypertune/search_space.hpp>

@@ -47,6 +47,7 @@
 // - The coordinator rank does not train; on a single node with few cores it sleeps while waiting.
 
 #include <hypertune/config.hpp>
+#include <hypertune/json.hpp>
 #include <hypertune/error.hpp>
 #include <hypertune/result.hpp>
 #include <hypertune/search_space.hpp>

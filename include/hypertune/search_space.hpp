@@ -10,7 +10,7 @@
 #include <hypertune/parameter.hpp>
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -122,31 +122,8 @@ public:
     }
 
     /// Parses {"name": value, ...}: every parameter must be present, none unknown, each in range.
-    /// Static parameters may be omitted (they take their fixed value).
-    [[nodiscard]] Config from_json(const nlohmann::json& j) const {
-        if (!j.is_object()) throw InvalidArgument("configuration JSON must be an object of name: value");
-        for (const auto& [key, _] : j.items())
-            if (std::none_of(layout_->begin(), layout_->end(), [&key = key](const auto& p) { return p.name == key; }))
-                throw InvalidArgument(fmt::format("configuration JSON: unknown parameter '{}'", key));
-        std::vector<Value> values;
-        for (const auto& p : *layout_) {
-            auto it = j.find(p.name);
-            if (it == j.end()) {
-                if (p.kind == ParameterKind::Static) {
-                    values.push_back(p.fixed);
-                    continue;
-                }
-                throw InvalidArgument(fmt::format("configuration JSON: parameter '{}' is missing", p.name));
-            }
-            if (it->is_string()) values.emplace_back(it->get<std::string>());
-            else if (it->is_number_integer()) values.emplace_back(it->get<std::int64_t>());
-            else if (it->is_number()) values.emplace_back(it->get<double>());
-            else
-                throw InvalidArgument(fmt::format("configuration JSON: parameter '{}' has a value of type {}", p.name,
-                                                  it->type_name()));
-        }
-        return make(std::move(values));
-    }
+    /// Static parameters may be omitted (they take their fixed value). Defined in <hypertune/json.hpp>.
+    [[nodiscard]] Config from_json(const nlohmann::json& j) const;
 
     /// Throws InvalidArgument unless `cfg` was made for a space with the same parameters.
     void check(const Config& cfg) const {
@@ -211,32 +188,9 @@ public:
         return decode(u);
     }
 
-    /// {"name": {"type": ..., "min": ..., ...}, ...}: what a journal or report records of the space.
-    [[nodiscard]] nlohmann::ordered_json to_json() const {
-        nlohmann::ordered_json j = nlohmann::ordered_json::array();
-        for (const auto& p : *layout_) {
-            nlohmann::ordered_json e;
-            e["name"] = p.name;
-            e["kind"] = std::string(to_string(p.kind));
-            e["type"] = std::string(p.type);
-            switch (p.kind) {
-                case ParameterKind::Integer:
-                    e["min"] = static_cast<std::int64_t>(p.min);
-                    e["max"] = static_cast<std::int64_t>(p.max);
-                    e["scaling"] = std::string(to_string(p.scaling));
-                    break;
-                case ParameterKind::Continuous:
-                    e["min"] = p.min;
-                    e["max"] = p.max;
-                    e["scaling"] = std::string(to_string(p.scaling));
-                    break;
-                case ParameterKind::Categorical: e["values"] = p.categories; break;
-                case ParameterKind::Static: std::visit([&](const auto& x) { e["value"] = x; }, p.fixed); break;
-            }
-            j.push_back(std::move(e));
-        }
-        return j;
-    }
+    /// [{"name": ..., "kind": ..., "min": ..., ...}, ...]: what a journal or report records of the
+    /// space. Defined in <hypertune/json.hpp>.
+    [[nodiscard]] nlohmann::ordered_json to_json() const;
 
 private:
     std::shared_ptr<const detail::Layout> layout_;

@@ -6,9 +6,7 @@
 
 #include <hypertune/config.hpp>
 #include <hypertune/error.hpp>
-#include <hypertune/detail/progress_line.hpp>
-#include <hypertune/detail/replay.hpp>
-#include <hypertune/journal.hpp>
+#include <hypertune/linkage.hpp>
 #include <hypertune/objective.hpp>
 #include <hypertune/result.hpp>
 #include <hypertune/run_events.hpp>
@@ -17,603 +15,45 @@
 #include <hypertune/search_space.hpp>
 #include <hypertune/strategy.hpp>
 #include <hypertune/trial.hpp>
+#include <hypertune/tuner_options.hpp>
 #include <hypertune/warm_start.hpp>
 
 #include <fmt/format.h>
 
-#include <unistd.h>
-
-#include <array>
-#include <atomic>
-#include <chrono>
-#include <cmath>
-#include <condition_variable>
-#include <cstdio>
-#include <deque>
-#include <exception>
-#include <filesystem>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
-#include <thread>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
 namespace hypertune {
 
-enum class ProgressBar { Auto, Always, Never };
-
-/// The most worker threads a Tuner starts (TunerOptions::max_parallel_jobs): each is an OS thread.
-inline constexpr std::size_t max_parallel_jobs_limit = 1024;
-
-struct TunerOptions {
-    std::string metric = "objective";  ///< the objective metric's name, for output
-    Direction direction = Direction::Minimize;
-    std::size_t max_jobs = 100;          ///< trials to start in all
-    /// Worker threads: never more trials in flight. At most max_parallel_jobs_limit; no more than
-    /// max_jobs threads start.
-    std::size_t max_parallel_jobs = 1;
-    std::uint64_t seed = 0;
-    double max_runtime_seconds = 0.0;    ///< 0: no limit. When it passes, running trials are stopped.
-    std::optional<double> target_objective{};      ///< stop once a completed trial reaches it
-    std::size_t max_trials_without_improvement = 0;  ///< stop after N completed trials without a
-                                                     ///< relative improvement above improvement_tolerance; 0: off
-    double improvement_tolerance = 0.01;
-    int max_retries = 0;          ///< re-runs of a failed trial before it is recorded Failed
-    int instances_per_trial = 1;  ///< for cost accounting: billable = elapsed x instances
-    ProgressBar progress = ProgressBar::Auto;  ///< Auto: on stderr when it is a terminal
-    /// A journal file (JSON lines): written as the run goes; an existing one is resumed.
-    std::string journal{};
-    /// Earlier runs to learn from (at most 5) and their best trials for Result::overall_best().
-    WarmStart warm_start{};
-    /// Called from the worker thread when a trial (or a resumed run of it) starts and when it ends.
-    /// Calls are serialised; keep them short.
-    std::function<void(const TrialRecord&)> on_trial_start{};
-    std::function<void(const TrialRecord&)> on_trial_end{};
-    /// Called with every run event once it is applied to the run's state (run_events.hpp), under
-    /// the run's lock: keep it short, and call nothing of the tuner from it. A throw stops the run.
-    std::function<void(const RunEvent&, const RunState&)> on_event{};
-};
-
-/// A snapshot of a run in progress.
-struct Progress {
-    std::size_t started = 0;
-    std::size_t running = 0;
-    std::size_t completed = 0;
-    std::size_t stopped = 0;
-    std::size_t failed = 0;
-    std::size_t max_jobs = 0;
-    double elapsed_seconds = 0.0;
-    std::optional<double> best;
-    bool finished = false;
-};
-
 namespace detail {
-
-// One tuning run: the worker threads, the strategy calls, and the events. Everything that happens
-// becomes a run event (run_events.hpp) that is journaled, then applied to the run's RunState, the
-// same reducer that resume and load_result() use; the records are only ever changed there.
-class TuningRun final : public TrialHost {
-public:
-    TuningRun(SearchSpace space, AnyStrategy strategy, TunerOptions options, ObjectiveFunction objective,
-              std::unique_ptr<JournalWriter> journal, JournalContents earlier, PreparedWarmStart warm = {})
-        : space_(std::move(space)), strategy_(std::move(strategy)), options_(std::move(options)),
-          objective_(std::move(objective)), journal_(std::move(journal)), earlier_(std::move(earlier)),
-          warm_(std::move(warm)), strategy_name_(strategy_.name()), max_resource_(strategy_.max_resource()) {
-        if (options_.progress == ProgressBar::Always ||
-            (options_.progress == ProgressBar::Auto && ::isatty(STDERR_FILENO) == 1))
-            progress_line_.emplace(options_.max_jobs);
-    }
-
-    TuningRun(const TuningRun&) = delete;
-    TuningRun& operator=(const TuningRun&) = delete;
-
-    ~TuningRun() {
-        stop("destroyed while running");
-        join();
-    }
-
-    void launch() {
-        start_steady_ = std::chrono::steady_clock::now();
-        session_start_ = unix_now();
-        {
-            std::lock_guard lk(mu_);
-            if (!earlier_.events.empty()) resume();
-            else begin();
-        }
-        if (options_.max_runtime_seconds > 0.0)
-            deadline_ = start_steady_ + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                                            std::chrono::duration<double>(options_.max_runtime_seconds));
-        workers_.reserve(options_.max_parallel_jobs);
-        active_workers_ = options_.max_parallel_jobs;
-        for (std::size_t w = 0; w < options_.max_parallel_jobs; ++w) workers_.emplace_back([this, w] { work(w); });
-    }
-
-    void stop(std::string_view reason = "stopped by user") {
-        std::lock_guard lk(mu_);
-        request_stop(reason);
-    }
-
-    // The final result is built once, by moving the records: no copy of a large run.
-    const Result& wait() {
-        join();
-        std::lock_guard lk(mu_);
-        if (!final_) final_ = std::move(state_).result(true);
-        return *final_;
-    }
-
-    Result take_result() {
-        wait();
-        std::lock_guard lk(mu_);
-        return std::move(*final_);
-    }
-
-    [[nodiscard]] Result result_so_far() const {
-        std::lock_guard lk(mu_);
-        if (final_) return *final_;
-        // While the run goes on, the strategy's notes and the stop reason are not events yet.
-        Result now = state_.result(active_workers_ == 0, run_clock());
-        Result::Setup setup = now.setup();
-        if (setup.stop_reason.empty()) setup.stop_reason = stop_reason_;
-        for (const auto& note : strategy_.notes()) setup.warnings.push_back(fmt::format("{}: {}", strategy_name_, note));
-        return Result(std::move(setup), now.trials());
-    }
-
-    [[nodiscard]] Progress progress() const {
-        std::lock_guard lk(mu_);
-        const bool ended = active_workers_ == 0;
-        auto count = [&](TrialStatus s) {
-            if (final_) return final_->count(s);
-            return state_.count(s);
-        };
-        Progress p;
-        p.started = final_ ? final_->trials().size() : state_.records().size();
-        p.running = count(TrialStatus::Running);
-        p.completed = count(TrialStatus::Completed);
-        // once the run has ended, trials still paused are Stopped in the result: count them so
-        p.stopped = count(TrialStatus::Stopped) + (ended ? count(TrialStatus::Paused) : 0);
-        p.failed = count(TrialStatus::Failed);
-        p.max_jobs = options_.max_jobs;
-        p.elapsed_seconds = seconds_since_start();
-        if (best_) p.best = best_value_;
-        p.finished = ended;
-        return p;
-    }
-
-    [[nodiscard]] bool finished() const {
-        std::lock_guard lk(mu_);
-        return active_workers_ == 0;
-    }
-
-    // TrialHost
-    Decision on_report(Trial& trial, Resource step, double value) override {
-        std::lock_guard lk(mu_);
-        const double now = run_clock();
-        emit(TrialReported{now, trial.id(), step, value, now - state_.record(trial.id()).start_time()});
-        Decision d = Decision::Continue;
-        try {
-            d = strategy_.report(trial.id(), step, loss_of(value));
-            apply_decisions();
-        } catch (const std::exception& e) {
-            request_stop(fmt::format("strategy '{}' failed in report(): {}", strategy_name_, e.what()));
-        }
-        return d;
-    }
-
-    bool stop_requested() const noexcept override { return stop_flag_.load(std::memory_order_relaxed); }
-
-private:
-    [[nodiscard]] double loss_of(double value) const noexcept {
-        return options_.direction == Direction::Maximize ? -value : value;
-    }
-
-    [[nodiscard]] double seconds_since_start() const {
-        return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_steady_).count();
-    }
-
-    [[nodiscard]] static double unix_now() {
-        return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-    }
-
-    // Unix seconds now, from the monotonic clock (immune to clock changes during the run).
-    [[nodiscard]] double run_clock() const { return session_start_ + seconds_since_start(); }
-
-    void join() {
-        for (auto& t : workers_)
-            if (t.joinable()) t.join();
-    }
-
-    void request_stop(std::string_view reason) {
-        if (!stop_flag_.load()) {
-            if (stop_reason_.empty()) stop_reason_ = reason;
-            stop_flag_.store(true);
-        }
-        cv_.notify_all();
-    }
-
-    // Journals an event, then applies it to the run's state: the journal is written first, as
-    // Optuna's journal storage does, so what is on disk never lags what the run believes. A failed
-    // write stops the run: what is on disk stays consistent, and every trial that ended is kept.
-    void emit(const RunEvent& event) {
-        if (journal_ && !journal_failed_) try {
-                journal_->write(to_json(event));
-            } catch (const IoError& e) {
-                journal_failed_ = true;
-                request_stop(e.what());
-            }
-        state_.apply(event);
-        if (progress_line_) (*progress_line_)(event, state_, seconds_since_start());
-        if (options_.on_event && !observer_failed_) try {
-                options_.on_event(event, state_);
-            } catch (const std::exception& e) {
-                observer_failed_ = true;
-                request_stop(fmt::format("the on_event observer threw: {}", e.what()));
-            } catch (...) {
-                observer_failed_ = true;
-                request_stop("the on_event observer threw a non-standard exception");
-            }
-    }
-
-    void warn(std::string message, double time) { emit(RunWarned{time, std::move(message)}); }
-
-    void sync_journal() {
-        if (!journal_ || journal_failed_) return;
-        try {
-            journal_->sync();
-        } catch (const IoError& e) {
-            journal_failed_ = true;
-            request_stop(e.what());
-        }
-    }
-
-    // A new run: its options and space, then the warm-start parents' best trials (so that
-    // load_result() has the overall best) and the warm start's notes as warnings.
-    void begin() {
-        RunStarted start{session_start_,        options_.metric,
-                         options_.direction,    strategy_name_,
-                         options_.seed,         options_.max_jobs,
-                         options_.max_parallel_jobs, options_.instances_per_trial,
-                         max_resource_,         space_};
-        emit(start);
-        if (!warm_.parent_bests.empty()) emit(RunWarmStarted{session_start_, std::move(warm_.parent_bests)});
-        for (auto& note : warm_.notes) warn(std::move(note), session_start_);
-        warm_ = {};
-    }
-
-    // Resuming: the journal is replayed into the strategy and the state (detail/replay.hpp); trials
-    // that ended are kept. Of those in flight at the crash, a trial the strategy had already told
-    // to stop ends as it would have (at its last report); the others run again.
-    void resume() {
-        Replayed replayed = replay_journal(options_.journal, earlier_.events, strategy_,
-                                           options_.direction == Direction::Maximize, options_.max_jobs);
-        state_ = std::move(replayed.state);
-        if (!earlier_.warning.empty()) warn(earlier_.warning, session_start_);
-        // Decisions the crash kept out of the journal.
-        for (auto& d : replayed.late) emit(TrialDecided{session_start_, std::move(d)});
-        std::vector<TrialStarted> again;
-        for (const TrialStarted& open : state_.open_trials()) {
-            const TrialRecord& r = state_.record(open.trial);
-            auto said = replayed.last_said.find(open.trial);
-            if (said == replayed.last_said.end() || said->second != Decision::Stop || r.curve.empty()) {
-                again.push_back(open);
-                continue;
-            }
-            const ReportPoint last = r.curve.back();
-            Attempt a;
-            a.stopped = true;
-            a.value = last.value;
-            a.resource = last.step;
-            a.reports = r.curve.size();
-            finish(open.trial, a, r.start_time() + last.seconds);
-        }
-        emit(RunResumed{session_start_, state_.records().size(), again.size()});
-        for (const auto& open : again)
-            reruns_.push_back(Suggestion::run(open.trial, open.config, open.budget, open.resume_from));
-        for (const auto& r : state_.records())
-            if (r.status == TrialStatus::Completed) check_completion(r, false);
-        earlier_ = {};
-    }
-
-    void call(const std::function<void(const TrialRecord&)>& callback, const TrialRecord& rec) {
-        if (!callback) return;
-        std::lock_guard lk(callback_mu_);
-        try {
-            callback(rec);
-        } catch (const std::exception& e) {
-            std::lock_guard lk2(mu_);
-            request_stop(fmt::format("a trial callback threw: {}", e.what()));
-        } catch (...) {
-            std::lock_guard lk2(mu_);
-            request_stop("a trial callback threw a non-standard exception");
-        }
-    }
-
-    void work(std::size_t worker) {
-        std::unique_lock lk(mu_);
-        while (!stop_flag_.load()) {
-            if (deadline_ && std::chrono::steady_clock::now() >= *deadline_) {
-                request_stop(fmt::format("max_runtime of {}s reached", options_.max_runtime_seconds));
-                break;
-            }
-            Suggestion s;
-            bool rerun = !reruns_.empty();
-            try {
-                if (rerun) {
-                    s = std::move(reruns_.front());
-                    reruns_.pop_front();
-                } else {
-                    s = strategy_.ask();
-                    // A decision made in ask() (a promotion) is journaled after the trial_started of the
-                    // run it starts (in run()): a crash between the two lines leaves a run to redo, not a
-                    // decision that no trial follows, which a resume could not replay.
-                    if (!s.runs()) apply_decisions();
-                }
-            } catch (const StrategyError& e) {
-                request_stop(e.what());  // names the strategy already
-                break;
-            } catch (const std::exception& e) {
-                request_stop(fmt::format("strategy '{}' failed in ask(): {}", strategy_name_, e.what()));
-                break;
-            }
-            if (s.kind == Suggestion::Kind::Done) {
-                if (stop_reason_.empty())
-                    stop_reason_ = state_.records().size() >= options_.max_jobs ? "max_jobs reached" : "strategy finished";
-                break;
-            }
-            if (s.kind == Suggestion::Kind::Wait) {
-                if (state_.count(TrialStatus::Running) == 0) {
-                    if (stop_reason_.empty()) stop_reason_ = "strategy finished";
-                    break;
-                }
-                auto generation = generation_;
-                auto woken = [&] { return generation_ != generation || stop_flag_.load(); };
-                if (deadline_) cv_.wait_until(lk, *deadline_, woken);
-                else cv_.wait(lk, woken);
-                continue;
-            }
-            run(lk, worker, std::move(s), rerun);
-        }
-        if (--active_workers_ == 0) {
-            const double now = run_clock();
-            // The strategy's notes (its fallbacks) become warnings, in the journal too.
-            for (const auto& note : strategy_.notes()) warn(fmt::format("{}: {}", strategy_name_, note), now);
-            emit(RunEnded{now, stop_reason_});
-            sync_journal();
-        }
-        cv_.notify_all();
-    }
-
-    // Runs one suggestion. Called and returns with `lk` held; the objective runs without it.
-    void run(std::unique_lock<std::mutex>& lk, std::size_t worker, Suggestion s, bool rerun) {
-        if (!state_.has(s.trial) && state_.records().size() >= options_.max_jobs) {  // Scheduler::ask() refuses this first
-            request_stop(fmt::format("strategy '{}' suggested new trial {} beyond max_jobs = {}", strategy_name_, s.trial,
-                                     options_.max_jobs));
-            return;
-        }
-        // A trial re-run after a crash must not be judged again on the steps it already reported.
-        Resource judged = 0;
-        if (rerun && state_.has(s.trial) && !state_.record(s.trial).curve.empty())
-            judged = state_.record(s.trial).curve.back().step;
-        emit(TrialStarted{run_clock(), s.trial, s.config, s.budget, s.resume_from, worker, rerun});
-        apply_decisions();
-        std::optional<std::string> checkpoint;
-        if (auto c = checkpoints_.find(s.trial); c != checkpoints_.end()) checkpoint = std::move(c->second);
-        TrialRecord started_copy;
-        if (options_.on_trial_start) started_copy = state_.record(s.trial);
-        lk.unlock();
-
-        call(options_.on_trial_start, started_copy);
-        auto attempt = execute(s, std::move(checkpoint), judged, lk);
-
-        lk.lock();
-        finish(s.trial, attempt);
-        TrialRecord ended_copy;
-        if (options_.on_trial_end) ended_copy = state_.record(s.trial);
-        lk.unlock();
-        call(options_.on_trial_end, ended_copy);
-        lk.lock();
-    }
-
-    struct Attempt {
-        bool failed = false;
-        bool stopped = false;
-        double value = std::numeric_limits<double>::quiet_NaN();
-        Resource resource = 0;
-        std::size_t reports = 0;
-        std::string failure;
-        int retries = 0;
-        std::optional<std::string> checkpoint;
-        Resource ignored_stop_at = 0;  // > 0: told to stop at this step, the objective went on
-    };
-
-    // Runs the objective (with retries) outside the lock.
-    Attempt execute(const Suggestion& s, std::optional<std::string> checkpoint, Resource judged,
-                    std::unique_lock<std::mutex>& lk) {
-        Attempt a;
-        for (int attempt = 0;; ++attempt) {
-            bool resumes = s.resume_from > 0 && checkpoint.has_value();
-            Trial trial(s.trial, s.config, s.budget, resumes ? s.resume_from : 0, checkpoint);
-            trial.host_ = this;
-            if (!resumes && std::max(s.resume_from, judged) > 0) trial.restart_from(std::max(s.resume_from, judged));
-            a = Attempt{};
-            a.retries = attempt;
-            try {
-                a.value = objective_(s.config, trial);
-                if (!trial.failure().empty()) {
-                    a.failed = true;
-                    a.failure = trial.failure();
-                } else if (!std::isfinite(a.value)) {
-                    a.failed = true;
-                    a.failure = fmt::format("the objective returned {}", a.value);
-                }
-            } catch (const std::exception& e) {
-                a.failed = true;
-                a.failure = trial.failure().empty() ? fmt::format("the objective threw: {}", e.what()) : trial.failure();
-            } catch (...) {
-                a.failed = true;
-                a.failure = "the objective threw a non-standard exception";
-            }
-            // Stopped: told so by the strategy, or the run stopped before the trial reached its budget.
-            a.stopped = trial.stop_decided() ||
-                        (stop_flag_.load() && trial.reports() > 0 && trial.last_step() < s.budget);
-            if (trial.stop_decided() && trial.last_step() > trial.stop_step()) {
-                a.ignored_stop_at = trial.stop_step();
-                // It trained on to its full budget: a completed trial, not one stopped early.
-                if (!a.failed && trial.last_step() >= s.budget && !stop_flag_.load()) a.stopped = false;
-            }
-            Resource reached = std::max(trial.last_step(), s.resume_from);
-            a.resource = trial.reports() > 0 || a.stopped ? reached : s.budget;
-            if (!a.failed && !a.stopped) a.resource = std::max(a.resource, s.budget);  // reported less often
-            if (!a.failed && a.stopped && !std::isfinite(a.value) && trial.last_value()) a.value = *trial.last_value();
-            a.checkpoint = trial.checkpoint();
-            a.reports = trial.reports();
-            if (!a.failed || a.stopped || attempt >= options_.max_retries) break;
-            // Retry from scratch: the failed attempt's reports are forgotten.
-            lk.lock();
-            emit(TrialRetried{run_clock(), s.trial, attempt, std::max(s.resume_from, judged), a.failure});
-            lk.unlock();
-        }
-        return a;
-    }
-
-    // Ends a trial's run (at `ended_at`, or now): the event, the warnings it deserves, then the
-    // strategy hears of it.
-    void finish(TrialId id, Attempt& a, std::optional<double> ended_at = std::nullopt) {
-        const double t1 = ended_at.value_or(run_clock());
-        ++generation_;
-        if (a.checkpoint) checkpoints_[id] = std::move(*a.checkpoint);
-        const Resource resource = std::max(state_.record(id).resource_used, a.resource);
-        const TrialStatus status = a.failed    ? TrialStatus::Failed
-                                   : a.stopped ? TrialStatus::Stopped
-                                               : TrialStatus::Completed;
-        emit(TrialEnded{t1, id, status, a.failed ? std::nan("") : a.value, resource, a.failed ? a.failure : "",
-                        a.retries});
-        Outcome outcome = a.failed    ? Outcome::failed(resource)
-                          : a.stopped ? Outcome::stopped(loss_of(a.value), resource)
-                                      : Outcome::completed(loss_of(a.value), resource);
-        if (a.ignored_stop_at > 0 && !warned_ignored_stop_) {
-            warned_ignored_stop_ = true;
-            warn(fmt::format("trial {} went on to step {} after {} told it to stop at step {}: check "
-                             "trial.should_stop() after each report and return; what a trial trains after a stop is "
-                             "spent all the same (a trial that reaches its full budget is recorded Completed)",
-                             id, a.resource, strategy_name_, a.ignored_stop_at),
-                 t1);
-        }
-        if (!a.failed && a.reports == 0 && max_resource_.value_or(1) > 1 && !warned_no_reports_) {
-            warned_no_reports_ = true;
-            warn(fmt::format("trial {} reported no intermediate values: {} can only judge a trial from the values it "
-                             "reports along the way; call trial.report(step, value) after each resource unit (epoch, "
-                             "round...)",
-                             id, strategy_name_),
-                 t1);
-        }
-        try {
-            strategy_.tell(id, outcome);
-            apply_decisions();
-        } catch (const std::exception& e) {
-            request_stop(fmt::format("strategy '{}' failed in tell(): {}", strategy_name_, e.what()));
-        }
-        const TrialRecord& rec = state_.record(id);
-        if (rec.status != TrialStatus::Paused) checkpoints_.erase(id);
-        if (rec.status == TrialStatus::Completed) check_completion(rec, true);
-        sync_journal();  // a trial that ended is on disk before anything else happens
-        cv_.notify_all();
-    }
-
-    // The strategy's stops, pauses and promotions, as events; a paused trial that is stopped never
-    // resumes, so its checkpoint goes.
-    void apply_decisions() {
-        for (auto& d : strategy_.take_decisions()) {
-            if (!state_.has(d.trial)) continue;
-            const TrialId id = d.trial;
-            emit(TrialDecided{run_clock(), std::move(d)});
-            if (state_.record(id).status == TrialStatus::Stopped) checkpoints_.erase(id);
-        }
-    }
-
-    // AMT's completion criteria: a target objective, or no improvement over N trials.
-    void check_completion(const TrialRecord& rec, bool may_stop) {
-        const double v = rec.objective;
-        const bool maximize = options_.direction == Direction::Maximize;
-        if (!best_) {
-            best_ = rec.id;
-            best_value_ = v;
-            since_improvement_ = 0;
-        } else if (maximize ? v > best_value_ : v < best_value_) {
-            const double gain = std::abs(v - best_value_);
-            const bool improved = gain > options_.improvement_tolerance * std::abs(best_value_);
-            best_ = rec.id;
-            best_value_ = v;
-            if (improved) since_improvement_ = 0;
-            else ++since_improvement_;
-        } else {
-            ++since_improvement_;
-        }
-        if (!may_stop) return;
-        if (options_.target_objective && (maximize ? v >= *options_.target_objective : v <= *options_.target_objective))
-            request_stop(fmt::format("target objective {} reached by trial {}", *options_.target_objective, rec.id));
-        if (options_.max_trials_without_improvement > 0 &&
-            since_improvement_ >= options_.max_trials_without_improvement)
-            request_stop(fmt::format("no improvement above {}% in {} trials", 100.0 * options_.improvement_tolerance,
-                                     since_improvement_));
-    }
-
-    SearchSpace space_;
-    AnyStrategy strategy_;
-    TunerOptions options_;
-    ObjectiveFunction objective_;
-    std::unique_ptr<JournalWriter> journal_;
-    JournalContents earlier_;
-    PreparedWarmStart warm_;
-    std::string strategy_name_;
-    std::optional<Resource> max_resource_;
-
-    mutable std::mutex mu_;
-    std::mutex callback_mu_;
-    std::condition_variable cv_;
-    std::vector<std::thread> workers_;
-    std::atomic<bool> stop_flag_{false};
-    std::string stop_reason_;
-    RunState state_;                // the records: changed only by emit()
-    std::optional<Result> final_;
-    std::unordered_map<TrialId, std::string> checkpoints_;
-    std::deque<Suggestion> reruns_;  // in flight when an earlier session died
-    bool journal_failed_ = false;
-    bool observer_failed_ = false;
-    std::optional<ProgressLine> progress_line_;  // an observer of the events, on stderr
-    bool warned_no_reports_ = false;
-    bool warned_ignored_stop_ = false;
-    double session_start_ = 0.0;
-    std::size_t active_workers_ = 0;
-    std::uint64_t generation_ = 0;
-    std::optional<TrialId> best_;
-    double best_value_ = 0.0;
-    std::size_t since_improvement_ = 0;
-    std::chrono::steady_clock::time_point start_steady_;
-    std::optional<std::chrono::steady_clock::time_point> deadline_;
-};
-
+class TuningRun;
+class JournalWriter;
+struct JournalContents;
 }  // namespace detail
 
 /// A tuning run in progress, returned by Tuner::start(). Destroying it stops the run and waits.
 class TuningJob {
 public:
-    explicit TuningJob(std::unique_ptr<detail::TuningRun> run) : run_(std::move(run)) {}
+    explicit TuningJob(std::unique_ptr<detail::TuningRun> run);
+    TuningJob(TuningJob&&) noexcept;
+    TuningJob& operator=(TuningJob&&) noexcept;
+    ~TuningJob();
 
     /// Blocks until the run ends; returns everything it recorded. May be called more than once.
-    const Result& wait() { return run_->wait(); }
+    const Result& wait();
     /// Waits, then hands the result over (the job keeps none).
-    Result take_result() { return run_->take_result(); }
+    Result take_result();
     /// Asks the run to end: no new trial starts, running ones see Trial::should_stop() and finish
     /// cleanly; nothing completed is lost. Safe from any thread, including callbacks.
-    void stop() { run_->stop(); }
-    [[nodiscard]] Progress progress() const { return run_->progress(); }
-    [[nodiscard]] bool finished() const { return run_->finished(); }
+    void stop();
+    [[nodiscard]] Progress progress() const;
+    [[nodiscard]] bool finished() const;
     /// The records so far, without waiting.
-    [[nodiscard]] Result result_so_far() const { return run_->result_so_far(); }
+    [[nodiscard]] Result result_so_far() const;
 
 private:
     std::unique_ptr<detail::TuningRun> run_;
@@ -622,39 +62,12 @@ private:
 class Tuner {
 public:
     /// Checks the options and starts the strategy on the space: bad input throws
-    /// InvalidArgument here, before any trial runs.
-    Tuner(SearchSpace space, AnyStrategy strategy, TunerOptions options = {})
-        : space_(std::move(space)), strategy_(std::move(strategy)), options_(std::move(options)) {
-        if (options_.max_jobs < 1) throw InvalidArgument("TunerOptions: max_jobs must be >= 1, got 0");
-        if (options_.max_parallel_jobs < 1) throw InvalidArgument("TunerOptions: max_parallel_jobs must be >= 1, got 0");
-        if (options_.max_parallel_jobs > max_parallel_jobs_limit)
-            throw InvalidArgument(fmt::format("TunerOptions: max_parallel_jobs must be <= {} (one thread each), got {}",
-                                              max_parallel_jobs_limit, options_.max_parallel_jobs));
-        // A worker beyond max_jobs would never get a trial.
-        options_.max_parallel_jobs = std::min(options_.max_parallel_jobs, options_.max_jobs);
-        if (options_.instances_per_trial < 1)
-            throw InvalidArgument(fmt::format("TunerOptions: instances_per_trial must be >= 1, got {}",
-                                              options_.instances_per_trial));
-        if (options_.max_retries < 0)
-            throw InvalidArgument(fmt::format("TunerOptions: max_retries must be >= 0, got {}", options_.max_retries));
-        if (!(options_.max_runtime_seconds >= 0.0) || std::isinf(options_.max_runtime_seconds))
-            throw InvalidArgument(fmt::format("TunerOptions: max_runtime_seconds must be finite and >= 0, got {}",
-                                              options_.max_runtime_seconds));
-        if (options_.target_objective && !std::isfinite(*options_.target_objective))
-            throw InvalidArgument("TunerOptions: target_objective must be finite");
-        if (!(options_.improvement_tolerance >= 0.0))
-            throw InvalidArgument("TunerOptions: improvement_tolerance must be >= 0");
-        space_.require_tunable();
-        strategy_->start(space_, StrategyContext{options_.seed, options_.max_jobs});
-        if (!options_.warm_start.empty()) {
-            warm_ = prepare_warm_start(options_.warm_start, space_, options_.metric, options_.direction);
-            if (!strategy_->warm_start(warm_.observations, options_.warm_start.type) && !warm_.observations.empty())
-                warm_.notes.push_back(fmt::format("{} does not learn from earlier runs: the warm-start parents count "
-                                                  "only towards the overall best",
-                                                  strategy_->name()));
-        }
-        if (!options_.journal.empty()) open_journal();
-    }
+    /// InvalidArgument here, before any trial runs. An existing journal is locked, read and
+    /// checked against this run (detail/replay.hpp) here too.
+    Tuner(SearchSpace space, AnyStrategy strategy, TunerOptions options = {});
+    Tuner(Tuner&&) noexcept;
+    Tuner& operator=(Tuner&&) noexcept;
+    ~Tuner();
 
     /// Runs to the end and returns the result.
     template <class F>
@@ -665,40 +78,26 @@ public:
     /// Starts the run in the background.
     template <class F>
     TuningJob start(F&& objective) {
-        if (!strategy_) throw Error("Tuner: this tuner has already run; make a new one");
-        auto run = std::make_unique<detail::TuningRun>(space_, std::move(*strategy_), options_,
-                                                       make_objective(std::forward<F>(objective)),
-                                                       std::move(journal_), std::move(earlier_), std::move(warm_));
-        strategy_.reset();
-        run->launch();
-        return TuningJob(std::move(run));
+        return start_objective(make_objective(std::forward<F>(objective)));
     }
 
     [[nodiscard]] const SearchSpace& space() const noexcept { return space_; }
     [[nodiscard]] const TunerOptions& options() const noexcept { return options_; }
 
 private:
-    // An existing journal must come from the same run (detail/replay.hpp).
-    void open_journal() {
-        const auto& path = options_.journal;
-        // The lock first: a second tuner on a journal in use is refused before it reads anything.
-        auto lock = std::make_unique<detail::JournalLock>(path);
-        std::error_code ec;
-        if (std::filesystem::file_size(path, ec) > 0 && !ec) {
-            earlier_ = detail::read_journal(path);
-            if (!earlier_.events.empty())
-                detail::check_same_run(path, earlier_.events.front(), space_, strategy_->name(), options_.seed,
-                                       options_.metric, strategy_->max_resource(), options_.direction);
-        }
-        journal_ = std::make_unique<detail::JournalWriter>(path, earlier_.valid_bytes, std::move(lock));
-    }
+    TuningJob start_objective(ObjectiveFunction objective);
+    void open_journal();
 
     SearchSpace space_;
     std::optional<AnyStrategy> strategy_;
     TunerOptions options_;
     std::unique_ptr<detail::JournalWriter> journal_;
-    detail::JournalContents earlier_;
+    std::unique_ptr<detail::JournalContents> earlier_;
     PreparedWarmStart warm_;
 };
 
 }  // namespace hypertune
+
+#ifndef HYPERTUNE_COMPILED
+#include <hypertune/impl/tuner.hpp>
+#endif

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+#include <hypertune/json.hpp>
 #include <hypertune/hypertune.hpp>
 #include <hypertune/strategies/bayesian.hpp>
 #include <hypertune/strategies/median_stopping.hpp>

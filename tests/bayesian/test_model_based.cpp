@@ -2,6 +2,7 @@
 // ModelBased: model-based Hyperband (and ASHA). Configurations are the inner's until a level has
 // enough losses, then mostly the model's; resumed trials keep theirs; random_fraction = 1 is the
 // inner strategy exactly; the observations follow the rungs.
+#include <hypertune/json.hpp>
 #include <hypertune/hypertune.hpp>
 #include <hypertune/strategies/asha.hpp>
 #include <hypertune/strategies/hyperband.hpp>

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include <hypertune/config.hpp>
+#include <hypertune/json.hpp>
 #include <hypertune/search_space.hpp>
 
 #include <doctest/doctest.h>

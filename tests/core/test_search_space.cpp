@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+#include <hypertune/json.hpp>
 #include <hypertune/result.hpp>
 #include <hypertune/search_space.hpp>
 

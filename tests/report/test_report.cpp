@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include <hypertune/hypertune.hpp>
+#include <hypertune/detail/report_svg.hpp>
 #include <hypertune/report.hpp>
 #include <hypertune/strategies/asha.hpp>
 

@@ -7,6 +7,8 @@
 // The objective is the fault-injecting one, so failures, retries and overruns cross the kills too.
 #include "fault_injection.hpp"
 
+#include <hypertune/json.hpp>
+
 #include <doctest/doctest.h>
 
 #include <csignal>

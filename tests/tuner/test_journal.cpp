@@ -4,6 +4,8 @@
 // damaged journals are refused with the reason.
 #include "../support/same_result.hpp"
 
+#include <hypertune/journal.hpp>
+#include <hypertune/json.hpp>
 #include <hypertune/hypertune.hpp>
 #include <hypertune/strategies/asha.hpp>
 #include <hypertune/strategies/hyperband.hpp>

@@ -2,6 +2,8 @@
 // One writer per journal: a second Tuner on a journal in use, in this process or another, is
 // refused in its constructor with the holder's pid and host; the lock dies with its holder, so a
 // run killed with SIGKILL resumes.
+#include <hypertune/journal.hpp>
+#include <hypertune/json.hpp>
 #include <hypertune/hypertune.hpp>
 
 #include <doctest/doctest.h>

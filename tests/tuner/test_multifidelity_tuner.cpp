@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Hyperband (both modes), ASHA and median stopping driven by the real tuner, with parallel workers:
 // statuses, checkpoints, decisions on record, reproducibility and stopping mid-bracket.
+#include <hypertune/json.hpp>
 #include <hypertune/hypertune.hpp>
 #include <hypertune/strategies/asha.hpp>
 #include <hypertune/strategies/hyperband.hpp>

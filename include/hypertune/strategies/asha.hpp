@@ -62,9 +62,9 @@ protected:
     }
 
     [[nodiscard]] Decision on_report(TrialId id, Resource step, double loss) override {
-        std::vector<DecisionRecord> made;
-        const Decision d = ladder_.report(id, step, loss, made);
-        for (DecisionRecord& r : made) decide(std::move(r));
+        made_.clear();  // kept between reports: no allocation per decision
+        const Decision d = ladder_.report(id, step, loss, made_);
+        for (DecisionRecord& r : made_) decide(std::move(r));
         return d;
     }
 
@@ -80,6 +80,7 @@ private:
     AshaOptions options_;
     std::vector<Resource> rungs_;
     detail::StopRungs ladder_;
+    std::vector<DecisionRecord> made_;  // scratch for one report's decisions
 };
 
 static_assert(Strategy<ASHA>);

@@ -199,9 +199,9 @@ protected:
 
     [[nodiscard]] Decision on_report(TrialId id, Resource step, double loss) override {
         if (options_.mode == HyperbandMode::Asynchronous) {
-            std::vector<DecisionRecord> made;
-            const Decision d = async_.report(id, step, loss, made);
-            for (DecisionRecord& r : made) decide(std::move(r));
+            made_.clear();  // kept between reports: no allocation per decision
+            const Decision d = async_.report(id, step, loss, made_);
+            for (DecisionRecord& r : made_) decide(std::move(r));
             return d;
         }
         return report_sync(id, step, loss);
@@ -452,6 +452,7 @@ private:
 
     // asynchronous
     detail::StopRungs async_;
+    std::vector<DecisionRecord> made_;  // scratch for one asynchronous report's decisions
     std::vector<std::int64_t> credit_;
     std::vector<std::int64_t> weights_;
     std::int64_t weight_total_ = 0;

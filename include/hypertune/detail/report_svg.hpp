@@ -1,0 +1,271 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// The report's SVG primitives: escaping and number text, axes and ticks, and Chart (lines, dots,
+// bands and labels in one <svg>).
+
+#include <hypertune/report_options.hpp>
+#include <hypertune/detail/file.hpp>
+#include <hypertune/importance.hpp>
+#include <hypertune/result.hpp>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <fstream>
+#include <limits>
+#include <map>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace hypertune::detail::report {
+
+[[nodiscard]] inline std::string esc(std::string_view s) {
+    std::string out;
+    out.reserve(s.size());
+    for (char c : s) {
+        switch (c) {
+            case '&': out += "&amp;"; break;
+            case '<': out += "&lt;"; break;
+            case '>': out += "&gt;"; break;
+            case '"': out += "&quot;"; break;
+            case '\'': out += "&#39;"; break;
+            default: out += c;
+        }
+    }
+    return out;
+}
+
+// Shortened for an axis label; the full text goes in a <title>.
+[[nodiscard]] inline std::string clip(std::string_view s, std::size_t n = 18) {
+    if (s.size() <= n) return std::string(s);
+    std::size_t cut = n - 1;
+    while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;  // not inside a UTF-8 character
+    return std::string(s.substr(0, cut)) + "\u2026";
+}
+
+[[nodiscard]] inline std::string num(double v, int digits = 4) {
+    return std::isfinite(v) ? fmt::format("{:.{}g}", v, digits) : std::string();
+}
+
+// At most `keep` of the indices 0..n-1, evenly spread, first and last included.
+[[nodiscard]] inline std::vector<std::size_t> thin(std::size_t n, std::size_t keep) {
+    std::vector<std::size_t> idx;
+    if (n == 0 || keep == 0) return idx;
+    if (n <= keep || keep == 1) {
+        for (std::size_t i = 0; i < (keep == 1 ? 1 : n); ++i) idx.push_back(i);
+        return idx;
+    }
+    for (std::size_t k = 0; k < keep; ++k) idx.push_back(k * (n - 1) / (keep - 1));
+    return idx;
+}
+
+// A hyperparameter value for people: reals to `digits` significant digits.
+[[nodiscard]] inline std::string value_text(const Value& v, int digits = 6) {
+    return std::holds_alternative<double>(v) ? num(std::get<double>(v), digits) : esc(format_value(v));
+}
+
+// One CSS class letter per outcome: C(ompleted at full resource), S(topped), F(ailed), R(unning/paused).
+[[nodiscard]] inline char status_class(TrialStatus s) noexcept {
+    switch (s) {
+        case TrialStatus::Completed: return 'C';
+        case TrialStatus::Stopped: return 'S';
+        case TrialStatus::Failed: return 'F';
+        default: return 'R';
+    }
+}
+
+struct Tick {
+    double at;  ///< 0..1 along the axis
+    std::string label;
+};
+
+// A numeric axis over [lo, hi], linear or log10.
+struct Axis {
+    double lo = 0.0, hi = 1.0;
+    bool log = false;
+
+    [[nodiscard]] double at(double v) const {
+        double a = log ? std::log10(lo) : lo, b = log ? std::log10(hi) : hi, x = log ? std::log10(v) : v;
+        return b > a ? (x - a) / (b - a) : 0.5;
+    }
+
+    [[nodiscard]] std::vector<double> tick_values() const {
+        std::vector<double> v;
+        if (log) {
+            for (double e = std::ceil(std::log10(lo) - 1e-9); e <= std::log10(hi) + 1e-9; ++e) v.push_back(std::pow(10.0, e));
+            if (v.size() >= 3) return v;
+            v.clear();
+            for (double e = std::floor(std::log10(lo)); e <= std::ceil(std::log10(hi)); ++e)
+                for (double m : {1.0, 2.0, 5.0})
+                    if (double x = m * std::pow(10.0, e); x >= lo * (1 - 1e-9) && x <= hi * (1 + 1e-9)) v.push_back(x);
+            if (v.size() >= 2) return v;
+            return {lo, hi};
+        }
+        if (!(hi > lo)) return {lo};
+        double step = std::pow(10.0, std::floor(std::log10((hi - lo) / 5.0)));
+        for (double m : {2.0, 2.5, 2.0})
+            if ((hi - lo) / step > 7.0) step *= m;
+        for (double x = std::ceil(lo / step - 1e-9) * step; x <= hi + step * 1e-9; x += step)
+            v.push_back(std::abs(x) < step * 1e-9 ? 0.0 : x);
+        return v;
+    }
+
+    [[nodiscard]] std::vector<Tick> ticks() const {
+        std::vector<Tick> t;
+        for (double x : tick_values()) t.push_back({at(x), num(x)});
+        return t;
+    }
+
+    // The range of `values` with a margin; when a few outliers would squash the rest, the 2nd..98th
+    // percentile (points beyond it are drawn on the edge).
+    [[nodiscard]] static Axis fit(std::vector<double> values, bool log = false) {
+        std::erase_if(values, [&](double x) { return !std::isfinite(x) || (log && x <= 0.0); });
+        if (values.empty()) return {0.0, 1.0, false};
+        std::sort(values.begin(), values.end());
+        double lo = values.front(), hi = values.back();
+        if (values.size() >= 20) {
+            double qlo = values[values.size() / 50], qhi = values[values.size() - 1 - values.size() / 50];
+            if ((qhi - qlo) < 0.2 * (hi - lo)) {
+                lo = std::max(lo, qlo - 0.25 * (qhi - qlo));
+                hi = std::min(hi, qhi + 0.25 * (qhi - qlo));
+            }
+        }
+        if (log) return {lo, hi > lo ? hi : lo * 10.0, true};
+        double pad = hi > lo ? 0.05 * (hi - lo) : std::max(std::abs(lo) * 0.1, 1e-9);
+        return {lo - pad, hi + pad, false};
+    }
+};
+
+// Where a parameter's value sits on its axis: the parameter's own to_unit, so a Logarithmic
+// parameter gets a log axis, a ReverseLogarithmic one its own, and each category a band.
+[[nodiscard]] inline double parameter_at(const ParameterSpec& p, const Value& v) { return p.to_unit(v); }
+
+[[nodiscard]] inline std::vector<Tick> parameter_ticks(const ParameterSpec& p) {
+    std::vector<Tick> t;
+    if (p.kind == ParameterKind::Categorical) {
+        for (const auto& c : p.categories) t.push_back({p.to_unit(c), clip(c, 14)});
+        return t;
+    }
+    std::vector<double> values;
+    if (p.scaling == Scaling::ReverseLogarithmic) {
+        values.push_back(p.min);
+        for (int k = 1; k < 16; ++k)
+            if (double x = 1.0 - std::pow(10.0, -k); x > p.min && x < p.max) values.push_back(x);
+        values.push_back(p.max);
+    } else {
+        values = Axis{p.min, p.max, p.scaling == Scaling::Logarithmic}.tick_values();
+    }
+    for (double x : values) {
+        if (p.kind != ParameterKind::Integer) {
+            t.push_back({p.to_unit(x), num(x)});
+        } else if (std::abs(x - std::round(x)) < 1e-9 && x >= p.min && x <= p.max) {
+            t.push_back({p.to_unit(static_cast<std::int64_t>(std::llround(x))), num(x)});
+        }
+    }
+    return t;
+}
+
+// A category's band is wide: spread its points across it (deterministically) so they do not stack.
+[[nodiscard]] inline double jitter(const ParameterSpec& p, TrialId id) {
+    if (p.kind != ParameterKind::Categorical) return 0.0;
+    double h = static_cast<double>((id * 2654435761u) % 1000) / 1000.0 - 0.5;
+    return 0.6 * h / static_cast<double>(p.categories.size());
+}
+
+// Chart widths that tile the 1140-pixel page: one, two or three in a row (10-pixel gaps).
+inline constexpr double wide = 1140, half = 565, third = 373;
+
+struct Point {
+    double x, y;  ///< 0..1 in the plot area
+};
+
+// How many characters of text fit in `pixels`: a generous average width per character, for the
+// 12-pixel bold of titles and the 10.5-pixel text of labels.
+[[nodiscard]] inline std::size_t chars_in(double pixels, bool title = false) {
+    return static_cast<std::size_t>(std::max(4.0, pixels / (title ? 7.2 : 6.2)));
+}
+
+// One SVG chart: a plot area inside margins, drawn in unit coordinates. A title too long for the
+// chart is cut with an ellipsis; `full_title` (the title itself by default) is its tooltip then.
+class Chart {
+public:
+    Chart(double width, double height, std::string_view title, double left = 56.0, double top = 24.0,
+          std::string_view full_title = {})
+        : w_(width), h_(height), l_(left), t_(top) {
+        std::string shown = clip(title, chars_in(w_ - l_ - 6.0, true));
+        if (full_title.empty()) full_title = title;
+        svg_ = fmt::format("<svg width=\"{0}\" height=\"{1}\" viewBox=\"0 0 {0} {1}\"><text class=\"ttl\" x=\"{2}\" "
+                           "y=\"15\">{3}{4}</text>",
+                           w_, h_, l_, esc(shown),
+                           shown == full_title ? std::string() : fmt::format("<title>{}</title>", esc(full_title)));
+    }
+
+    [[nodiscard]] double x(double u) const { return l_ + std::clamp(u, 0.0, 1.0) * (w_ - l_ - r_); }
+    [[nodiscard]] double y(double u) const { return h_ - b_ - std::clamp(u, 0.0, 1.0) * (h_ - t_ - b_); }
+
+    void axes(const std::vector<Tick>& xt, const std::vector<Tick>& yt, std::string_view xlabel,
+              std::string_view ylabel) {
+        for (const auto& t : xt)
+            svg_ += fmt::format("<path class=\"gl\" d=\"M{0:.1f} {1:.1f}V{2:.1f}\"/><text x=\"{0:.1f}\" y=\"{3:.1f}\" "
+                                "text-anchor=\"middle\">{4}</text>",
+                                x(t.at), y(0), y(1), y(0) + 13, esc(t.label));
+        for (const auto& t : yt)
+            svg_ += fmt::format("<path class=\"gl\" d=\"M{0:.1f} {1:.1f}H{2:.1f}\"/><text x=\"{3:.1f}\" y=\"{4:.1f}\" "
+                                "text-anchor=\"end\">{5}</text>",
+                                x(0), y(t.at), x(1), x(0) - 4, y(t.at) + 4, esc(t.label));
+        svg_ += fmt::format("<rect class=\"ax\" x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\"/>", x(0),
+                            y(1), x(1) - x(0), y(0) - y(1));
+        svg_ += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\">{}</text>", (x(0) + x(1)) / 2,
+                            h_ - 4, esc(clip(xlabel, chars_in(w_))));
+        svg_ += fmt::format("<text transform=\"translate(11 {:.1f}) rotate(-90)\" text-anchor=\"middle\">{}</text>",
+                            (y(0) + y(1)) / 2, esc(ylabel));
+    }
+
+    void line(const std::vector<Point>& pts, std::string_view cls, std::string_view title = {},
+              std::string_view style = {}) {
+        if (pts.empty()) return;
+        svg_ += fmt::format("<polyline class=\"{}\"{} points=\"", cls,
+                            style.empty() ? std::string() : fmt::format(" style=\"{}\"", style));
+        for (const auto& p : pts) svg_ += fmt::format("{:.1f},{:.1f} ", x(p.x), y(p.y));
+        svg_ += title.empty() ? std::string("\"/>") : fmt::format("\"><title>{}</title></polyline>", esc(title));
+    }
+
+    // One point, as a filled circle in the class's colour (a one-point polyline draws nothing).
+    void marker(Point p, std::string_view cls, std::string_view title = {}) {
+        svg_ += fmt::format("<circle class=\"{}\" cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"2.6\"", cls, x(p.x), y(p.y));
+        svg_ += title.empty() ? std::string("/>") : fmt::format("><title>{}</title></circle>", esc(title));
+    }
+
+    // Many points as one path of zero-length round-capped strokes: ~14 bytes a point.
+    void dots(const std::vector<Point>& pts, std::string_view cls) {
+        if (pts.empty()) return;
+        svg_ += fmt::format("<path class=\"dot {}\" d=\"", cls);
+        for (const auto& p : pts) svg_ += fmt::format("M{:.1f} {:.1f}h0", x(p.x), y(p.y));
+        svg_ += "\"/>";
+    }
+
+    void rect(double x0, double y0, double x1, double y1, std::string_view cls, std::string_view title = {}) {
+        svg_ += fmt::format("<rect class=\"{}\" x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\"", cls,
+                            x(x0), y(y1), std::max(x(x1) - x(x0), 0.6), std::max(y(y0) - y(y1), 0.6));
+        svg_ += title.empty() ? std::string("/>") : fmt::format("><title>{}</title></rect>", esc(title));
+    }
+
+    void text(double px, double py, std::string_view s, std::string_view anchor = "start", std::string_view cls = {}) {
+        svg_ += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"{}\"{}>{}</text>", px, py, anchor,
+                            cls.empty() ? std::string() : fmt::format(" class=\"{}\"", cls), esc(s));
+    }
+
+    void raw(std::string_view s) { svg_ += s; }
+    [[nodiscard]] std::string str() const { return svg_ + "</svg>"; }
+
+private:
+    double w_, h_, l_, t_, r_ = 14.0, b_ = 34.0;
+    std::string svg_;
+};
+
+}  // namespace hypertune::detail::report

@@ -1,0 +1,154 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// Definitions of <hypertune/run_state.hpp>: the reducer's rules, and load_result().
+// Inline in header-only mode, compiled into hypertune::compiled otherwise (see
+// <hypertune/linkage.hpp>).
+
+#include <hypertune/run_state.hpp>
+#include <hypertune/linkage.hpp>
+#include <hypertune/journal.hpp>
+#include <hypertune/json.hpp>
+#include <hypertune/run_events.hpp>
+#include <fmt/format.h>
+
+#if defined(HYPERTUNE_COMPILED) && !defined(HYPERTUNE_BUILDING_LIBRARY)
+#error "<hypertune/impl/run_state.hpp> is compiled into hypertune::compiled: include <hypertune/run_state.hpp>"
+#endif
+
+namespace hypertune {
+
+HYPERTUNE_INLINE void RunState::apply(const RunEvent& event) {
+    std::visit([this](const auto& e) {
+        last_time_ = std::max(last_time_, e.time);
+        on(e);
+    }, event);
+}
+
+HYPERTUNE_INLINE std::vector<TrialStarted> RunState::open_trials() const {
+    std::vector<TrialStarted> out;
+    for (const auto& [id, s] : open_) out.push_back(s);
+    std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.trial < b.trial; });
+    return out;
+}
+
+HYPERTUNE_INLINE Result RunState::result(bool finished, std::optional<double> now) const& {
+    return make_result(records_, finished, now);
+}
+
+HYPERTUNE_INLINE Result RunState::result(bool finished, std::optional<double> now) && {
+    return make_result(std::move(records_), finished, now);
+}
+
+HYPERTUNE_INLINE void RunState::on(const RunStarted& e) {
+    space_ = e.space;
+    max_jobs_ = e.max_jobs;
+    setup_.metric = e.metric;
+    setup_.direction = e.direction;
+    setup_.strategy = e.strategy;
+    setup_.seed = e.seed;
+    setup_.max_parallel_jobs = e.max_parallel_jobs;
+    setup_.instances_per_trial = e.instances_per_trial;
+    setup_.max_resource = e.max_resource;
+    setup_.start_time = e.time;
+    setup_.parameter_names.clear();
+    for (const auto& p : space_.parameters()) setup_.parameter_names.push_back(p.name);
+    session_start_ = e.time;
+    session_open_ = true;
+}
+
+HYPERTUNE_INLINE void RunState::on(const RunResumed& e) {
+    close_session();
+    session_start_ = e.time;
+    session_open_ = true;
+    // What the previous session left open runs again: it waits until it does.
+    for (auto& [id, s] : open_) {
+        TrialRecord& r = at(id);
+        drop_open_segment(r);
+        set_status(r, TrialStatus::Paused);
+    }
+}
+
+HYPERTUNE_INLINE void RunState::on(const TrialStarted& e) {
+    auto it = index_.find(e.trial);
+    if (it == index_.end()) {
+        it = index_.emplace(e.trial, records_.size()).first;
+        records_.emplace_back();
+        records_.back().id = e.trial;
+        records_.back().config = e.config;
+        ++count_[static_cast<std::size_t>(TrialStatus::Running)];
+    } else {
+        set_status(records_[it->second], TrialStatus::Running);
+    }
+    TrialRecord& r = records_[it->second];
+    if (open_.contains(e.trial)) drop_open_segment(r);  // started again with no end: a journal cut mid-run
+    // A promoted trial continues from resume_from: steps it reported past that (overrunning its
+    // last budget) it reports again now.
+    if (e.resume_from > 0 && !e.rerun)
+        std::erase_if(r.curve, [&](const ReportPoint& p) { return p.step > e.resume_from; });
+    r.segments.push_back({e.time, std::numeric_limits<double>::quiet_NaN(), e.worker});
+    open_[e.trial] = e;
+}
+
+HYPERTUNE_INLINE void RunState::on(const TrialDecided& e) {
+    TrialRecord& r = record_of(e.decision.trial);
+    if (auto s = detail::status_after(r, e.decision)) set_status(r, *s);
+    r.decisions.push_back(e.decision);
+}
+
+HYPERTUNE_INLINE void RunState::on(const TrialRetried& e) {
+    std::erase_if(record_of(e.trial).curve, [&](const ReportPoint& p) { return p.step > e.keep_through; });
+}
+
+HYPERTUNE_INLINE void RunState::on(const TrialEnded& e) {
+    TrialRecord& r = record_of(e.trial);
+    set_status(r, e.status);
+    r.objective = e.objective;
+    r.resource_used = std::max(r.resource_used, e.resource);
+    r.failure_reason = e.failure;
+    if (e.retries < 0 || e.retries > std::numeric_limits<int>::max() - r.retries)
+        throw IoError(fmt::format("trial {}: retries {} out of range", r.id, e.retries));
+    r.retries += e.retries;
+    if (!r.segments.empty() && std::isnan(r.segments.back().end)) {
+        r.segments.back().end = e.time;
+        r.elapsed_seconds += e.time - r.segments.back().start;
+    }
+    r.billable_seconds = r.elapsed_seconds * setup_.instances_per_trial;
+    open_.erase(e.trial);
+    if (r.status == TrialStatus::Completed && r.has_objective()) {
+        const bool maximize = setup_.direction == Direction::Maximize;
+        if (!best_ || (maximize ? r.objective > record(*best_).objective : r.objective < record(*best_).objective))
+            best_ = r.id;
+    }
+}
+
+HYPERTUNE_INLINE void RunState::on(const RunWarmStarted& e) {
+    setup_.parent_bests.insert(setup_.parent_bests.end(), e.parents.begin(), e.parents.end());
+}
+
+HYPERTUNE_INLINE void RunState::on(const RunEnded& e) {
+    setup_.stop_reason = e.reason;
+    close_session();
+}
+
+HYPERTUNE_INLINE TrialRecord& RunState::record_of(TrialId id) {
+    auto it = index_.find(id);
+    if (it == index_.end()) throw IoError(fmt::format("event for trial {} before it started", id));
+    return records_[it->second];
+}
+
+HYPERTUNE_INLINE Result load_result(const std::string& path) {
+    auto contents = detail::read_journal(path);
+    if (contents.events.empty()) throw IoError(fmt::format("journal '{}' is empty", path));
+    RunState state;
+    for (std::size_t i = 0; i < contents.events.size(); ++i) {
+        try {
+            state.apply(detail::event_from_json(contents.events[i], state.space()));
+        } catch (const IoError& x) {
+            throw IoError(fmt::format("journal '{}' line {}: {}", path, i + 1, x.what()));
+        }
+    }
+    if (!contents.warning.empty()) state.apply(RunWarned{0.0, contents.warning});
+    return std::move(state).result(true);
+}
+
+}  // namespace hypertune

@@ -1,0 +1,184 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// Definitions of <hypertune/warm_start.hpp>: reading the parents and translating their trials.
+// Inline in header-only mode, compiled into hypertune::compiled otherwise (see
+// <hypertune/linkage.hpp>).
+
+#include <hypertune/warm_start.hpp>
+#include <hypertune/linkage.hpp>
+#include <hypertune/run_state.hpp>
+#include <fmt/format.h>
+#include <algorithm>
+#include <cmath>
+
+#if defined(HYPERTUNE_COMPILED) && !defined(HYPERTUNE_BUILDING_LIBRARY)
+#error "<hypertune/impl/warm_start.hpp> is compiled into hypertune::compiled: include <hypertune/warm_start.hpp>"
+#endif
+
+namespace hypertune {
+
+namespace detail {
+
+[[nodiscard]] inline std::string_view kind_name(ParameterKind k) noexcept {
+    switch (k) {
+        case ParameterKind::Integer: return "integer";
+        case ParameterKind::Continuous: return "continuous";
+        case ParameterKind::Categorical: return "categorical";
+        case ParameterKind::Static: return "static";
+    }
+    return "?";
+}
+
+// Where each of this run's parameters comes from in one parent; throws on what the type forbids.
+[[nodiscard]] inline std::vector<std::optional<std::size_t>> match_parameters(const Config& parent_config,
+                                                                            const SearchSpace& space,
+                                                                            WarmStartType type, std::size_t parent,
+                                                                            std::vector<std::string>& notes) {
+    const bool identical = type == WarmStartType::IdenticalDataAndAlgorithm;
+    auto refuse = [&](const std::string& what) {
+        return InvalidArgument(fmt::format("warm start parent {}: {}{}", parent, what,
+                                           identical ? " (IdenticalDataAndAlgorithm needs the same parameters; "
+                                                       "TransferLearning allows changes)"
+                                                     : ""));
+    };
+    std::vector<std::optional<std::size_t>> from;
+    for (const auto& p : space.parameters()) {
+        std::optional<std::size_t> found;
+        for (std::size_t i = 0; i < parent_config.size(); ++i)
+            if (parent_config.name(i) == p.name) found = i;
+        if (!found) {
+            if (identical) throw refuse(fmt::format("parameter '{}' is not in its search space", p.name));
+            if (p.tuned())
+                notes.push_back(fmt::format("warm start parent {}: parameter '{}' is new; its trials take the middle "
+                                            "of the range",
+                                            parent, p.name));
+            from.push_back(std::nullopt);
+            continue;
+        }
+        const auto& q = parent_config.parameter(*found);
+        const bool numeric_pair = (p.kind == ParameterKind::Integer || p.kind == ParameterKind::Continuous) &&
+                                  (q.kind == ParameterKind::Integer || q.kind == ParameterKind::Continuous);
+        if (p.kind != q.kind) {
+            const bool static_change = p.kind == ParameterKind::Static || q.kind == ParameterKind::Static;
+            if (identical || (!numeric_pair && !static_change))
+                throw refuse(fmt::format("parameter '{}' is {} there and {} here", p.name, kind_name(q.kind),
+                                         kind_name(p.kind)));
+        } else if (p.kind == ParameterKind::Static && p.fixed != q.fixed && identical) {
+            throw refuse(fmt::format("static parameter '{}' has another value there", p.name));
+        }
+        from.push_back(p.kind == ParameterKind::Static ? std::nullopt : found);
+    }
+    for (std::size_t i = 0; i < parent_config.size(); ++i) {
+        const auto& name = parent_config.name(i);
+        const bool known = std::any_of(space.parameters().begin(), space.parameters().end(),
+                                       [&](const ParameterSpec& p) { return p.name == name; });
+        if (known) continue;
+        if (identical) throw refuse(fmt::format("its parameter '{}' is not in this search space", name));
+        notes.push_back(fmt::format("warm start parent {}: its parameter '{}' is not in this search space and is "
+                                    "ignored",
+                                    parent, name));
+    }
+    return from;
+}
+
+enum class Translation { Kept, Clipped, Dropped };
+
+// One parent value as a value of `p`, clipped into range or refused.
+[[nodiscard]] inline Translation translate(const Value& v, const ParameterSpec& p, OutsideRange outside, Value& out) {
+    if (p.kind == ParameterKind::Categorical) {
+        const auto* s = std::get_if<std::string>(&v);
+        if (!s || std::find(p.categories.begin(), p.categories.end(), *s) == p.categories.end())
+            return Translation::Dropped;
+        out = *s;
+        return Translation::Kept;
+    }
+    double x = std::holds_alternative<std::int64_t>(v) ? static_cast<double>(std::get<std::int64_t>(v))
+               : std::holds_alternative<double>(v)   ? std::get<double>(v)
+                                                     : std::nan("");
+    if (!std::isfinite(x)) return Translation::Dropped;
+    if (p.kind == ParameterKind::Integer) x = std::round(x);
+    Translation t = Translation::Kept;
+    if (x < p.min || x > p.max) {
+        if (outside == OutsideRange::Drop) return Translation::Dropped;
+        x = std::clamp(x, p.min, p.max);
+        t = Translation::Clipped;
+    }
+    if (p.kind == ParameterKind::Integer) out = static_cast<std::int64_t>(x);
+    else out = x;
+    return t;
+}
+
+}  // namespace detail
+
+HYPERTUNE_INLINE WarmStart WarmStart::from_journals(const std::vector<std::string>& paths,
+                                                 WarmStartType type) {
+    WarmStart w;
+    w.type = type;
+    for (const auto& path : paths) w.parents.push_back(load_result(path));
+    return w;
+}
+
+HYPERTUNE_INLINE PreparedWarmStart prepare_warm_start(const WarmStart& w, const SearchSpace& space,
+                                                          const std::string& metric, Direction direction) {
+    PreparedWarmStart out;
+    if (w.parents.size() > WarmStart::max_parents)
+        throw InvalidArgument(fmt::format("warm start: at most {} parent runs, got {}", WarmStart::max_parents,
+                                          w.parents.size()));
+    std::size_t used = 0, clipped = 0, dropped = 0;
+    for (std::size_t k = 0; k < w.parents.size(); ++k) {
+        const Result& parent = w.parents[k];
+        if (parent.setup().metric != metric)
+            throw InvalidArgument(fmt::format("warm start parent {}: its metric is '{}', this run's is '{}'", k,
+                                              parent.setup().metric, metric));
+        if (parent.setup().direction != direction)
+            throw InvalidArgument(fmt::format("warm start parent {}: it was to {} '{}', this run is to {} it", k,
+                                              to_string(parent.setup().direction), metric, to_string(direction)));
+        if (parent.trials().empty()) {
+            out.notes.push_back(fmt::format("warm start parent {} has no trials", k));
+            continue;
+        }
+        const auto from = detail::match_parameters(parent.trials().front().config, space, w.type, k, out.notes);
+        if (parent.has_best()) {
+            const auto& b = parent.best();
+            out.parent_bests.push_back({k, b.id, b.objective, b.config});
+        }
+        for (const auto& t : parent.trials()) {
+            const bool completed = t.status == TrialStatus::Completed && t.has_objective();
+            const bool failed = t.status == TrialStatus::Failed;
+            if (!completed && !(failed && w.type == WarmStartType::IdenticalDataAndAlgorithm)) continue;
+            std::vector<Value> values;
+            bool drop = false, clip = false;
+            for (std::size_t i = 0; i < space.size() && !drop; ++i) {
+                const auto& p = space.parameter(i);
+                if (p.kind == ParameterKind::Static) values.push_back(p.fixed);
+                else if (!from[i]) values.push_back(p.from_unit(0.5));
+                else {
+                    Value v;
+                    auto r = detail::translate(t.config.value(*from[i]), p, w.outside_range, v);
+                    drop = r == detail::Translation::Dropped;
+                    clip = clip || r == detail::Translation::Clipped;
+                    values.push_back(std::move(v));
+                }
+            }
+            if (drop) {
+                ++dropped;
+                continue;
+            }
+            clipped += clip ? 1 : 0;
+            ++used;
+            const double loss = completed ? (direction == Direction::Maximize ? -t.objective : t.objective)
+                                          : std::numeric_limits<double>::quiet_NaN();
+            out.observations.push_back({space.make(std::move(values)), loss, k, t.id});
+        }
+    }
+    if (!w.parents.empty())
+        out.notes.push_back(fmt::format("warm start ({}): {} trials of {} parent run{} used, {} clipped to this run's "
+                                        "ranges, {} dropped ({})",
+                                        to_string(w.type), used, w.parents.size(), w.parents.size() == 1 ? "" : "s",
+                                        clipped, dropped,
+                                        w.outside_range == OutsideRange::Clip ? "a category this run does not have"
+                                                                              : "outside this run's ranges"));
+    return out;
+}
+
+}  // namespace hypertune

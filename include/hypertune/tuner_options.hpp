@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// TunerOptions (what a tuning job is asked to do, after SageMaker AMT's tuning job settings) and
+// Progress (a snapshot of a run), for the Tuner (tuner.hpp).
+
+#include <hypertune/direction.hpp>
+#include <hypertune/result.hpp>
+#include <hypertune/run_events.hpp>
+#include <hypertune/run_state.hpp>
+#include <hypertune/warm_start.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+
+namespace hypertune {
+
+enum class ProgressBar { Auto, Always, Never };
+
+/// The most worker threads a Tuner starts (TunerOptions::max_parallel_jobs): each is an OS thread.
+inline constexpr std::size_t max_parallel_jobs_limit = 1024;
+
+struct TunerOptions {
+    std::string metric = "objective";  ///< the objective metric's name, for output
+    Direction direction = Direction::Minimize;
+    std::size_t max_jobs = 100;          ///< trials to start in all
+    /// Worker threads: never more trials in flight. At most max_parallel_jobs_limit; no more than
+    /// max_jobs threads start.
+    std::size_t max_parallel_jobs = 1;
+    std::uint64_t seed = 0;
+    double max_runtime_seconds = 0.0;    ///< 0: no limit. When it passes, running trials are stopped.
+    std::optional<double> target_objective{};      ///< stop once a completed trial reaches it
+    std::size_t max_trials_without_improvement = 0;  ///< stop after N completed trials without a
+                                                     ///< relative improvement above improvement_tolerance; 0: off
+    double improvement_tolerance = 0.01;
+    int max_retries = 0;          ///< re-runs of a failed trial before it is recorded Failed
+    int instances_per_trial = 1;  ///< for cost accounting: billable = elapsed x instances
+    ProgressBar progress = ProgressBar::Auto;  ///< Auto: on stderr when it is a terminal
+    /// A journal file (JSON lines): written as the run goes; an existing one is resumed.
+    std::string journal{};
+    /// Earlier runs to learn from (at most 5) and their best trials for Result::overall_best().
+    WarmStart warm_start{};
+    /// Called from the worker thread when a trial (or a resumed run of it) starts and when it ends.
+    /// Calls are serialised; keep them short.
+    std::function<void(const TrialRecord&)> on_trial_start{};
+    std::function<void(const TrialRecord&)> on_trial_end{};
+    /// Called with every run event once it is applied to the run's state (run_events.hpp), under
+    /// the run's lock: keep it short, and call nothing of the tuner from it. A throw stops the run.
+    std::function<void(const RunEvent&, const RunState&)> on_event{};
+};
+
+/// A snapshot of a run in progress.
+struct Progress {
+    std::size_t started = 0;
+    std::size_t running = 0;
+    std::size_t completed = 0;
+    std::size_t stopped = 0;
+    std::size_t failed = 0;
+    std::size_t max_jobs = 0;
+    double elapsed_seconds = 0.0;
+    std::optional<double> best;
+    bool finished = false;
+};
+
+}  // namespace hypertune

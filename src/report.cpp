@@ -1,0 +1,3 @@
+// SPDX-License-Identifier: MIT
+// hypertune::compiled: the HTML report.
+#include <hypertune/impl/report.hpp>
