@@ -3,6 +3,7 @@
 // Config: one assignment of values to the parameters of a search space, with typed access by name
 // (cfg.get<double>("eta")) or by the handle that SearchSpace::add returned (cfg[eta]).
 
+#include <hypertune/linkage.hpp>
 #include <hypertune/error.hpp>
 #include <hypertune/parameter.hpp>
 
@@ -86,16 +87,7 @@ public:
     [[nodiscard]] bool contains(std::string_view name) const noexcept { return find(name) != npos; }
 
     /// The index of `name`; throws InvalidArgument listing the known names when it is unknown.
-    [[nodiscard]] std::size_t index_of(std::string_view name) const {
-        auto i = find(name);
-        if (i == npos) {
-            std::string known;
-            for (std::size_t j = 0; j < values_.size(); ++j)
-                known += fmt::format("{}'{}'", j ? ", " : "", (*layout_)[j].name);
-            throw InvalidArgument(fmt::format("unknown parameter '{}' (known: {})", name, known));
-        }
-        return i;
-    }
+    [[nodiscard]] std::size_t index_of(std::string_view name) const;
 
     [[nodiscard]] const Value& value(std::string_view name) const { return values_[index_of(name)]; }
 
@@ -156,3 +148,7 @@ struct fmt::formatter<hypertune::Config> {
         return fmt::format_to(out, "}}");
     }
 };
+
+#ifndef HYPERTUNE_COMPILED
+#include <hypertune/impl/config.hpp>
+#endif

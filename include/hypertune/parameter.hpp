@@ -4,6 +4,7 @@
 // SageMaker AMT's scaling types. Each constructor validates its range and throws
 // hypertune::InvalidArgument naming the parameter and the rule it breaks.
 
+#include <hypertune/linkage.hpp>
 #include <hypertune/error.hpp>
 
 #include <fmt/format.h>
@@ -103,163 +104,28 @@ struct ParameterSpec {
     /// Maps a unit-interval coordinate to a value. Integers: every value v in [min, max] owns the
     /// slice [v - 0.5, v + 0.5) of the range, so under Linear each is equally likely; under
     /// Logarithmic that slice is measured in log space.
-    [[nodiscard]] Value from_unit(double u) const {
-        // Outside [0,1] clamps; NaN is no point at all (and would be undefined in the casts below).
-        if (std::isnan(u)) throw InvalidArgument(fmt::format("parameter '{}': the unit-cube coordinate is NaN", name));
-        u = std::clamp(u, 0.0, 1.0);
-        switch (kind) {
-            case ParameterKind::Integer: {
-                double lo = min - 0.5;
-                double hi = max + 0.5;
-                double x = 0.0;
-                if (scaling == Scaling::Logarithmic)
-                    x = std::exp(std::log(lo) + u * (std::log(hi) - std::log(lo)));
-                else
-                    x = lo + u * (hi - lo);
-                double v = std::floor(x + 0.5);
-                return static_cast<std::int64_t>(std::clamp(v, min, max));
-            }
-            case ParameterKind::Continuous: {
-                double x = 0.0;
-                if (scaling == Scaling::Logarithmic)
-                    x = std::exp(std::log(min) + u * (std::log(max) - std::log(min)));
-                else if (scaling == Scaling::ReverseLogarithmic)
-                    x = 1.0 - std::exp(std::log1p(-min) + u * (std::log1p(-max) - std::log1p(-min)));
-                else
-                    x = min + u * (max - min);
-                return std::clamp(x, min, max);
-            }
-            case ParameterKind::Categorical: {
-                auto k = categories.size();
-                auto i = static_cast<std::size_t>(u * static_cast<double>(k));
-                return categories[std::min(i, k - 1)];
-            }
-            case ParameterKind::Static: return fixed;
-        }
-        return fixed;
-    }
+    [[nodiscard]] Value from_unit(double u) const;
 
     /// Inverse of from_unit: the centre of the value's slice for integers and categories.
-    [[nodiscard]] double to_unit(const Value& v) const {
-        switch (kind) {
-            case ParameterKind::Integer: {
-                double x = static_cast<double>(std::get<std::int64_t>(v));
-                double lo = min - 0.5;
-                double hi = max + 0.5;
-                if (scaling == Scaling::Logarithmic) {
-                    // centre of the slice in log space
-                    double a = std::log(std::max(x - 0.5, lo));
-                    double b = std::log(std::min(x + 0.5, hi));
-                    return std::clamp((0.5 * (a + b) - std::log(lo)) / (std::log(hi) - std::log(lo)), 0.0, 1.0);
-                }
-                return std::clamp((x - lo) / (hi - lo), 0.0, 1.0);
-            }
-            case ParameterKind::Continuous: {
-                double x = std::get<double>(v);
-                if (max == min) return 0.5;
-                double u = 0.0;
-                if (scaling == Scaling::Logarithmic)
-                    u = (std::log(x) - std::log(min)) / (std::log(max) - std::log(min));
-                else if (scaling == Scaling::ReverseLogarithmic)
-                    u = (std::log1p(-x) - std::log1p(-min)) / (std::log1p(-max) - std::log1p(-min));
-                else
-                    u = (x - min) / (max - min);
-                return std::clamp(u, 0.0, 1.0);
-            }
-            case ParameterKind::Categorical: {
-                const auto& s = std::get<std::string>(v);
-                for (std::size_t i = 0; i < categories.size(); ++i)
-                    if (categories[i] == s)
-                        return (static_cast<double>(i) + 0.5) / static_cast<double>(categories.size());
-                throw InvalidArgument(fmt::format("CategoricalParameter '{}': '{}' is not one of its values", name, s));
-            }
-            case ParameterKind::Static: return 0.0;
-        }
-        return 0.0;
-    }
+    [[nodiscard]] double to_unit(const Value& v) const;
 
     /// Throws InvalidArgument when `v` is not a value this parameter can take.
-    void check(const Value& v) const {
-        switch (kind) {
-            case ParameterKind::Integer: {
-                auto* p = std::get_if<std::int64_t>(&v);
-                if (!p) throw InvalidArgument(fmt::format("IntegerParameter '{}': value is not an integer", name));
-                double x = static_cast<double>(*p);
-                if (x < min || x > max)
-                    throw InvalidArgument(fmt::format("IntegerParameter '{}': {} is outside [{}, {}]", name, *p, min, max));
-                return;
-            }
-            case ParameterKind::Continuous: {
-                auto* p = std::get_if<double>(&v);
-                if (!p) throw InvalidArgument(fmt::format("ContinuousParameter '{}': value is not a number", name));
-                if (!(*p >= min && *p <= max))
-                    throw InvalidArgument(fmt::format("ContinuousParameter '{}': {} is outside [{}, {}]", name, *p, min, max));
-                return;
-            }
-            case ParameterKind::Categorical: (void)to_unit(v); return;
-            case ParameterKind::Static:
-                if (v != fixed) throw InvalidArgument(fmt::format("StaticParameter '{}': value differs from its fixed value", name));
-                return;
-        }
-    }
+    void check(const Value& v) const;
 };
 
 namespace detail {
 
 // Names and text values are written as JSON (journal, result, report), which must be UTF-8.
-[[nodiscard]] inline bool is_utf8(std::string_view s) noexcept {
-    for (std::size_t i = 0; i < s.size();) {
-        auto c = static_cast<unsigned char>(s[i]);
-        std::size_t n = c < 0x80 ? 1 : (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : (c & 0xF8) == 0xF0 ? 4 : 0;
-        if (n == 0 || n > s.size() - i) return false;
-        std::uint32_t cp = n == 1 ? c : c & (0x7Fu >> n);
-        for (std::size_t k = 1; k < n; ++k) {
-            auto b = static_cast<unsigned char>(s[i + k]);
-            if ((b & 0xC0) != 0x80) return false;
-            cp = (cp << 6) | (b & 0x3Fu);
-        }
-        constexpr std::uint32_t least[] = {0, 0, 0x80, 0x800, 0x10000};  // shorter forms are overlong
-        if (cp < least[n] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return false;
-        i += n;
-    }
-    return true;
-}
+[[nodiscard]] bool is_utf8(std::string_view s) noexcept;
 
-inline void check_name(std::string_view what, const std::string& name) {
-    if (name.empty()) throw InvalidArgument(fmt::format("{}: the name is empty", what));
-    if (!is_utf8(name)) throw InvalidArgument(fmt::format("{} '{}': the name is not valid UTF-8", what, name));
-}
+void check_name(std::string_view what, const std::string& name);
 
-inline Scaling resolve_scaling(std::string_view what, const std::string& name, Scaling s, double min, double max,
-                               bool integer) {
-    if (s == Scaling::Auto) return (min > 0.0 && max / min >= 1000.0) ? Scaling::Logarithmic : Scaling::Linear;
-    if (s == Scaling::Logarithmic && !(min > 0.0))
-        throw InvalidArgument(
-            fmt::format("{} '{}': Logarithmic scaling needs min > 0, got min = {}", what, name, min));
-    if (s == Scaling::ReverseLogarithmic) {
-        if (integer)
-            throw InvalidArgument(fmt::format(
-                "{} '{}': ReverseLogarithmic scaling is only for continuous parameters", what, name));
-        if (!(min >= 0.0 && max < 1.0))
-            throw InvalidArgument(fmt::format(
-                "{} '{}': ReverseLogarithmic scaling needs 0 <= min and max < 1, got [{}, {}]", what, name, min, max));
-    }
-    return s;
-}
+Scaling resolve_scaling(std::string_view what, const std::string& name, Scaling s, double min, double max,
+                               bool integer);
 
 // The spec of a validated numeric range, with its scaling resolved.
-inline ParameterSpec numeric_spec(std::string_view what, std::string name, ParameterKind kind, double min, double max,
-                                  Scaling scaling, std::string_view type) {
-    ParameterSpec spec;
-    spec.scaling = resolve_scaling(what, name, scaling, min, max, kind == ParameterKind::Integer);
-    spec.requested_scaling = scaling;
-    spec.name = std::move(name);
-    spec.kind = kind;
-    spec.min = min;
-    spec.max = max;
-    spec.type = type;
-    return spec;
-}
+ParameterSpec numeric_spec(std::string_view what, std::string name, ParameterKind kind, double min, double max,
+                                  Scaling scaling, std::string_view type);
 
 }  // namespace detail
 
@@ -401,3 +267,7 @@ concept Parameter = requires(const P& p) {
 };
 
 }  // namespace hypertune
+
+#ifndef HYPERTUNE_COMPILED
+#include <hypertune/impl/parameter.hpp>
+#endif

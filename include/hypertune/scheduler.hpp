@@ -25,6 +25,7 @@
 // A suggestion of a new trial that the budget does not allow, or of an id never handed out, is a
 // StrategyError naming the scheduler: the runner never has to guess, drop or ask again.
 
+#include <hypertune/linkage.hpp>
 #include <hypertune/error.hpp>
 #include <hypertune/sampler.hpp>
 #include <hypertune/samplers/random_sampler.hpp>
@@ -61,50 +62,17 @@ public:
     [[nodiscard]] virtual std::string name() const = 0;
 
     /// Starts (or restarts) on `space`; throws InvalidArgument for a space with nothing to tune.
-    void start(const SearchSpace& space, const StrategyContext& ctx) {
-        space.require_tunable();
-        space_ = space;
-        ctx_ = ctx;
-        next_id_ = 0;
-        (void)own_sink_.take();
-        if (sampler_) sampler_->start(space, SamplerContext{ctx.seed, fidelity_levels()});
-        on_start();
-    }
+    void start(const SearchSpace& space, const StrategyContext& ctx);
 
     /// The next thing to run: a new trial, a paused one resumed, or Wait / Done.
     /// Throws StrategyError when next() breaks the budget or names a trial never handed out.
-    [[nodiscard]] Suggestion ask() {
-        const TrialBudget budget{next_id_, new_trials_left()};
-        Suggestion s = next(budget);
-        if (s.runs()) {
-            if (s.trial == next_id_) {
-                if (!budget.allows_new())
-                    throw StrategyError(fmt::format(
-                        "strategy '{}' suggested new trial {} beyond the budget of {} new trials (max_jobs); "
-                        "a scheduler may start a new trial only while TrialBudget::allows_new()",
-                        name(), s.trial, ctx_.max_trials));
-                ++next_id_;
-            } else if (s.trial > next_id_) {
-                throw StrategyError(fmt::format("strategy '{}' suggested trial {}, which was never started; the next "
-                                                "new trial's id is {}",
-                                                name(), s.trial, next_id_));
-            }
-        }
-        return s;
-    }
+    [[nodiscard]] Suggestion ask();
 
     /// Trial `id` reported `loss` after `step` units: Continue, or Stop it.
-    [[nodiscard]] Decision report(TrialId id, Resource step, double loss) {
-        const Decision d = on_report(id, step, loss);
-        if (sampler_) sampler_->on_report(id, step, loss);
-        return d;
-    }
+    [[nodiscard]] Decision report(TrialId id, Resource step, double loss);
 
     /// Trial `id`'s run ended.
-    void tell(TrialId id, const Outcome& outcome) {
-        on_tell(id, outcome);
-        if (sampler_) sampler_->on_result(id, outcome);
-    }
+    void tell(TrialId id, const Outcome& outcome);
 
     /// The stops, pauses and promotions decided since the last call, taken from the sink (the
     /// context's, when it gave one).
@@ -113,16 +81,9 @@ public:
     /// The full resource of a trial, for multi-fidelity schedulers and cost estimates.
     [[nodiscard]] virtual std::optional<Resource> max_resource() const { return std::nullopt; }
     /// Fallbacks and changes of model worth a warning in the result (the sampler's by default).
-    [[nodiscard]] virtual std::vector<std::string> notes() const {
-        std::vector<std::string> out;
-        if (sampler_)
-            for (const Note& n : sampler_->notes()) out.push_back(to_string(n));
-        return out;
-    }
+    [[nodiscard]] virtual std::vector<std::string> notes() const;
     /// Earlier runs' trials (called once, after start()); false when nothing learns from them.
-    virtual bool warm_start(const std::vector<WarmStartObservation>& observations, WarmStartType type) {
-        return sampler_ && sampler_->warm_start(observations, type);
-    }
+    virtual bool warm_start(const std::vector<WarmStartObservation>& observations, WarmStartType type);
 
     /// New trials handed out since start().
     [[nodiscard]] std::size_t trials_started() const noexcept { return static_cast<std::size_t>(next_id_); }
@@ -146,34 +107,18 @@ protected:
     virtual Decision on_report(TrialId /*id*/, Resource /*step*/, double /*loss*/) { return Decision::Continue; }
     virtual void on_tell(TrialId /*id*/, const Outcome& /*outcome*/) {}
     /// The resources at which trials are compared (for a model-based sampler), increasing.
-    [[nodiscard]] virtual std::vector<Resource> fidelity_levels() const {
-        if (auto r = max_resource()) return {*r};
-        return {};
-    }
+    [[nodiscard]] virtual std::vector<Resource> fidelity_levels() const;
 
     /// A new trial with `resource` as its budget and the sampler's configuration; Done when the
     /// budget allows no new trial or the sampler has none left.
-    [[nodiscard]] Suggestion start_new(const TrialBudget& budget, Resource resource) {
-        if (!sampler_)
-            throw StrategyError(fmt::format("strategy '{}' has no sampler to start a new trial with", name()));
-        if (!budget.allows_new()) return Suggestion::done();
-        auto cfg = sampler_->sample(budget.next_id);
-        if (!cfg) return Suggestion::done();
-        return Suggestion::run(budget.next_id, std::move(*cfg), resource);
-    }
+    [[nodiscard]] Suggestion start_new(const TrialBudget& budget, Resource resource);
 
     /// Records a stop, pause or promotion: it goes to the sink and the sampler hears of it.
-    void decide(DecisionRecord d) {
-        if (sampler_) sampler_->on_decision(d);
-        sink().add(std::move(d));
-    }
+    void decide(DecisionRecord d);
 
     /// `scheduler` alone with the default random sampler, else "Sampler(scheduler)", e.g.
     /// "ModelBased(Hyperband)".
-    [[nodiscard]] std::string with_sampler_name(const std::string& scheduler) const {
-        if (!sampler_ || dynamic_cast<const RandomSampler*>(sampler_.get()) != nullptr) return scheduler;
-        return fmt::format("{}({})", sampler_->name(), scheduler);
-    }
+    [[nodiscard]] std::string with_sampler_name(const std::string& scheduler) const;
 
     [[nodiscard]] const SearchSpace& space() const noexcept { return space_; }
     [[nodiscard]] const StrategyContext& context() const noexcept { return ctx_; }
@@ -210,9 +155,7 @@ public:
     explicit RunToCompletion(Resource max_resource = 1, AnySampler sampler = RandomSampler{})
         : RunToCompletion("RunToCompletion", max_resource, std::move(sampler)) {}
 
-    [[nodiscard]] std::string name() const override {
-        return label_ == "RunToCompletion" ? fmt::format("RunToCompletion({})", sampler()->name()) : label_;
-    }
+    [[nodiscard]] std::string name() const override;
     [[nodiscard]] std::optional<Resource> max_resource() const override { return max_resource_; }
 
 protected:
@@ -257,3 +200,7 @@ private:
 };
 
 }  // namespace hypertune
+
+#ifndef HYPERTUNE_COMPILED
+#include <hypertune/impl/scheduler.hpp>
+#endif

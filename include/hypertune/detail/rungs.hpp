@@ -23,6 +23,7 @@
 // resource it reached (no record: it is over); a failed trial is left out of the rungs it had not
 // reached.
 
+#include <hypertune/linkage.hpp>
 #include <hypertune/error.hpp>
 #include <hypertune/strategy.hpp>
 
@@ -42,17 +43,8 @@ namespace hypertune::detail {
 
 /// Throws InvalidArgument unless 1 <= min_resource < max_resource and factor >= 2.
 /// `who` is the strategy ("ASHA"), `factor_name` the option that holds the factor ("eta").
-inline void validate_rung_options(std::string_view who, std::string_view factor_name, Resource min_resource,
-                                  Resource max_resource, int factor) {
-    if (min_resource < 1)
-        throw InvalidArgument(fmt::format("{}: min_resource must be >= 1, got {}", who, min_resource));
-    if (max_resource <= min_resource)
-        throw InvalidArgument(
-            fmt::format("{}: max_resource must be > min_resource, got max_resource = {} and "
-                        "min_resource = {}",
-                        who, max_resource, min_resource));
-    if (factor < 2) throw InvalidArgument(fmt::format("{}: {} must be >= 2, got {}", who, factor_name, factor));
-}
+void validate_rung_options(std::string_view who, std::string_view factor_name, Resource min_resource,
+                                  Resource max_resource, int factor);
 
 /// The loss a rung ranks: NaN (a broken report) counts as the worst possible value.
 [[nodiscard]] inline double rank_value(double loss) noexcept {
@@ -112,14 +104,7 @@ private:
 
 /// The rungs min_resource * factor^k that lie strictly below max_resource (ASHA's rung levels; the
 /// trial completes at max_resource, so no decision is taken there).
-[[nodiscard]] inline std::vector<Resource> geometric_rungs(Resource min_resource, Resource max_resource, int factor) {
-    std::vector<Resource> rungs;
-    for (Resource r = min_resource; r < max_resource; r *= factor) {
-        rungs.push_back(r);
-        if (r > max_resource / factor) break;  // the next one is >= max_resource (and might overflow)
-    }
-    return rungs;
-}
+[[nodiscard]] std::vector<Resource> geometric_rungs(Resource min_resource, Resource max_resource, int factor);
 
 /// Stop-based asynchronous successive halving over one or more brackets (see the top of this file).
 /// A trial is added to a bracket when it starts; report() decides and appends a DecisionRecord for
@@ -144,52 +129,19 @@ public:
 
     /// The rung decision for a report. Unknown trials and repeated or older steps are ignored
     /// (Continue); a trial already stopped keeps getting Stop.
-    [[nodiscard]] Decision report(TrialId id, Resource step, double loss, std::vector<DecisionRecord>& out) {
-        auto it = trials_.find(id);
-        if (it == trials_.end()) return Decision::Continue;
-        TrialState& t = it->second;
-        if (t.stopped) return Decision::Stop;
-        if (step <= t.last_step) return Decision::Continue;
-        t.last_step = step;
-        if (step > max_resource_) {
-            t.stopped = true;
-            out.push_back(DecisionRecord{id, DecisionRecord::Kind::Stop, labels_[t.bracket], -1, step, loss,
-                                         std::numeric_limits<double>::quiet_NaN(), 0,
-                                         fmt::format("step {} exceeds max_resource {}", step, max_resource_)});
-            return Decision::Stop;
-        }
-        auto rung = advance(t, step);
-        if (rung < 0) return Decision::Continue;
-        return decide(id, t, static_cast<std::size_t>(rung), loss, &out);
-    }
+    [[nodiscard]] Decision report(TrialId id, Resource step, double loss, std::vector<DecisionRecord>& out);
 
     /// The trial's run ended. A completed or stopped trial whose outcome reaches further than its
     /// last report counts as a report of its final loss at that resource (its value joins the rung it
     /// reached, without a decision record since the trial is over). A failed trial adds nothing: it is
     /// excluded from the rungs it had not reached (losses it recorded earlier stay).
-    void finish(TrialId id, const Outcome& outcome) {
-        auto it = trials_.find(id);
-        if (it == trials_.end()) return;
-        TrialState& t = it->second;
-        if (outcome.status != Outcome::Status::Failed && !t.stopped && outcome.resource > t.last_step &&
-            outcome.resource <= max_resource_) {
-            auto rung = advance(t, outcome.resource);
-            if (rung >= 0) (void)decide(id, t, static_cast<std::size_t>(rung), outcome.loss, nullptr);
-        }
-        trials_.erase(it);
-    }
+    void finish(TrialId id, const Outcome& outcome);
 
     /// The rung resources of bracket `b`.
-    [[nodiscard]] std::vector<Resource> rung_resources(std::size_t b) const {
-        std::vector<Resource> r;
-        for (const auto& rung : ladders_.at(b)) r.push_back(rung.resource);
-        return r;
-    }
+    [[nodiscard]] std::vector<Resource> rung_resources(std::size_t b) const;
 
     /// How many losses are recorded at rung `rung` of bracket `b`.
-    [[nodiscard]] std::size_t recorded(std::size_t b, std::size_t rung) const {
-        return ladders_.at(b).at(rung).values.size();
-    }
+    [[nodiscard]] std::size_t recorded(std::size_t b, std::size_t rung) const;
 
     /// Trials started and not yet finished.
     [[nodiscard]] std::size_t live_trials() const noexcept { return trials_.size(); }
@@ -209,12 +161,7 @@ private:
     // Moves past every rung reached at `step`; returns the highest one newly reached, or -1. A trial
     // whose reports skip rungs (reports every 5 epochs, say) is judged at the highest rung it reached
     // only: its loss there is not comparable with the losses recorded at the lower ones.
-    [[nodiscard]] std::ptrdiff_t advance(TrialState& t, Resource step) const {
-        const auto& ladder = ladders_[t.bracket];
-        std::size_t from = t.next_rung;
-        while (t.next_rung < ladder.size() && ladder[t.next_rung].resource <= step) ++t.next_rung;
-        return t.next_rung > from ? static_cast<std::ptrdiff_t>(t.next_rung - 1) : -1;
-    }
+    [[nodiscard]] std::ptrdiff_t advance(TrialState& t, Resource step) const;
 
     [[nodiscard]] Decision decide(TrialId id, TrialState& t, std::size_t rung_index, double loss,
                                   std::vector<DecisionRecord>* out) {
@@ -264,3 +211,7 @@ private:
 };
 
 }  // namespace hypertune::detail
+
+#ifndef HYPERTUNE_COMPILED
+#include <hypertune/impl/detail/rungs.hpp>
+#endif

@@ -5,6 +5,7 @@
 // scaling, both ends included) or start() refuses. Points come in order, the first parameter
 // varying slowest; trial k gets point k, and there are none left after the last point.
 
+#include <hypertune/linkage.hpp>
 #include <hypertune/error.hpp>
 #include <hypertune/sampler.hpp>
 #include <hypertune/search_space.hpp>
@@ -27,21 +28,9 @@ public:
     [[nodiscard]] std::string name() const override { return "Grid"; }
 
     /// Throws InvalidArgument (naming the parameter) for a continuous parameter without points.
-    void start(const SearchSpace& space, const SamplerContext&) override {
-        space_ = space;
-        shape_ = space.grid_shape(points_);
-        size_ = 1;
-        for (auto n : shape_) {
-            if (size_ > std::numeric_limits<std::uint64_t>::max() / n)
-                throw InvalidArgument("GridSearch: the grid has more than 2^64 points");
-            size_ *= n;
-        }
-    }
+    void start(const SearchSpace& space, const SamplerContext&) override;
 
-    [[nodiscard]] std::optional<Config> sample(TrialId id) override {
-        if (id >= size_) return std::nullopt;
-        return space_.grid_point(shape_, id);
-    }
+    [[nodiscard]] std::optional<Config> sample(TrialId id) override;
 
     /// The number of grid points (known after start()).
     [[nodiscard]] std::uint64_t size() const noexcept { return size_; }
@@ -54,3 +43,7 @@ private:
 };
 
 }  // namespace hypertune
+
+#ifndef HYPERTUNE_COMPILED
+#include <hypertune/impl/samplers/grid_sampler.hpp>
+#endif

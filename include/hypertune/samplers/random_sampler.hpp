@@ -5,6 +5,7 @@
 // the number of parallel workers and whatever order trials finish in. The default sampler of every
 // scheduler.
 
+#include <hypertune/linkage.hpp>
 #include <hypertune/detail/random.hpp>
 #include <hypertune/sampler.hpp>
 #include <hypertune/search_space.hpp>
@@ -20,26 +21,11 @@ namespace hypertune {
 class RandomSampler final : public Sampler {
 public:
     [[nodiscard]] std::string name() const override { return "Random"; }
-    void start(const SearchSpace& space, const SamplerContext& ctx) override {
-        space_ = space;
-        seed_ = ctx.seed;
-    }
+    void start(const SearchSpace& space, const SamplerContext& ctx) override;
     [[nodiscard]] std::optional<Config> sample(TrialId id) override { return sample(space_, seed_, id); }
 
     /// The configuration that trial `k` of a run seeded with `seed` gets.
-    [[nodiscard]] static Config sample(const SearchSpace& space, std::uint64_t seed, std::uint64_t k) {
-        constexpr std::size_t small = 16;
-        auto d = space.dimensions();
-        std::array<double, small> buffer{};
-        std::vector<double> heap;
-        double* u = buffer.data();
-        if (d > small) {
-            heap.resize(d);
-            u = heap.data();
-        }
-        for (std::size_t j = 0; j < d; ++j) u[j] = detail::to_unit(detail::hash3(seed, k, j));
-        return space.decode({u, d});
-    }
+    [[nodiscard]] static Config sample(const SearchSpace& space, std::uint64_t seed, std::uint64_t k);
 
 private:
     SearchSpace space_;
@@ -47,3 +33,7 @@ private:
 };
 
 }  // namespace hypertune
+
+#ifndef HYPERTUNE_COMPILED
+#include <hypertune/impl/samplers/random_sampler.hpp>
+#endif

@@ -10,6 +10,7 @@
 // detail/rungs.hpp, shared with asynchronous Hyperband. No trial waits for another, so workers never
 // idle; a trial is judged at a rung only once it has reached it.
 
+#include <hypertune/linkage.hpp>
 #include <hypertune/detail/rungs.hpp>
 #include <hypertune/error.hpp>
 #include <hypertune/search_space.hpp>
@@ -51,9 +52,7 @@ public:
     [[nodiscard]] const AshaOptions& options() const noexcept { return options_; }
 
 protected:
-    void on_start() override {
-        ladder_ = detail::StopRungs({rungs_}, {-1}, options_.reduction_factor, options_.max_resource);
-    }
+    void on_start() override;
 
     [[nodiscard]] Suggestion next(const TrialBudget& budget) override {
         Suggestion s = start_new(budget, options_.max_resource);
@@ -61,20 +60,11 @@ protected:
         return s;
     }
 
-    [[nodiscard]] Decision on_report(TrialId id, Resource step, double loss) override {
-        made_.clear();  // kept between reports: no allocation per decision
-        const Decision d = ladder_.report(id, step, loss, made_);
-        for (DecisionRecord& r : made_) decide(std::move(r));
-        return d;
-    }
+    [[nodiscard]] Decision on_report(TrialId id, Resource step, double loss) override;
 
     void on_tell(TrialId id, const Outcome& outcome) override { ladder_.finish(id, outcome); }
 
-    [[nodiscard]] std::vector<Resource> fidelity_levels() const override {
-        std::vector<Resource> levels = rungs_;
-        levels.push_back(options_.max_resource);
-        return levels;
-    }
+    [[nodiscard]] std::vector<Resource> fidelity_levels() const override;
 
 private:
     AshaOptions options_;
@@ -86,3 +76,7 @@ private:
 static_assert(Strategy<ASHA>);
 
 }  // namespace hypertune
+
+#ifndef HYPERTUNE_COMPILED
+#include <hypertune/impl/strategies/asha.hpp>
+#endif

@@ -1,0 +1,98 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// Definitions of <hypertune/scheduler.hpp>: the scheduler's bookkeeping of ids, budget and sampler.
+// Inline in header-only mode, compiled into hypertune::compiled otherwise (see
+// <hypertune/linkage.hpp>).
+
+#include <hypertune/scheduler.hpp>
+#include <hypertune/linkage.hpp>
+#include <fmt/format.h>
+#include <algorithm>
+
+#if defined(HYPERTUNE_COMPILED) && !defined(HYPERTUNE_BUILDING_LIBRARY)
+#error "<hypertune/impl/scheduler.hpp> is compiled into hypertune::compiled: include <hypertune/scheduler.hpp>"
+#endif
+
+namespace hypertune {
+
+HYPERTUNE_INLINE void Scheduler::start(const SearchSpace& space, const StrategyContext& ctx) {
+    space.require_tunable();
+    space_ = space;
+    ctx_ = ctx;
+    next_id_ = 0;
+    (void)own_sink_.take();
+    if (sampler_) sampler_->start(space, SamplerContext{ctx.seed, fidelity_levels()});
+    on_start();
+}
+
+HYPERTUNE_INLINE Suggestion Scheduler::ask() {
+    const TrialBudget budget{next_id_, new_trials_left()};
+    Suggestion s = next(budget);
+    if (s.runs()) {
+        if (s.trial == next_id_) {
+            if (!budget.allows_new())
+                throw StrategyError(fmt::format(
+                    "strategy '{}' suggested new trial {} beyond the budget of {} new trials (max_jobs); "
+                    "a scheduler may start a new trial only while TrialBudget::allows_new()",
+                    name(), s.trial, ctx_.max_trials));
+            ++next_id_;
+        } else if (s.trial > next_id_) {
+            throw StrategyError(fmt::format("strategy '{}' suggested trial {}, which was never started; the next "
+                                            "new trial's id is {}",
+                                            name(), s.trial, next_id_));
+        }
+    }
+    return s;
+}
+
+HYPERTUNE_INLINE Decision Scheduler::report(TrialId id, Resource step, double loss) {
+    const Decision d = on_report(id, step, loss);
+    if (sampler_) sampler_->on_report(id, step, loss);
+    return d;
+}
+
+HYPERTUNE_INLINE void Scheduler::tell(TrialId id, const Outcome& outcome) {
+    on_tell(id, outcome);
+    if (sampler_) sampler_->on_result(id, outcome);
+}
+
+HYPERTUNE_INLINE std::vector<std::string> Scheduler::notes() const {
+    std::vector<std::string> out;
+    if (sampler_)
+        for (const Note& n : sampler_->notes()) out.push_back(to_string(n));
+    return out;
+}
+
+HYPERTUNE_INLINE bool Scheduler::warm_start(const std::vector<WarmStartObservation>& observations, WarmStartType type) {
+    return sampler_ && sampler_->warm_start(observations, type);
+}
+
+HYPERTUNE_INLINE std::vector<Resource> Scheduler::fidelity_levels() const {
+    if (auto r = max_resource()) return {*r};
+    return {};
+}
+
+HYPERTUNE_INLINE Suggestion Scheduler::start_new(const TrialBudget& budget, Resource resource) {
+    if (!sampler_)
+        throw StrategyError(fmt::format("strategy '{}' has no sampler to start a new trial with", name()));
+    if (!budget.allows_new()) return Suggestion::done();
+    auto cfg = sampler_->sample(budget.next_id);
+    if (!cfg) return Suggestion::done();
+    return Suggestion::run(budget.next_id, std::move(*cfg), resource);
+}
+
+HYPERTUNE_INLINE void Scheduler::decide(DecisionRecord d) {
+    if (sampler_) sampler_->on_decision(d);
+    sink().add(std::move(d));
+}
+
+HYPERTUNE_INLINE std::string Scheduler::with_sampler_name(const std::string& scheduler) const {
+    if (!sampler_ || dynamic_cast<const RandomSampler*>(sampler_.get()) != nullptr) return scheduler;
+    return fmt::format("{}({})", sampler_->name(), scheduler);
+}
+
+HYPERTUNE_INLINE std::string RunToCompletion::name() const {
+    return label_ == "RunToCompletion" ? fmt::format("RunToCompletion({})", sampler()->name()) : label_;
+}
+
+}  // namespace hypertune

@@ -1,0 +1,148 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// Definitions of <hypertune/search_space.hpp>: adding parameters, the unit-cube encoding, checks and grids.
+// Inline in header-only mode, compiled into hypertune::compiled otherwise (see
+// <hypertune/linkage.hpp>).
+
+#include <hypertune/search_space.hpp>
+#include <hypertune/linkage.hpp>
+#include <fmt/format.h>
+#include <algorithm>
+#include <cmath>
+
+#if defined(HYPERTUNE_COMPILED) && !defined(HYPERTUNE_BUILDING_LIBRARY)
+#error "<hypertune/impl/search_space.hpp> is compiled into hypertune::compiled: include <hypertune/search_space.hpp>"
+#endif
+
+namespace hypertune {
+
+HYPERTUNE_INLINE SearchSpace SearchSpace::of(const Config& cfg) {
+    SearchSpace space;
+    auto layout = std::make_shared<detail::Layout>();
+    for (std::size_t i = 0; i < cfg.size(); ++i) {
+        layout->push_back(cfg.parameter(i));
+        if (cfg.parameter(i).tuned()) space.tuned_.push_back(i);
+    }
+    space.layout_ = std::move(layout);
+    return space;
+}
+
+HYPERTUNE_INLINE std::size_t SearchSpace::add_spec(const ParameterSpec& spec) {
+    for (const auto& p : *layout_)
+        if (p.name == spec.name)
+            throw InvalidArgument(fmt::format("SearchSpace: parameter '{}' is defined twice", spec.name));
+    if (detail::is_csv_column(spec.name))
+        throw InvalidArgument(fmt::format("SearchSpace: parameter '{0}' has the name of the CSV column '{0}' that "
+                                          "Result::to_csv writes for every trial; rename the parameter",
+                                          spec.name));
+    // Configs made earlier keep the layout they were made with.
+    auto next = std::make_shared<detail::Layout>(*layout_);
+    next->push_back(spec);
+    layout_ = std::move(next);
+    if (spec.tuned()) tuned_.push_back(layout_->size() - 1);
+    return layout_->size() - 1;
+}
+
+HYPERTUNE_INLINE void SearchSpace::require_tunable() const {
+    if (tuned_.empty())
+        throw InvalidArgument(layout_->empty() ? "SearchSpace: no parameters"
+                                               : "SearchSpace: no tuned parameters (all are static)");
+}
+
+HYPERTUNE_INLINE Config SearchSpace::decode(std::span<const double> u) const {
+    if (u.size() != tuned_.size())
+        throw InvalidArgument(
+            fmt::format("SearchSpace::decode: got {} coordinates for {} tuned parameters", u.size(), tuned_.size()));
+    std::vector<Value> values;
+    values.reserve(layout_->size());
+    std::size_t d = 0;
+    for (const auto& p : *layout_) values.push_back(p.tuned() ? p.from_unit(u[d++]) : p.fixed);
+    return Config(layout_, std::move(values));
+}
+
+HYPERTUNE_INLINE std::vector<double> SearchSpace::encode(const Config& cfg) const {
+    check(cfg);
+    std::vector<double> u;
+    u.reserve(tuned_.size());
+    for (auto i : tuned_) u.push_back((*layout_)[i].to_unit(cfg.value(i)));
+    return u;
+}
+
+HYPERTUNE_INLINE Config SearchSpace::make(std::vector<Value> values) const {
+    if (values.size() != layout_->size())
+        throw InvalidArgument(fmt::format("SearchSpace::make: got {} values for {} parameters", values.size(),
+                                          layout_->size()));
+    for (std::size_t i = 0; i < values.size(); ++i) {
+        const auto& p = (*layout_)[i];
+        // Integral reals (from JSON, say) are accepted for integer parameters.
+        if (p.kind == ParameterKind::Integer)
+            if (auto* x = std::get_if<double>(&values[i]);
+                x && std::floor(*x) == *x && std::abs(*x) <= detail::max_exact_integer)
+                values[i] = static_cast<std::int64_t>(*x);
+        if (p.kind == ParameterKind::Continuous)
+            if (auto* x = std::get_if<std::int64_t>(&values[i])) values[i] = static_cast<double>(*x);
+        p.check(values[i]);
+    }
+    return Config(layout_, std::move(values));
+}
+
+HYPERTUNE_INLINE void SearchSpace::check(const Config& cfg) const {
+    if (cfg.size() != layout_->size())
+        throw InvalidArgument(fmt::format("configuration has {} values, the search space {} parameters",
+                                          cfg.size(), layout_->size()));
+    for (std::size_t i = 0; i < cfg.size(); ++i) {
+        if (cfg.name(i) != (*layout_)[i].name)
+            throw InvalidArgument(fmt::format("configuration parameter #{} is '{}', the search space's is '{}'", i,
+                                              cfg.name(i), (*layout_)[i].name));
+        (*layout_)[i].check(cfg.value(i));
+    }
+}
+
+HYPERTUNE_INLINE std::vector<std::size_t> SearchSpace::grid_shape(const std::map<std::string, std::size_t>& points) const {
+    for (const auto& [name, n] : points) {
+        auto it = std::find_if(layout_->begin(), layout_->end(), [&name = name](const auto& p) { return p.name == name; });
+        if (it == layout_->end())
+            throw InvalidArgument(fmt::format("grid: unknown parameter '{}' in the number of points", name));
+        if (n < 1) throw InvalidArgument(fmt::format("grid: parameter '{}' needs at least 1 point", name));
+    }
+    std::vector<std::size_t> shape;
+    for (auto i : tuned_) {
+        const auto& p = (*layout_)[i];
+        auto it = points.find(p.name);
+        switch (p.kind) {
+            case ParameterKind::Integer: {
+                auto all = static_cast<std::size_t>(p.max - p.min) + 1;
+                shape.push_back(it == points.end() ? all : std::min(all, it->second));
+                break;
+            }
+            case ParameterKind::Categorical: shape.push_back(p.categories.size()); break;
+            case ParameterKind::Continuous:
+                if (it == points.end())
+                    throw InvalidArgument(fmt::format(
+                        "grid: ContinuousParameter '{}' needs a number of grid points (GridSearchOptions::points)",
+                        p.name));
+                shape.push_back(p.min == p.max ? 1 : it->second);
+                break;
+            case ParameterKind::Static: break;
+        }
+    }
+    return shape;
+}
+
+HYPERTUNE_INLINE Config SearchSpace::grid_point(std::span<const std::size_t> shape, std::uint64_t k) const {
+    std::vector<double> u(shape.size());
+    for (std::size_t d = shape.size(); d-- > 0;) {
+        auto n = shape[d];
+        auto i = k % n;
+        k /= n;
+        const auto& p = (*layout_)[tuned_[d]];
+        bool every_value = p.kind != ParameterKind::Continuous &&
+                           (p.kind == ParameterKind::Categorical || n == static_cast<std::size_t>(p.max - p.min) + 1);
+        if (n == 1) u[d] = every_value ? 0.5 : 0.0;
+        else if (every_value) u[d] = (static_cast<double>(i) + 0.5) / static_cast<double>(n);  // each cell's centre
+        else u[d] = static_cast<double>(i) / static_cast<double>(n - 1);  // evenly spaced, both ends included
+    }
+    return decode(u);
+}
+
+}  // namespace hypertune
