@@ -14,7 +14,6 @@
 #include <hypertune/search_space.hpp>
 #include <hypertune/strategy.hpp>
 
-#include <fmt/format.h>
 #include <nlohmann/json_fwd.hpp>
 
 #include <cstdint>

@@ -18,8 +18,6 @@
 #include <hypertune/tuner_options.hpp>
 #include <hypertune/warm_start.hpp>
 
-#include <fmt/format.h>
-
 #include <functional>
 #include <memory>
 #include <optional>
