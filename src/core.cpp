@@ -3,6 +3,7 @@
 // schedulers. One translation unit, so that the hot path of a suggestion (the scheduler, the
 // sampler, decoding the unit cube) is inlined as in header-only mode.
 #include <hypertune/impl/config.hpp>
+#include <hypertune/impl/detail/promotion_rungs.hpp>
 #include <hypertune/impl/detail/rungs.hpp>
 #include <hypertune/impl/parameter.hpp>
 #include <hypertune/impl/samplers/grid_sampler.hpp>

@@ -3,6 +3,9 @@
 // Trial: what the objective sees of the tuning run while it trains one configuration. It learns
 // its budget, reports intermediate values (which drive early stopping), checks should_stop(), and
 // may save a checkpoint so that a paused trial continues instead of starting over when promoted.
+// A Trial handed to an objective lives until the tuning run ends, so a late call from a thread the
+// objective left behind is a clear error (report) or a harmless answer (should_stop), never a
+// dangling access.
 
 #include <hypertune/config.hpp>
 #include <hypertune/error.hpp>
@@ -61,7 +64,12 @@ public:
 
     /// Reports the objective metric after `step` resource units. Steps must increase and values
     /// be finite; otherwise this throws InvalidArgument and the trial is marked Failed.
+    /// After the objective returned, this throws Error naming the trial: the value cannot count.
     void report(Resource step, double value) {
+        if (returned_.load(std::memory_order_acquire))
+            throw Error(fmt::format("trial {}: report(step {}) called after its objective returned; a Trial is only "
+                                    "usable during the objective call that received it",
+                                    id_, step));
         if (!std::isfinite(value)) fail(fmt::format("trial {}: reported a non-finite value ({}) at step {}", id_, value, step));
         if (step <= last_step_)
             fail(fmt::format("trial {}: reported step {} after step {} (steps must increase)", id_, step, last_step_));
@@ -73,16 +81,20 @@ public:
         // A trial that failed here before (the objective caught the exception) ends Failed whatever
         // it reports next: its later values reach neither the strategy nor the journal.
         if (!failure_.empty()) return;
-        if (host_ && host_->on_report(*this, step, value) == Decision::Stop && !stop_.load(std::memory_order_relaxed)) {
+        detail::TrialHost* host = host_.load(std::memory_order_acquire);
+        if (host && host->on_report(*this, step, value) == Decision::Stop && !stop_.load(std::memory_order_relaxed)) {
             stop_step_ = step;
             stop_.store(true, std::memory_order_relaxed);
         }
     }
 
     /// True once the strategy decided to stop this trial or the tuning run is stopping. Check it
-    /// after each report and return early (with the last value) when it is set.
+    /// after each report and return early (with the last value) when it is set. Always true once
+    /// the objective has returned.
     [[nodiscard]] bool should_stop() const noexcept {
-        return stop_.load(std::memory_order_relaxed) || (host_ && host_->stop_requested());
+        if (stop_.load(std::memory_order_relaxed) || returned_.load(std::memory_order_acquire)) return true;
+        detail::TrialHost* host = host_.load(std::memory_order_acquire);
+        return host && host->stop_requested();
     }
 
     /// Keeps an opaque checkpoint (serialised model state) for when the trial is resumed.
@@ -107,6 +119,12 @@ private:
         throw InvalidArgument(std::move(why));
     }
 
+    // The objective returned: later calls must not reach the run (which may be gone by then).
+    void end() noexcept {
+        returned_.store(true, std::memory_order_release);
+        host_.store(nullptr, std::memory_order_release);
+    }
+
     // A promoted trial with no checkpoint starts over: steps up to `from` were already counted.
     void restart_from(Resource from) {
         restarted_ = true;
@@ -124,7 +142,8 @@ private:
     std::optional<std::string> checkpoint_;
     std::string failure_;
     std::atomic<bool> stop_{false};
-    detail::TrialHost* host_ = nullptr;
+    std::atomic<detail::TrialHost*> host_{nullptr};
+    std::atomic<bool> returned_{false};
     bool restarted_ = false;
     Resource restart_from_ = 0;
     Resource stop_step_ = 0;

@@ -130,7 +130,7 @@ std::map<ht::TrialId, ht::Config> first_configs(const Log& log) {
     return out;
 }
 
-double median(std::vector<double> v) {
+double median_of(std::vector<double> v) {
     REQUIRE_FALSE(v.empty());
     std::sort(v.begin(), v.end());
     return v[v.size() / 2];
@@ -308,15 +308,15 @@ TEST_CASE("ModelBased Hyperband: random until a level has enough losses, then th
             CHECK(mb.notes().front().find("the model takes over") != std::string::npos);
             CHECK(mb.model_resource().has_value());
         }
-        MESSAGE("within 0.2 of the optimum: " << median(model_near) << " of the model's proposals, "
-                                              << median(random_near) << " of random ones; mean distance "
-                                              << median(model_mean) << " vs " << median(random_mean)
-                                              << "; best final loss " << median(best_model) << " vs plain Hyperband "
-                                              << median(best_plain));
-        CHECK(median(model_near) > 0.2);
-        CHECK(median(random_near) < 0.1);
-        CHECK(median(model_mean) < 0.85 * median(random_mean));
-        CHECK(median(best_model) < median(best_plain));
+        MESSAGE("within 0.2 of the optimum: " << median_of(model_near) << " of the model's proposals, "
+                                              << median_of(random_near) << " of random ones; mean distance "
+                                              << median_of(model_mean) << " vs " << median_of(random_mean)
+                                              << "; best final loss " << median_of(best_model) << " vs plain Hyperband "
+                                              << median_of(best_plain));
+        CHECK(median_of(model_near) > 0.2);
+        CHECK(median_of(random_near) < 0.1);
+        CHECK(median_of(model_mean) < 0.85 * median_of(random_mean));
+        CHECK(median_of(best_model) < median_of(best_plain));
     }
 }
 
@@ -400,15 +400,15 @@ TEST_CASE("ModelBased ASHA: the model's configurations cluster near the optimum,
         best_model.push_back(best_of(log));
         best_plain.push_back(best_of(plain_log));
     }
-    MESSAGE("ASHA: within 0.2 of the optimum: " << median(model_near) << " of the model's proposals, "
-                                                << median(random_near) << " of random ones; mean distance "
-                                                << median(model_mean) << " vs " << median(random_mean)
-                                                << "; best final loss " << median(best_model) << " vs plain ASHA "
-                                                << median(best_plain));
-    CHECK(median(model_near) > 0.2);
-    CHECK(median(random_near) < 0.1);
-    CHECK(median(model_mean) < 0.85 * median(random_mean));
-    CHECK(median(best_model) < median(best_plain));
+    MESSAGE("ASHA: within 0.2 of the optimum: " << median_of(model_near) << " of the model's proposals, "
+                                                << median_of(random_near) << " of random ones; mean distance "
+                                                << median_of(model_mean) << " vs " << median_of(random_mean)
+                                                << "; best final loss " << median_of(best_model) << " vs plain ASHA "
+                                                << median_of(best_plain));
+    CHECK(median_of(model_near) > 0.2);
+    CHECK(median_of(random_near) < 0.1);
+    CHECK(median_of(model_mean) < 0.85 * median_of(random_mean));
+    CHECK(median_of(best_model) < median_of(best_plain));
 }
 
 TEST_CASE("ModelBased Hyperband through the Tuner with max_parallel_jobs 4") {

@@ -40,7 +40,7 @@ endforeach()
 
 file(REMOVE_RECURSE "${BINARY}")
 file(MAKE_DIRECTORY "${BINARY}")
-execute_process(COMMAND "${CXX_COMPILER}" -O1 "${SOURCE}" -o "${BINARY}/consumer" ${_flags} RESULT_VARIABLE _rc)
+execute_process(COMMAND "${CXX_COMPILER}" "${SOURCE}" -o "${BINARY}/consumer" ${_flags} RESULT_VARIABLE _rc)
 if(NOT _rc EQUAL 0)
     message(FATAL_ERROR "g++ with pkg-config's flags failed (${_rc})")
 endif()

@@ -31,10 +31,10 @@ double curve(const Config& c, Resource r) {
     return x + 0.1 * depth / static_cast<double>(r);
 }
 
-bool same_double(double a, double b) { return (std::isnan(a) && std::isnan(b)) || a == b; }
-bool same_record(const DecisionRecord& a, const DecisionRecord& b) {
+bool same_value(double a, double b) { return (std::isnan(a) && std::isnan(b)) || a == b; }
+bool same_decision(const DecisionRecord& a, const DecisionRecord& b) {
     return a.trial == b.trial && a.kind == b.kind && a.bracket == b.bracket && a.rung == b.rung &&
-           a.resource == b.resource && same_double(a.loss, b.loss) && same_double(a.threshold, b.threshold) &&
+           a.resource == b.resource && same_value(a.loss, b.loss) && same_value(a.threshold, b.threshold) &&
            a.peers == b.peers && a.reason == b.reason;
 }
 
@@ -406,7 +406,7 @@ TEST_CASE("asynchronous Hyperband is deterministic for a seed and call order") {
     };
     auto a = run(17), b = run(17);
     REQUIRE(a.records.size() == b.records.size());
-    for (std::size_t i = 0; i < a.records.size(); ++i) CHECK(same_record(a.records[i], b.records[i]));
+    for (std::size_t i = 0; i < a.records.size(); ++i) CHECK(same_decision(a.records[i], b.records[i]));
 }
 
 TEST_CASE("synchronous Hyperband pauses at the barrier, then promotes the best and stops the rest") {
@@ -698,7 +698,7 @@ TEST_CASE("synchronous Hyperband is deterministic for a seed and call order") {
     };
     Log a = run(17), b = run(17);
     REQUIRE(a.records.size() == b.records.size());
-    for (std::size_t i = 0; i < a.records.size(); ++i) CHECK(same_record(a.records[i], b.records[i]));
+    for (std::size_t i = 0; i < a.records.size(); ++i) CHECK(same_decision(a.records[i], b.records[i]));
     REQUIRE(a.runs.size() == b.runs.size());
     for (std::size_t i = 0; i < a.runs.size(); ++i) {
         CHECK(a.runs[i].id == b.runs[i].id);

@@ -33,20 +33,20 @@ using namespace std::chrono_literals;
 
 namespace {
 
-ht::SearchSpace space() {
+ht::SearchSpace journal_space() {
     return ht::SearchSpace{ht::ContinuousParameter("x", 0.0, 1.0), ht::IntegerParameter("k", 1, 5),
                            ht::CategoricalParameter("kind", {"a", "b"})};
 }
 
-double loss_at(const ht::Config& c, ht::Resource r) {
+double curve_loss_at(const ht::Config& c, ht::Resource r) {
     return std::abs(c.get<double>("x") - 0.3) + 0.01 * c.get<int>("k") +
            (c.get<std::string>("kind") == "b" ? 0.05 : 0.0) + 1.0 / static_cast<double>(r);
 }
 
-double trainer(const ht::Config& c, ht::Trial& trial) {
+double journal_trainer(const ht::Config& c, ht::Trial& trial) {
     double loss = 0.0;
     for (ht::Resource r = trial.resumed_from() + 1; r <= trial.budget(); ++r) {
-        trial.report(r, loss = loss_at(c, r));
+        trial.report(r, loss = curve_loss_at(c, r));
         if (trial.should_stop()) break;
     }
     return loss;
@@ -90,8 +90,8 @@ ht::AnyStrategy asha() { return ht::ASHA({.min_resource = 1, .max_resource = 9})
 
 TEST_CASE("load_result gives back the run's own result from its journal") {
     auto path = temp_journal("attach");
-    ht::Tuner tuner(space(), asha(), options(path, 40, 4));
-    auto result = tuner.fit(trainer);
+    ht::Tuner tuner(journal_space(), asha(), options(path, 40, 4));
+    auto result = tuner.fit(journal_trainer);
     auto attached = ht::load_result(path);
     ht::testing::check_same_result(result, attached);
     CHECK(attached.to_csv() == result.to_csv());
@@ -108,24 +108,24 @@ TEST_CASE("load_result gives back the run's own result from its journal") {
 }
 
 TEST_CASE("a stopped run resumes from its journal and ends as if it had never stopped") {
-    auto reference = ht::Tuner(space(), asha(), options("")).fit(trainer);
+    auto reference = ht::Tuner(journal_space(), asha(), options("")).fit(journal_trainer);
     auto path = temp_journal("resume");
     {
         ht::TunerOptions o = options(path);
         o.on_trial_end = nullptr;
-        ht::Tuner tuner(space(), asha(), o);
+        ht::Tuner tuner(journal_space(), asha(), o);
         std::atomic<ht::TuningJob*> handle{nullptr};
         auto job = tuner.start([&](const ht::Config& c, ht::Trial& trial) {
             if (trial.id() == 15)
                 while (!trial.should_stop()) std::this_thread::sleep_for(1ms);  // wait for stop()
-            return trainer(c, trial);
+            return journal_trainer(c, trial);
         });
         while (job.progress().started < 16) std::this_thread::sleep_for(1ms);  // trial 15 is running
         job.stop();
         CHECK(job.wait().trials().size() == 16);
     }
-    ht::Tuner again(space(), asha(), options(path));
-    auto resumed = again.fit(trainer);
+    ht::Tuner again(journal_space(), asha(), options(path));
+    auto resumed = again.fit(journal_trainer);
     // trial 15 was cut by stop(): it ended Stopped and is kept as it ended; the rest is identical
     auto expected = outcome(reference);
     auto got = outcome(resumed);
@@ -143,7 +143,7 @@ TEST_CASE("a journal cut at any line resumes to the uninterrupted run's trials")
                                                                   .mode = ht::HyperbandMode::Synchronous}));
         };
         auto full_path = temp_journal("full");
-        auto reference = ht::Tuner(space(), make(), options(full_path, 20)).fit(trainer);
+        auto reference = ht::Tuner(journal_space(), make(), options(full_path, 20)).fit(journal_trainer);
         auto lines = lines_of(full_path);
         REQUIRE(lines.size() > 40);
         auto cut_path = temp_journal("cut");
@@ -154,7 +154,7 @@ TEST_CASE("a journal cut at any line resumes to the uninterrupted run's trials")
                 CAPTURE(torn);
                 // torn: the next line half-written, as a crash during write() leaves it
                 write_lines(cut_path, lines, cut, torn ? lines[cut].substr(0, lines[cut].size() / 2) : "");
-                auto resumed = ht::Tuner(space(), make(), options(cut_path, 20)).fit(trainer);
+                auto resumed = ht::Tuner(journal_space(), make(), options(cut_path, 20)).fit(journal_trainer);
                 CHECK(outcome(resumed) == outcome(reference));
                 bool warned = false;
                 for (const auto& w : resumed.setup().warnings) warned = warned || w.find("truncated last line") != std::string::npos;
@@ -169,13 +169,13 @@ TEST_CASE("a journal cut at any line resumes to the uninterrupted run's trials")
 }
 
 TEST_CASE("kill -9 at random moments: every resume keeps what completed and nothing runs twice") {
-    auto reference = ht::Tuner(space(), asha(), options("", 30)).fit(trainer);
+    auto reference = ht::Tuner(journal_space(), asha(), options("", 30)).fit(journal_trainer);
     auto path = temp_journal("kill");
     auto slow_trainer = [](const ht::Config& c, ht::Trial& trial) {
         double loss = 0.0;
         for (ht::Resource r = 1; r <= trial.budget(); ++r) {
             std::this_thread::sleep_for(2ms);
-            trial.report(r, loss = loss_at(c, r));
+            trial.report(r, loss = curve_loss_at(c, r));
             if (trial.should_stop()) break;
         }
         return loss;
@@ -188,7 +188,7 @@ TEST_CASE("kill -9 at random moments: every resume keeps what completed and noth
         REQUIRE(child >= 0);
         if (child == 0) {
             try {
-                ht::Tuner tuner(space(), asha(), options(path, 30));
+                ht::Tuner tuner(journal_space(), asha(), options(path, 30));
                 (void)tuner.fit(slow_trainer);
             } catch (...) {
                 ::_exit(2);
@@ -213,51 +213,51 @@ TEST_CASE("kill -9 at random moments: every resume keeps what completed and noth
         for (const auto& t : partial.trials()) CHECK(ids.insert(t.id).second);
     }
     CHECK(kills >= 5);
-    auto finished = ht::Tuner(space(), asha(), options(path, 30)).fit(trainer);
+    auto finished = ht::Tuner(journal_space(), asha(), options(path, 30)).fit(journal_trainer);
     CHECK(outcome(finished) == outcome(reference));
     fs::remove(path);
 }
 
 TEST_CASE("a journal from another run, or a damaged one, is refused with the reason") {
     auto path = temp_journal("foreign");
-    (void)ht::Tuner(space(), asha(), options(path, 5)).fit(trainer);
+    (void)ht::Tuner(journal_space(), asha(), options(path, 5)).fit(journal_trainer);
     ht::SearchSpace other{ht::ContinuousParameter("x", 0.0, 2.0), ht::IntegerParameter("k", 1, 5),
                           ht::CategoricalParameter("kind", {"a", "b"})};
     CHECK_THROWS_WITH_AS(ht::Tuner(other, asha(), options(path, 5)),
                          doctest::Contains("belongs to another search space: parameter 'x' differs"), ht::InvalidArgument);
-    CHECK_THROWS_WITH_AS(ht::Tuner(space(), ht::RandomSearch(), options(path, 5)),
+    CHECK_THROWS_WITH_AS(ht::Tuner(journal_space(), ht::RandomSearch(), options(path, 5)),
                          doctest::Contains("its strategy is ASHA, this tuner's is RandomSearch"), ht::InvalidArgument);
     auto reseeded = options(path, 5);
     reseeded.seed = 4;
-    CHECK_THROWS_WITH_AS(ht::Tuner(space(), asha(), reseeded), doctest::Contains("its seed is 3, this tuner's is 4"),
+    CHECK_THROWS_WITH_AS(ht::Tuner(journal_space(), asha(), reseeded), doctest::Contains("its seed is 3, this tuner's is 4"),
                          ht::InvalidArgument);
-    CHECK_THROWS_WITH_AS(ht::Tuner(space(), ht::ASHA({.min_resource = 1, .max_resource = 27}), options(path, 5)),
+    CHECK_THROWS_WITH_AS(ht::Tuner(journal_space(), ht::ASHA({.min_resource = 1, .max_resource = 27}), options(path, 5)),
                          doctest::Contains("its max_resource is 9, this tuner's is 27"), ht::InvalidArgument);
     // other options that the journal does not name: replaying notices the decisions differ
     CHECK_THROWS_WITH_AS(
-        (void)ht::Tuner(space(), ht::ASHA({.min_resource = 1, .max_resource = 9, .reduction_factor = 2}), options(path, 5))
-            .fit(trainer),
+        (void)ht::Tuner(journal_space(), ht::ASHA({.min_resource = 1, .max_resource = 9, .reduction_factor = 2}), options(path, 5))
+            .fit(journal_trainer),
         doctest::Contains("resuming diverged"), ht::InvalidArgument);
 
-    CHECK_THROWS_WITH_AS((void)ht::Tuner(space(), asha(), options(path, 2)).fit(trainer),
+    CHECK_THROWS_WITH_AS((void)ht::Tuner(journal_space(), asha(), options(path, 2)).fit(journal_trainer),
                          doctest::Contains("holds more trials than max_jobs = 2"), ht::InvalidArgument);
     auto lines = lines_of(path);
     lines[3] = "{\"event\": \"report\", broken";
     write_lines(path, lines, lines.size());
-    CHECK_THROWS_WITH_AS(ht::Tuner(space(), asha(), options(path, 5)), doctest::Contains("line 4"), ht::IoError);
+    CHECK_THROWS_WITH_AS(ht::Tuner(journal_space(), asha(), options(path, 5)), doctest::Contains("line 4"), ht::IoError);
     CHECK_THROWS_WITH_AS((void)ht::load_result(path), doctest::Contains("line 4"), ht::IoError);
     lines[0] = R"({"event":"run_started","format":99})";
     write_lines(path, lines, 1);
     CHECK_THROWS_WITH_AS((void)ht::load_result(path), doctest::Contains("format version 99 is not one of the supported 1 to 2"),
                          ht::IoError);
     fs::remove(path);
-    CHECK_THROWS_WITH_AS(ht::Tuner(space(), asha(), options("/nonexistent-dir/run.jsonl", 5)),
+    CHECK_THROWS_WITH_AS(ht::Tuner(journal_space(), asha(), options("/nonexistent-dir/run.jsonl", 5)),
                          doctest::Contains("cannot write journal '/nonexistent-dir/run.jsonl'"), ht::IoError);
 }
 
 TEST_CASE("a journal whose parameters come in another order is refused, naming both orders") {
     auto path = temp_journal("reordered");
-    (void)ht::Tuner(space(), asha(), options(path, 5)).fit(trainer);
+    (void)ht::Tuner(journal_space(), asha(), options(path, 5)).fit(journal_trainer);
     ht::SearchSpace reordered{ht::IntegerParameter("k", 1, 5), ht::ContinuousParameter("x", 0.0, 1.0),
                               ht::CategoricalParameter("kind", {"a", "b"})};
     CHECK_THROWS_WITH_AS(ht::Tuner(reordered, asha(), options(path, 5)),
@@ -267,13 +267,13 @@ TEST_CASE("a journal whose parameters come in another order is refused, naming b
     // Other differences are still named parameter by parameter.
     using ht::detail::space_difference;
     auto json_of = [](const ht::SearchSpace& s) { return s.to_json(); };
-    CHECK(space_difference(json_of(space()), json_of(space())) == "");
+    CHECK(space_difference(json_of(journal_space()), json_of(journal_space())) == "");
     ht::SearchSpace fewer{ht::ContinuousParameter("x", 0.0, 1.0), ht::IntegerParameter("k", 1, 5)};
-    CHECK(space_difference(json_of(space()), json_of(fewer)) ==
+    CHECK(space_difference(json_of(journal_space()), json_of(fewer)) ==
           "the journal's parameter 'kind' is not in this search space");
     ht::SearchSpace renamed{ht::ContinuousParameter("x", 0.0, 1.0), ht::IntegerParameter("n", 1, 5),
                             ht::CategoricalParameter("kind", {"a", "b"})};
-    CHECK(space_difference(json_of(space()), json_of(renamed)).starts_with("parameter 'k' differs"));
+    CHECK(space_difference(json_of(journal_space()), json_of(renamed)).starts_with("parameter 'k' differs"));
     fs::remove(path);
 }
 
@@ -288,7 +288,7 @@ TEST_CASE("a full disk stops the run cleanly, and what reached the journal is a 
         ::setrlimit(RLIMIT_FSIZE, &limit);
         int code = 0;
         try {
-            auto result = ht::Tuner(space(), asha(), options(path, 1000)).fit(trainer);
+            auto result = ht::Tuner(journal_space(), asha(), options(path, 1000)).fit(journal_trainer);
             if (result.stop_reason().find("cannot write journal") == std::string::npos) code = 3;
             if (result.trials().size() >= 1000) code = 4;           // it did stop early
             if (result.count(ht::TrialStatus::Completed) == 0) code = 5;
@@ -306,7 +306,7 @@ TEST_CASE("a full disk stops the run cleanly, and what reached the journal is a 
     std::set<ht::TrialId> ids;
     for (const auto& t : saved.trials()) CHECK(ids.insert(t.id).second);
     // and the run resumes from what was saved (no limit now)
-    auto resumed = ht::Tuner(space(), asha(), options(path, 60)).fit(trainer);
+    auto resumed = ht::Tuner(journal_space(), asha(), options(path, 60)).fit(journal_trainer);
     CHECK(resumed.trials().size() == 60);
     fs::remove(path);
 }

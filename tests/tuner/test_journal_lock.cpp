@@ -26,15 +26,15 @@ using namespace std::chrono_literals;
 
 namespace {
 
-ht::SearchSpace space() { return ht::SearchSpace{ht::ContinuousParameter("x", 0.0, 1.0)}; }
+ht::SearchSpace lock_space() { return ht::SearchSpace{ht::ContinuousParameter("x", 0.0, 1.0)}; }
 
-ht::TunerOptions options(const std::string& journal, std::size_t jobs = 10) {
+ht::TunerOptions lock_options(const std::string& journal, std::size_t jobs = 10) {
     return {.max_jobs = jobs, .seed = 1, .progress = ht::ProgressBar::Never, .journal = journal};
 }
 
-double objective(const ht::Config& c) { return c.get<double>("x"); }
+double lock_objective(const ht::Config& c) { return c.get<double>("x"); }
 
-std::string temp_journal(const char* name) {
+std::string lock_journal(const char* name) {
     auto path = (fs::temp_directory_path() / fmt::format("hypertune-lock-{}-{}.jsonl", name, ::getpid())).string();
     fs::remove(path);
     fs::remove(path + ".lock");
@@ -56,7 +56,7 @@ Refusal refusal(const std::string& journal) {
     Refusal r;
     auto t0 = std::chrono::steady_clock::now();
     try {
-        ht::Tuner second(space(), ht::RandomSearch(), options(journal));
+        ht::Tuner second(lock_space(), ht::RandomSearch(), lock_options(journal));
         r.message = "accepted";
     } catch (const ht::IoError& e) {
         r.message = e.what();
@@ -68,9 +68,9 @@ Refusal refusal(const std::string& journal) {
 }  // namespace
 
 TEST_CASE("a second tuner on a journal in use in this process is refused at once, naming journal and holder") {
-    auto path = temp_journal("same-process");
+    auto path = lock_journal("same-process");
     {
-        ht::Tuner first(space(), ht::RandomSearch(), options(path));
+        ht::Tuner first(lock_space(), ht::RandomSearch(), lock_options(path));
         auto r = refusal(path);
         CHECK(r.message == fmt::format("journal '{0}' is in use by another tuner (pid {1} on host {2}, this process; "
                                        "lock file '{0}.lock'); two tuners on one journal would run every trial "
@@ -78,23 +78,23 @@ TEST_CASE("a second tuner on a journal in use in this process is refused at once
                                        path, ::getpid(), host_name()));
         CHECK(r.seconds < 1.0);
         // The refused tuner touched nothing: the first one runs, and its journal is whole.
-        auto result = first.fit(objective);
+        auto result = first.fit(lock_objective);
         CHECK(result.trials().size() == 10);
     }
     CHECK_FALSE(fs::exists(path + ".lock"));  // let go with the run
     CHECK(ht::load_result(path).trials().size() == 10);
     // Once the first run is over, the journal can be resumed.
-    CHECK(ht::Tuner(space(), ht::RandomSearch(), options(path, 12)).fit(objective).trials().size() == 12);
+    CHECK(ht::Tuner(lock_space(), ht::RandomSearch(), lock_options(path, 12)).fit(lock_objective).trials().size() == 12);
     fs::remove(path);
 }
 
 TEST_CASE("a second tuner with other options on a running journal hears of the lock, not of another run") {
-    auto path = temp_journal("other-options");
-    ht::Tuner first(space(), ht::RandomSearch(), options(path));
-    auto job = first.start(objective);
+    auto path = lock_journal("other-options");
+    ht::Tuner first(lock_space(), ht::RandomSearch(), lock_options(path));
+    auto job = first.start(lock_objective);
     (void)job.wait();  // the journal holds a whole run, and the job keeps its lock until it goes
     try {
-        ht::Tuner second(space(), ht::RandomSearch({.max_resource = 5}), options(path));  // another run
+        ht::Tuner second(lock_space(), ht::RandomSearch({.max_resource = 5}), lock_options(path));  // another run
         FAIL("the second tuner was accepted");
     } catch (const ht::IoError& e) {
         CHECK(std::string(e.what()).find("is in use by another tuner") != std::string::npos);
@@ -103,7 +103,7 @@ TEST_CASE("a second tuner with other options on a running journal hears of the l
 }
 
 TEST_CASE("writers opened by many threads at once on one journal: exactly one gets it") {
-    auto path = temp_journal("threads");
+    auto path = lock_journal("threads");
     for (int round = 0; round < 20; ++round) {
         std::atomic<int> ready{0}, opened{0}, refused{0};
         std::vector<std::unique_ptr<ht::detail::JournalWriter>> writers(8);
@@ -127,7 +127,7 @@ TEST_CASE("writers opened by many threads at once on one journal: exactly one ge
 }
 
 TEST_CASE("a tuner in another process is refused the journal, and its lock dies with it under SIGKILL") {
-    auto path = temp_journal("fork");
+    auto path = lock_journal("fork");
     int pipe_fds[2];
     REQUIRE(::pipe(pipe_fds) == 0);
     pid_t child = ::fork();
@@ -135,12 +135,12 @@ TEST_CASE("a tuner in another process is refused the journal, and its lock dies 
     if (child == 0) {
         ::close(pipe_fds[0]);
         try {
-            ht::Tuner tuner(space(), ht::RandomSearch(), options(path, 1000));
+            ht::Tuner tuner(lock_space(), ht::RandomSearch(), lock_options(path, 1000));
             std::atomic<bool> told{false};
             (void)tuner.fit([&](const ht::Config& c) {
                 if (!told.exchange(true)) (void)!::write(pipe_fds[1], "r", 1);  // a trial runs: the lock is held
                 std::this_thread::sleep_for(100ms);
-                return objective(c);
+                return lock_objective(c);
             });
         } catch (...) {
             ::_exit(2);
@@ -164,9 +164,9 @@ TEST_CASE("a tuner in another process is refused the journal, and its lock dies 
     // The killed run left its lock file behind with its pid in it; only the lock counts, and that died.
     CHECK(fs::exists(path + ".lock"));
     auto t0 = std::chrono::steady_clock::now();
-    ht::Tuner resumed(space(), ht::RandomSearch(), options(path, 50));
+    ht::Tuner resumed(lock_space(), ht::RandomSearch(), lock_options(path, 50));
     CHECK(std::chrono::steady_clock::now() - t0 < 1s);
-    auto result = resumed.fit(objective);
+    auto result = resumed.fit(lock_objective);
     CHECK(result.trials().size() == 50);
     CHECK_FALSE(fs::exists(path + ".lock"));
     fs::remove(path);
@@ -174,7 +174,7 @@ TEST_CASE("a tuner in another process is refused the journal, and its lock dies 
 
 TEST_CASE("a journal lock taken in a child process is refused in the parent until the child is killed") {
     // The lock alone, without a tuner: a child that takes it and then waits to be killed.
-    auto path = temp_journal("writer-fork");
+    auto path = lock_journal("writer-fork");
     int pipe_fds[2];
     REQUIRE(::pipe(pipe_fds) == 0);
     pid_t child = ::fork();

@@ -22,7 +22,7 @@ using namespace std::chrono_literals;
 
 namespace {
 
-ht::SearchSpace space() {
+ht::SearchSpace curve_space() {
     return ht::SearchSpace{ht::ContinuousParameter("x", 0.0, 1.0), ht::ContinuousParameter("rate", 0.05, 1.0)};
 }
 
@@ -63,7 +63,7 @@ std::map<ht::TrialId, std::string> decisions_by_trial(const ht::Result& r) {
 }  // namespace
 
 TEST_CASE("synchronous Hyperband through the tuner: pause, promote from checkpoint, no trial left paused") {
-    ht::Tuner tuner(space(), ht::Hyperband({.min_resource = 1, .max_resource = 9, .eta = 3,
+    ht::Tuner tuner(curve_space(), ht::Hyperband({.min_resource = 1, .max_resource = 9, .eta = 3,
                                             .mode = ht::HyperbandMode::Synchronous}),
                     {.max_jobs = 21, .max_parallel_jobs = 4, .seed = 5});
     auto result = tuner.fit(checkpointed_trainer);
@@ -95,7 +95,7 @@ TEST_CASE("synchronous Hyperband through the tuner: pause, promote from checkpoi
 
 TEST_CASE("synchronous Hyperband without checkpoints: promoted trials start over") {
     std::atomic<int> restarts{0};
-    ht::Tuner tuner(space(), ht::Hyperband({.min_resource = 1, .max_resource = 9, .eta = 3,
+    ht::Tuner tuner(curve_space(), ht::Hyperband({.min_resource = 1, .max_resource = 9, .eta = 3,
                                             .mode = ht::HyperbandMode::Synchronous}),
                     {.max_jobs = 9, .max_parallel_jobs = 3, .seed = 1});
     auto result = tuner.fit([&](const ht::Config& c, ht::Trial& trial) {
@@ -114,11 +114,38 @@ TEST_CASE("synchronous Hyperband without checkpoints: promoted trials start over
     CHECK(result.count(ht::TrialStatus::Completed) == 1);
 }
 
+TEST_CASE("promotion-type ASHA through the tuner: pause at each rung, promote from checkpoint, cheaper than full training") {
+    ht::Tuner tuner(curve_space(),
+                    ht::ASHA({.min_resource = 1, .max_resource = 27, .reduction_factor = 3,
+                              .type = ht::HalvingType::Promotion}),
+                    {.max_jobs = 60, .max_parallel_jobs = 4, .seed = 9});
+    auto result = tuner.fit(checkpointed_trainer);
+    CHECK(result.setup().strategy == "ASHA-promotion");
+    CHECK(result.trials().size() == 60);
+    std::size_t promoted = 0;
+    for (const auto& t : result.trials()) {
+        CHECK(t.status != ht::TrialStatus::Paused);  // still paused at the end: recorded Stopped
+        CHECK(t.status != ht::TrialStatus::Failed);
+        // Continued from checkpoints: one point per unit, no step trained twice.
+        for (std::size_t i = 1; i < t.curve.size(); ++i) CHECK(t.curve[i].step == t.curve[i - 1].step + 1);
+        CHECK(t.curve.back().step == t.resource_used);
+        CHECK((t.resource_used == 1 || t.resource_used == 3 || t.resource_used == 9 || t.resource_used == 27));
+        if (t.status == ht::TrialStatus::Completed) CHECK(t.resource_used == 27);
+        for (const auto& d : t.decisions) promoted += d.kind == ht::DecisionRecord::Kind::Promote;
+    }
+    // 60 trials at rung 1: about 20 promoted to 3, 6 to 9, 2 to 27.
+    CHECK(promoted >= 20);
+    CHECK(result.count(ht::TrialStatus::Completed) >= 2);
+    const auto cost = result.cost();
+    CHECK(cost.resource_used < 60 * cost.full_resource / 5);
+    CHECK(result.best().status == ht::TrialStatus::Completed);
+}
+
 TEST_CASE("asynchronous Hyperband and ASHA stop trials early and cost less than full training") {
     for (int which = 0; which < 2; ++which) {
         auto strategy = which == 0 ? ht::AnyStrategy(ht::Hyperband({.min_resource = 1, .max_resource = 27}))
                                    : ht::AnyStrategy(ht::ASHA({.min_resource = 1, .max_resource = 27}));
-        ht::Tuner tuner(space(), std::move(strategy), {.max_jobs = 60, .max_parallel_jobs = 4, .seed = 3});
+        ht::Tuner tuner(curve_space(), std::move(strategy), {.max_jobs = 60, .max_parallel_jobs = 4, .seed = 3});
         auto result = tuner.fit([](const ht::Config& c, ht::Trial& trial) {
             double loss = 0.0;
             for (ht::Resource r = 1; r <= trial.budget(); ++r) {
@@ -153,7 +180,7 @@ TEST_CASE("asynchronous Hyperband and ASHA stop trials early and cost less than 
 
 TEST_CASE("with one worker a multi-fidelity run is the same every time, with four the configurations are") {
     auto run = [](std::size_t parallel, ht::HyperbandMode mode) {
-        ht::Tuner tuner(space(), ht::Hyperband({.min_resource = 1, .max_resource = 9, .mode = mode}),
+        ht::Tuner tuner(curve_space(), ht::Hyperband({.min_resource = 1, .max_resource = 9, .mode = mode}),
                         {.max_jobs = 30, .max_parallel_jobs = parallel, .seed = 17});
         return tuner.fit(checkpointed_trainer);
     };
@@ -170,7 +197,7 @@ TEST_CASE("with one worker a multi-fidelity run is the same every time, with fou
 }
 
 TEST_CASE("median stopping wraps random search inside the tuner") {
-    ht::Tuner tuner(space(), ht::MedianStopping(ht::RandomSearch({.max_resource = 20})),
+    ht::Tuner tuner(curve_space(), ht::MedianStopping(ht::RandomSearch({.max_resource = 20})),
                     {.max_jobs = 40, .max_parallel_jobs = 2, .seed = 2});
     auto result = tuner.fit(checkpointed_trainer);
     CHECK(result.setup().strategy == "MedianStopping(RandomSearch)");
@@ -184,7 +211,7 @@ TEST_CASE("median stopping wraps random search inside the tuner") {
 
 TEST_CASE("stopping the tuner mid-bracket loses no completed trial") {
     for (auto mode : {ht::HyperbandMode::Asynchronous, ht::HyperbandMode::Synchronous}) {
-        ht::Tuner tuner(space(), ht::Hyperband({.min_resource = 1, .max_resource = 27, .mode = mode}),
+        ht::Tuner tuner(curve_space(), ht::Hyperband({.min_resource = 1, .max_resource = 27, .mode = mode}),
                         {.max_jobs = 1000, .max_parallel_jobs = 4, .seed = 8});
         std::atomic<int> completed_runs{0};
         auto job = tuner.start([&](const ht::Config& c, ht::Trial& trial) {
@@ -209,7 +236,7 @@ TEST_CASE("stopping the tuner mid-bracket loses no completed trial") {
 }
 
 TEST_CASE("a trainer that reports nothing gets a warning that explains why Hyperband needs reports") {
-    ht::Tuner tuner(space(), ht::Hyperband({.min_resource = 1, .max_resource = 9}), {.max_jobs = 5});
+    ht::Tuner tuner(curve_space(), ht::Hyperband({.min_resource = 1, .max_resource = 9}), {.max_jobs = 5});
     auto result = tuner.fit([](const ht::Config& c) { return final_loss(c); });
     REQUIRE(result.setup().warnings.size() == 1);
     CHECK(result.setup().warnings[0].find("reported no intermediate values: Hyperband can only judge") != std::string::npos);
@@ -218,7 +245,7 @@ TEST_CASE("a trainer that reports nothing gets a warning that explains why Hyper
 }
 
 TEST_CASE("a trial that throws mid-rung or returns NaN is Failed and the brackets go on") {
-    ht::Tuner tuner(space(), ht::Hyperband({.min_resource = 1, .max_resource = 9,
+    ht::Tuner tuner(curve_space(), ht::Hyperband({.min_resource = 1, .max_resource = 9,
                                             .mode = ht::HyperbandMode::Synchronous}),
                     {.max_jobs = 17, .max_parallel_jobs = 2, .seed = 4});
     auto result = tuner.fit([](const ht::Config& c, ht::Trial& trial) -> double {

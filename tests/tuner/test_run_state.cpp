@@ -41,7 +41,7 @@ std::string read_file(const std::string& path) {
     return ss.str();
 }
 
-ht::SearchSpace space() {
+ht::SearchSpace state_space() {
     return ht::SearchSpace{ht::ContinuousParameter("x", -2.0, 2.0), ht::IntegerParameter("k", 1, 5),
                            ht::CategoricalParameter("kind", {"a", "b"})};
 }
@@ -65,7 +65,7 @@ double train(const ht::Config& c, ht::Trial& t, bool flaky_k5) {
     return loss;
 }
 
-double trainer(const ht::Config& c, ht::Trial& t) { return train(c, t, true); }
+double state_trainer(const ht::Config& c, ht::Trial& t) { return train(c, t, true); }
 double steady_trainer(const ht::Config& c, ht::Trial& t) { return train(c, t, false); }
 
 ht::AnyStrategy make(int which) {
@@ -86,10 +86,10 @@ TEST_CASE("the live result equals load_result of its journal, field by field, fo
             CAPTURE(which);
             CAPTURE(workers);
             const auto path = temp_journal(fmt::format("live-{}-{}", which, workers));
-            ht::Tuner tuner(space(), make(which),
+            ht::Tuner tuner(state_space(), make(which),
                             {.metric = "loss", .max_jobs = 30, .max_parallel_jobs = workers, .seed = 3,
                              .max_retries = 1, .instances_per_trial = 2, .journal = path});
-            const ht::Result live = tuner.fit(trainer);
+            const ht::Result live = tuner.fit(state_trainer);
             CHECK(live.count(ht::TrialStatus::Failed) > 0);
             ht::testing::check_same_result(live, ht::load_result(path));
             fs::remove(path);
@@ -102,7 +102,7 @@ TEST_CASE("a retried trial forgets the failed attempt's reports, in the live run
                             ht::CategoricalParameter("kind", {"a"})};
     ht::Tuner tuner(only_k5, ht::RandomSearch({.max_resource = 4}),
                     {.max_jobs = 4, .seed = 1, .max_retries = 1, .journal = path});
-    const ht::Result live = tuner.fit(trainer);
+    const ht::Result live = tuner.fit(state_trainer);
     std::size_t retried = 0;
     for (const auto& t : live.trials()) {
         if (t.retries == 0) continue;
@@ -130,10 +130,10 @@ TEST_CASE("a run resumed after a stop ends with the records load_result gives, a
     auto options = [](const std::string& p, std::size_t jobs) {
         return ht::TunerOptions{.metric = "loss", .max_jobs = jobs, .seed = 9, .max_retries = 1, .journal = p};
     };
-    const ht::Result straight = ht::Tuner(space(), make(2), options(straight_path, 30)).fit(steady_trainer);
+    const ht::Result straight = ht::Tuner(state_space(), make(2), options(straight_path, 30)).fit(steady_trainer);
     // First session: stopped once 12 trials ended; second: resumed to the end.
     {
-        ht::Tuner first(space(), make(2), options(path, 30));
+        ht::Tuner first(state_space(), make(2), options(path, 30));
         auto job = first.start(steady_trainer);
         while (!job.finished()) {
             const auto p = job.progress();
@@ -142,7 +142,7 @@ TEST_CASE("a run resumed after a stop ends with the records load_result gives, a
         }
         job.wait();
     }  // the first session lets go of the journal's lock
-    const ht::Result resumed = ht::Tuner(space(), make(2), options(path, 30)).fit(steady_trainer);
+    const ht::Result resumed = ht::Tuner(state_space(), make(2), options(path, 30)).fit(steady_trainer);
     ht::testing::check_same_result(resumed, ht::load_result(path));
     REQUIRE(resumed.trials().size() == straight.trials().size());
     for (std::size_t i = 0; i < straight.trials().size(); ++i) {
@@ -164,7 +164,7 @@ TEST_CASE("on_event sees every event in order, with the state it was applied to,
             CHECK(state.record(end->trial).status == end->status);  // already applied
         }
     };
-    const ht::Result r = ht::Tuner(space(), make(3), options).fit(steady_trainer);
+    const ht::Result r = ht::Tuner(state_space(), make(3), options).fit(steady_trainer);
     REQUIRE(kinds.size() > 2);
     CHECK(kinds.front() == typeid(ht::RunStarted).name());
     CHECK(kinds.back() == typeid(ht::RunEnded).name());
@@ -174,7 +174,7 @@ TEST_CASE("on_event sees every event in order, with the state it was applied to,
     throwing.on_event = [](const ht::RunEvent& e, const ht::RunState&) {
         if (const auto* end = std::get_if<ht::TrialEnded>(&e); end && end->trial == 3) throw std::runtime_error("full");
     };
-    const ht::Result stopped = ht::Tuner(space(), make(0), throwing).fit(steady_trainer);
+    const ht::Result stopped = ht::Tuner(state_space(), make(0), throwing).fit(steady_trainer);
     CHECK(stopped.stop_reason() == "the on_event observer threw: full");
     CHECK(stopped.trials().size() == 4);
 }

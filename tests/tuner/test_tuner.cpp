@@ -398,3 +398,35 @@ TEST_CASE("an objective that returns once told to stop is Stopped with no warnin
         if (t.status == ht::TrialStatus::Stopped) CHECK(t.resource_used == 2);
     CHECK(result.setup().warnings.empty());
 }
+
+TEST_CASE("a Trial used after its objective returned: report() names the trial, should_stop() is true") {
+    // One worker, so trial 1's objective has returned before trial 2's starts; the objective keeps
+    // the previous trial as a thread left behind would. Before the Trial outlived its call, this
+    // read a destroyed object (AddressSanitizer: stack-use-after-scope).
+    ht::Trial* previous = nullptr;
+    std::vector<std::string> late_errors;
+    std::vector<bool> late_stops;
+    ht::Tuner tuner(small_space(), ht::RandomSearch(), {.max_jobs = 3, .max_parallel_jobs = 1, .seed = 2});
+    auto result = tuner.fit([&](const ht::Config& c, ht::Trial& trial) {
+        if (previous) {
+            late_stops.push_back(previous->should_stop());
+            try {
+                previous->report(previous->last_step() + 1, 0.5);
+            } catch (const ht::Error& e) {
+                late_errors.emplace_back(e.what());
+            }
+        }
+        trial.report(1, quadratic(c));
+        previous = &trial;
+        return quadratic(c);
+    });
+    CHECK(result.count(ht::TrialStatus::Completed) == 3);
+    CHECK(late_stops == std::vector<bool>{true, true});
+    REQUIRE(late_errors.size() == 2);
+    CHECK(late_errors[0] ==
+          "trial 1: report(step 2) called after its objective returned; a Trial is only usable during the objective "
+          "call that received it");
+    CHECK(late_errors[1].find("trial 2: report(step 2)") == 0);
+    // The late reports reached neither the run nor the records.
+    for (const auto& t : result.trials()) CHECK(t.curve.size() == 1);
+}

@@ -379,14 +379,22 @@ private:
         Resource ignored_stop_at = 0;  // > 0: told to stop at this step, the objective went on
     };
 
+    // Each attempt's Trial lives until the run ends, not just the objective call: an objective may
+    // leave a thread behind that still calls it (see Trial::end).
+    Trial& keep_trial(TrialId id, const Config& config, Resource budget, Resource resumed_from,
+                      std::optional<std::string> checkpoint) {
+        std::lock_guard lk(trials_mu_);
+        return trials_.emplace_back(id, config, budget, resumed_from, std::move(checkpoint));
+    }
+
     // Runs the objective (with retries) outside the lock.
     Attempt execute(const Suggestion& s, std::optional<std::string> checkpoint, Resource judged,
                     std::unique_lock<std::mutex>& lk) {
         Attempt a;
         for (int attempt = 0;; ++attempt) {
             bool resumes = s.resume_from > 0 && checkpoint.has_value();
-            Trial trial(s.trial, s.config, s.budget, resumes ? s.resume_from : 0, checkpoint);
-            trial.host_ = this;
+            Trial& trial = keep_trial(s.trial, s.config, s.budget, resumes ? s.resume_from : 0, checkpoint);
+            trial.host_.store(this, std::memory_order_release);
             if (!resumes && std::max(s.resume_from, judged) > 0) trial.restart_from(std::max(s.resume_from, judged));
             a = Attempt{};
             a.retries = attempt;
@@ -406,6 +414,7 @@ private:
                 a.failed = true;
                 a.failure = "the objective threw a non-standard exception";
             }
+            trial.end();
             // Stopped: told so by the strategy, or the run stopped before the trial reached its budget.
             a.stopped = trial.stop_decided() ||
                         (stop_flag_.load() && trial.reports() > 0 && trial.last_step() < s.budget);
@@ -418,7 +427,7 @@ private:
             a.resource = trial.reports() > 0 || a.stopped ? reached : s.budget;
             if (!a.failed && !a.stopped) a.resource = std::max(a.resource, s.budget);  // reported less often
             if (!a.failed && a.stopped && !std::isfinite(a.value) && trial.last_value()) a.value = *trial.last_value();
-            a.checkpoint = trial.checkpoint();
+            a.checkpoint = std::exchange(trial.checkpoint_, std::nullopt);
             a.reports = trial.reports();
             if (!a.failed || a.stopped || attempt >= options_.max_retries) break;
             // Retry from scratch: the failed attempt's reports are forgotten.
@@ -530,6 +539,8 @@ private:
     RunState state_;                // the records: changed only by emit()
     std::optional<Result> final_;
     std::unordered_map<TrialId, std::string> checkpoints_;
+    std::mutex trials_mu_;
+    std::deque<Trial> trials_;  // every attempt's Trial, kept until the run ends
     std::deque<Suggestion> reruns_;  // in flight when an earlier session died
     bool journal_failed_ = false;
     bool observer_failed_ = false;

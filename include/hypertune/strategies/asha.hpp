@@ -1,24 +1,31 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 // ASHA: asynchronous successive halving (Li, Jamieson, Rostamizadeh, Gonina, Ben-tzur, Hardt, Recht,
-// Talwalkar, "A System for Massively Parallel Hyperparameter Tuning", MLSys 2020), stop-based as in
-// Ray Tune's ASHA scheduler: one bracket whose rungs are min_resource * reduction_factor^k below
-// max_resource (1, 3, 9, 27 for 1..81 with factor 3; 1, 3, 9, 27 for 1..30 too). Every trial starts
-// with budget = max_resource; the first time it reaches a rung, it continues only if its loss is in
-// the top 1/reduction_factor of the losses recorded at that rung so far (the first
-// reduction_factor - 1 trials at a rung always continue). The exact rule is at the top of
-// detail/rungs.hpp, shared with asynchronous Hyperband. No trial waits for another, so workers never
-// idle; a trial is judged at a rung only once it has reached it.
+// Talwalkar, "A System for Massively Parallel Hyperparameter Tuning", MLSys 2020): one bracket whose
+// rungs are min_resource * reduction_factor^k below max_resource (1, 3, 9, 27 for 1..81 with factor
+// 3; 1, 3, 9, 27 for 1..30 too), in one of two types (HalvingType):
+// - Stop, as Ray Tune's ASHA scheduler: every trial starts with budget = max_resource; the first
+//   time it reaches a rung, it continues only if its loss is in the top 1/reduction_factor of the
+//   losses recorded at that rung so far (the first reduction_factor - 1 trials at a rung always
+//   continue). The exact rule is at the top of detail/rungs.hpp, shared with asynchronous Hyperband.
+// - Promotion, the paper's algorithm: a trial runs to the next rung and pauses; ask() promotes a
+//   paused trial once it is in the top 1/reduction_factor of its rung, and starts a new trial only
+//   when none can be promoted. The exact rule is at the top of detail/promotion_rungs.hpp.
+// No trial waits for a barrier in either type, so workers idle only when the budget of new trials
+// is spent and nothing paused can be promoted yet.
 
 #include <hypertune/linkage.hpp>
+#include <hypertune/detail/promotion_rungs.hpp>
 #include <hypertune/detail/rungs.hpp>
 #include <hypertune/error.hpp>
 #include <hypertune/search_space.hpp>
 #include <hypertune/samplers/random_sampler.hpp>
 #include <hypertune/scheduler.hpp>
+#include <hypertune/strategies/halving_type.hpp>
 
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -31,6 +38,8 @@ struct AshaOptions {
     Resource max_resource = 81;
     /// Keep the top 1/reduction_factor at every rung (eta in the paper).
     int reduction_factor = 3;
+    /// Stop trials at a rung as they reach it, or pause them there until they can be promoted.
+    HalvingType type = HalvingType::Stop;
 };
 
 class ASHA : public Scheduler {
@@ -44,7 +53,10 @@ public:
         rungs_ = detail::geometric_rungs(options_.min_resource, options_.max_resource, options_.reduction_factor);
     }
 
-    [[nodiscard]] std::string name() const override { return with_sampler_name("ASHA"); }
+    /// "ASHA" (stop type) or "ASHA-promotion", with the sampler's name when it is not random.
+    [[nodiscard]] std::string name() const override {
+        return with_sampler_name(options_.type == HalvingType::Stop ? "ASHA" : "ASHA-promotion");
+    }
     [[nodiscard]] std::optional<Resource> max_resource() const override { return options_.max_resource; }
 
     /// The rung resources where trials are judged, increasing, all below max_resource.
@@ -54,23 +66,21 @@ public:
 protected:
     void on_start() override;
 
-    [[nodiscard]] Suggestion next(const TrialBudget& budget) override {
-        Suggestion s = start_new(budget, options_.max_resource);
-        if (s.runs()) ladder_.add_trial(s.trial, 0);
-        return s;
-    }
-
+    [[nodiscard]] Suggestion next(const TrialBudget& budget) override;
     [[nodiscard]] Decision on_report(TrialId id, Resource step, double loss) override;
-
-    void on_tell(TrialId id, const Outcome& outcome) override { ladder_.finish(id, outcome); }
+    void on_tell(TrialId id, const Outcome& outcome) override;
 
     [[nodiscard]] std::vector<Resource> fidelity_levels() const override;
 
 private:
     AshaOptions options_;
     std::vector<Resource> rungs_;
-    detail::StopRungs ladder_;
-    std::vector<DecisionRecord> made_;  // scratch for one report's decisions
+    detail::StopRungs ladder_;                         // the stop type's rungs
+    detail::PromotionRungs promotions_;                // the promotion type's rungs
+    std::unordered_map<TrialId, Config> configs_;      // promotion type: trials that may resume
+    std::vector<DecisionRecord> made_;                 // scratch for one call's decisions
+
+    void pass_on_decisions();
 };
 
 static_assert(Strategy<ASHA>);

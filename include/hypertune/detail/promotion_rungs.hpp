@@ -1,0 +1,114 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// Promotion-type asynchronous successive halving (Li et al., "A System for Massively Parallel
+// Hyperparameter Tuning", MLSys 2020, Algorithm 2; Syne Tune's type="promotion"), over one or more
+// brackets, shared by ASHA and asynchronous Hyperband.
+//
+// A trial runs one rung at a time. It starts with budget = the first rung of its bracket; when its
+// run ends having reached that budget, its loss is recorded at the rung and it pauses (a Pause
+// record). ask() then looks for a paused trial to promote, from the highest rung of each bracket
+// down: at a rung with m recorded losses and q = floor(m / eta), a paused trial is promoted when its
+// loss is <= the q-th smallest loss recorded there (the cut-off: it is in the top 1/eta; ties go to
+// the trial), the best paused trial first (then the smaller id). A promoted trial resumes with the
+// same id, budget = the next rung (max_resource after the last rung) and resume_from = the rung's
+// resource (a Promote record), continuing from its checkpoint or starting over. Only when nothing
+// can be promoted does a new trial start. So no trial is judged before eta peers reached its rung,
+// and none is stopped for arriving early: it waits, paused, until later arrivals settle its rank.
+// A trial that reaches max_resource is over.
+//
+// The price is that a promising trial waits (paused) until enough peers reach its rung; with a
+// budget of new trials, some paused trials are never promoted (the Tuner records them Stopped).
+// A report past the trial's budget gets Stop (the trainer overran its rung; its loss still counts
+// at the rung through its outcome), past max_resource a Stop record. A failed trial, or one that
+// ended short of its budget (the run stopping), leaves the rungs: it is never promoted. A NaN loss
+// ranks worst. Each rung keeps every recorded loss in a SplitHeap (the cut-off in O(1)) and its
+// paused trials in an ordered set (the best in O(1)), so recording and promoting cost O(log m) and
+// a scan costs O(rungs).
+
+#include <hypertune/linkage.hpp>
+#include <hypertune/detail/rungs.hpp>
+#include <hypertune/strategy.hpp>
+
+#include <cstddef>
+#include <optional>
+#include <set>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+namespace hypertune::detail {
+
+class PromotionRungs {
+public:
+    /// A paused trial to resume: from the resource it reached to its next budget.
+    struct Promotion {
+        TrialId trial = 0;
+        Resource from = 0;
+        Resource to = 0;
+    };
+
+    PromotionRungs() = default;
+
+    /// @param brackets    per bracket, its increasing rung resources, all below max_resource
+    /// @param labels      per bracket, the number put in DecisionRecord::bracket (-1 for ASHA)
+    /// @param eta         promote the top 1/eta at each rung
+    PromotionRungs(const std::vector<std::vector<Resource>>& brackets, std::vector<int> labels, int eta,
+                   Resource max_resource);
+
+    /// Registers a new trial in `bracket`; returns its budget: the bracket's first rung, or
+    /// max_resource for a bracket without rungs.
+    Resource add_trial(TrialId id, std::size_t bracket);
+
+    /// The next paused trial to promote, if any (see the top of this file); appends its Promote
+    /// record to `out`.
+    [[nodiscard]] std::optional<Promotion> promote(std::vector<DecisionRecord>& out);
+
+    /// Continue, unless the step overruns the trial's budget (Stop) or max_resource (Stop and a
+    /// record). Unknown trials and repeated or older steps get Continue.
+    [[nodiscard]] Decision report(TrialId id, Resource step, double loss, std::vector<DecisionRecord>& out);
+
+    /// The trial's run ended. Having reached its budget (or Completed), its loss is recorded at its
+    /// rung and it pauses (a Pause record) unless the budget was max_resource; failed, or stopped
+    /// short of its budget, it leaves the rungs.
+    void finish(TrialId id, const Outcome& outcome, std::vector<DecisionRecord>& out);
+
+    /// Trials running now (started or promoted, not yet finished).
+    [[nodiscard]] std::size_t running() const noexcept { return running_; }
+    /// Trials paused at a rung, waiting for a promotion that may never come.
+    [[nodiscard]] std::size_t paused() const noexcept;
+    /// How many losses are recorded at rung `rung` of bracket `b`.
+    [[nodiscard]] std::size_t recorded(std::size_t b, std::size_t rung) const;
+
+private:
+    struct Rung {
+        Resource resource = 0;
+        SplitHeap values;                               // every loss recorded here
+        std::set<std::pair<double, TrialId>> waiting;  // paused here: (rank value, id)
+    };
+    struct TrialState {
+        std::size_t bracket = 0;
+        std::size_t rung = 0;  // the rung it runs towards (== ladder size: towards max_resource)
+        Resource budget = 0;
+        Resource last_step = 0;
+        bool running = true;
+        double loss = 0;  // its rank value where it waits
+    };
+
+    [[nodiscard]] Resource budget_at(std::size_t bracket, std::size_t rung) const {
+        const auto& ladder = ladders_[bracket];
+        return rung < ladder.size() ? ladder[rung].resource : max_resource_;
+    }
+
+    std::vector<std::vector<Rung>> ladders_;
+    std::vector<int> labels_;
+    std::size_t eta_ = 3;
+    Resource max_resource_ = 0;
+    std::unordered_map<TrialId, TrialState> trials_;
+    std::size_t running_ = 0;
+};
+
+}  // namespace hypertune::detail
+
+#ifndef HYPERTUNE_COMPILED
+#include <hypertune/impl/detail/promotion_rungs.hpp>
+#endif

@@ -1,0 +1,125 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// Definitions of <hypertune/detail/promotion_rungs.hpp>: promotion-type successive halving.
+// Inline in header-only mode, compiled into hypertune::compiled otherwise (see
+// <hypertune/linkage.hpp>).
+
+#include <hypertune/detail/promotion_rungs.hpp>
+#include <hypertune/linkage.hpp>
+#include <fmt/format.h>
+#include <limits>
+
+#if defined(HYPERTUNE_COMPILED) && !defined(HYPERTUNE_BUILDING_LIBRARY)
+#error "<hypertune/impl/detail/promotion_rungs.hpp> is compiled into hypertune::compiled: include <hypertune/detail/promotion_rungs.hpp>"
+#endif
+
+namespace hypertune::detail {
+
+HYPERTUNE_INLINE PromotionRungs::PromotionRungs(const std::vector<std::vector<Resource>>& brackets,
+                                                std::vector<int> labels, int eta, Resource max_resource)
+    : labels_(std::move(labels)), eta_(static_cast<std::size_t>(eta)), max_resource_(max_resource) {
+    ladders_.resize(brackets.size());
+    for (std::size_t b = 0; b < brackets.size(); ++b)
+        for (Resource r : brackets[b]) ladders_[b].push_back(Rung{r, {}, {}});
+}
+
+HYPERTUNE_INLINE Resource PromotionRungs::add_trial(TrialId id, std::size_t bracket) {
+    TrialState t;
+    t.bracket = bracket;
+    t.budget = budget_at(bracket, 0);
+    trials_[id] = t;
+    ++running_;
+    return t.budget;
+}
+
+HYPERTUNE_INLINE std::optional<PromotionRungs::Promotion> PromotionRungs::promote(std::vector<DecisionRecord>& out) {
+    // The best candidate of each bracket is at its highest rung that has one; among brackets, the
+    // one closest to max_resource goes first (the first bracket on ties).
+    Rung* best_rung = nullptr;
+    std::size_t best_bracket = 0;
+    std::size_t best_index = 0;
+    for (std::size_t b = 0; b < ladders_.size(); ++b) {
+        auto& ladder = ladders_[b];
+        for (std::size_t k = ladder.size(); k-- > 0;) {
+            Rung& rung = ladder[k];
+            if (rung.waiting.empty() || rung.values.lower_size() == 0) continue;
+            if (rung.waiting.begin()->first > rung.values.lower_max()) continue;
+            if (best_rung == nullptr || rung.resource > best_rung->resource) {
+                best_rung = &rung;
+                best_bracket = b;
+                best_index = k;
+            }
+            break;
+        }
+    }
+    if (best_rung == nullptr) return std::nullopt;
+
+    const auto [value, id] = *best_rung->waiting.begin();
+    best_rung->waiting.erase(best_rung->waiting.begin());
+    TrialState& t = trials_.at(id);
+    const Resource from = best_rung->resource;
+    t.rung = best_index + 1;
+    t.budget = budget_at(best_bracket, t.rung);
+    t.running = true;
+    ++running_;
+    const std::size_t m = best_rung->values.size();
+    out.push_back(DecisionRecord{id, DecisionRecord::Kind::Promote, labels_[best_bracket],
+                                 static_cast<int>(best_index), from, value, best_rung->values.lower_max(), m,
+                                 fmt::format("in the top 1/{} ({} of {}) at resource {}: resumes from {} to {}", eta_,
+                                             best_rung->values.lower_size(), m, from, from, t.budget)});
+    return Promotion{id, from, t.budget};
+}
+
+HYPERTUNE_INLINE Decision PromotionRungs::report(TrialId id, Resource step, double loss,
+                                                 std::vector<DecisionRecord>& out) {
+    auto it = trials_.find(id);
+    if (it == trials_.end() || !it->second.running) return Decision::Continue;
+    TrialState& t = it->second;
+    if (step <= t.last_step) return Decision::Continue;
+    t.last_step = step;
+    if (step > max_resource_) {
+        out.push_back(DecisionRecord{id, DecisionRecord::Kind::Stop, labels_[t.bracket], static_cast<int>(t.rung),
+                                     step, loss, std::numeric_limits<double>::quiet_NaN(), 0,
+                                     fmt::format("step {} exceeds max_resource {}", step, max_resource_)});
+        return Decision::Stop;
+    }
+    // Past its rung's budget: the trainer overran; its outcome still counts at the rung.
+    return step > t.budget ? Decision::Stop : Decision::Continue;
+}
+
+HYPERTUNE_INLINE void PromotionRungs::finish(TrialId id, const Outcome& outcome, std::vector<DecisionRecord>& out) {
+    auto it = trials_.find(id);
+    if (it == trials_.end() || !it->second.running) return;
+    TrialState& t = it->second;
+    t.running = false;
+    --running_;
+    const bool reached = outcome.status == Outcome::Status::Completed || outcome.resource >= t.budget;
+    auto& ladder = ladders_[t.bracket];
+    if (outcome.status == Outcome::Status::Failed || !reached || t.rung >= ladder.size()) {
+        trials_.erase(it);
+        return;
+    }
+    Rung& rung = ladder[t.rung];
+    const double value = rank_value(outcome.loss);
+    rung.values.insert(value);
+    rung.values.set_lower_size(rung.values.size() / eta_);
+    rung.waiting.emplace(value, id);
+    out.push_back(DecisionRecord{
+        id, DecisionRecord::Kind::Pause, labels_[t.bracket], static_cast<int>(t.rung), rung.resource, outcome.loss,
+        std::numeric_limits<double>::quiet_NaN(), rung.values.size(),
+        fmt::format("rung {} at resource {}: paused until it ranks in the top 1/{} of the trials there", t.rung,
+                    rung.resource, eta_)});
+}
+
+HYPERTUNE_INLINE std::size_t PromotionRungs::paused() const noexcept {
+    std::size_t n = 0;
+    for (const auto& ladder : ladders_)
+        for (const auto& rung : ladder) n += rung.waiting.size();
+    return n;
+}
+
+HYPERTUNE_INLINE std::size_t PromotionRungs::recorded(std::size_t b, std::size_t rung) const {
+    return ladders_.at(b).at(rung).values.size();
+}
+
+}  // namespace hypertune::detail

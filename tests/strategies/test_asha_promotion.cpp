@@ -1,0 +1,211 @@
+// SPDX-License-Identifier: MIT
+// Promotion-type ASHA (detail/promotion_rungs.hpp): trials pause at each rung and are promoted
+// once in the top 1/eta of it; a new trial starts only when nothing can be promoted.
+
+#include <hypertune/strategies/asha.hpp>
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <random>
+#include <set>
+#include <utility>
+#include <vector>
+
+using namespace hypertune;
+
+namespace {
+
+using Kind = DecisionRecord::Kind;
+
+SearchSpace promotion_space() { return SearchSpace{ContinuousParameter("x", 0.0, 1.0)}; }
+
+ASHA promotion_asha(Resource max_resource = 27, int eta = 3) {
+    return ASHA({.min_resource = 1, .max_resource = max_resource, .reduction_factor = eta,
+                 .type = HalvingType::Promotion});
+}
+
+}  // namespace
+
+TEST_CASE("promotion-type ASHA: trials pause at their rung, and the best of the top 1/eta is promoted first") {
+    ASHA asha = promotion_asha();
+    CHECK(asha.name() == "ASHA-promotion");
+    asha.start(promotion_space(), {.seed = 1, .max_trials = 10});
+    std::vector<double> xs;
+    for (TrialId id = 0; id < 3; ++id) {
+        Suggestion s = asha.ask();
+        REQUIRE(s.runs());
+        xs.push_back(s.config.get<double>("x"));
+        CHECK(s.trial == id);
+        CHECK(s.budget == 1);  // the first rung, not max_resource
+        CHECK(s.resume_from == 0);
+    }
+    const double losses[] = {0.5, 0.2, 0.9};
+    for (TrialId id = 0; id < 3; ++id) {
+        CHECK(asha.report(id, 1, losses[id]) == Decision::Continue);
+        asha.tell(id, Outcome::completed(losses[id], 1));
+        auto records = asha.take_decisions();
+        REQUIRE(records.size() == 1);
+        CHECK(records[0].kind == Kind::Pause);
+        CHECK(records[0].rung == 0);
+        CHECK(records[0].resource == 1);
+        CHECK(records[0].peers == id + 1);
+    }
+    // m = 3, q = 1: only trial 1 (0.2) is in the top third. It resumes from 1 to the next rung.
+    Suggestion p = asha.ask();
+    REQUIRE(p.runs());
+    CHECK(p.trial == 1);
+    CHECK(p.budget == 3);
+    CHECK(p.resume_from == 1);
+    CHECK(p.config.get<double>("x") == xs[1]);  // the same configuration, resumed
+    auto promoted = asha.take_decisions();
+    REQUIRE(promoted.size() == 1);
+    CHECK(promoted[0].kind == Kind::Promote);
+    CHECK(promoted[0].threshold == 0.2);
+    CHECK(promoted[0].peers == 3);
+    CHECK(promoted[0].reason == "in the top 1/3 (1 of 3) at resource 1: resumes from 1 to 3");
+    // Trial 0 (0.5) is not in the top third: a new trial starts instead of a blind promotion.
+    Suggestion n = asha.ask();
+    REQUIRE(n.runs());
+    CHECK(n.trial == 3);
+    CHECK(n.budget == 1);
+    // A report past the rung's budget is an overrun: Stop, and the outcome still counts.
+    CHECK(asha.report(1, 3, 0.15) == Decision::Continue);
+    CHECK(asha.report(1, 4, 0.14) == Decision::Stop);
+    asha.tell(1, Outcome::stopped(0.14, 4));
+    auto paused = asha.take_decisions();
+    REQUIRE(paused.size() == 1);
+    CHECK(paused[0].kind == Kind::Pause);
+    CHECK(paused[0].rung == 1);
+    // Trial 3 reports the best loss so far at rung 0: m = 4, q = 1, so it is promoted at once,
+    // and trial 0 (second of four) still waits.
+    asha.tell(3, Outcome::completed(0.1, 1));
+    (void)asha.take_decisions();
+    Suggestion q = asha.ask();
+    CHECK(q.trial == 3);
+    CHECK(q.resume_from == 1);
+}
+
+TEST_CASE("promotion-type ASHA: failed trials and trials ended short of their rung are never promoted") {
+    ASHA asha = promotion_asha(9);
+    asha.start(promotion_space(), {.seed = 2, .max_trials = 6});
+    for (int i = 0; i < 6; ++i) REQUIRE(asha.ask().runs());
+    asha.tell(0, Outcome::failed(0));
+    asha.tell(1, Outcome::stopped(0.01, 0));  // the run stopped it before its first rung
+    asha.tell(2, Outcome::completed(0.3, 1));
+    asha.tell(3, Outcome::completed(0.4, 1));
+    asha.tell(4, Outcome::completed(0.5, 1));
+    asha.tell(5, Outcome::completed(std::nan(""), 1));  // a NaN loss ranks worst
+    auto records = asha.take_decisions();
+    CHECK(std::count_if(records.begin(), records.end(), [](const auto& r) { return r.kind == Kind::Pause; }) == 4);
+    // m = 4 recorded at rung 0 (the failed and the short trial are not), q = 1: trial 2 only.
+    Suggestion s = asha.ask();
+    REQUIRE(s.runs());
+    CHECK(s.trial == 2);
+    CHECK(s.budget == 3);
+    asha.tell(2, Outcome::completed(0.2, 3));
+    (void)asha.take_decisions();
+    // Nothing else is promotable, the budget of new trials is spent and nothing runs: Done.
+    CHECK(asha.ask().kind == Suggestion::Kind::Done);
+}
+
+TEST_CASE("promotion-type ASHA waits, not ends, while a running trial may still make a promotion possible") {
+    ASHA asha = promotion_asha(9);
+    asha.start(promotion_space(), {.seed = 3, .max_trials = 3});
+    for (int i = 0; i < 3; ++i) REQUIRE(asha.ask().runs());
+    asha.tell(0, Outcome::completed(0.3, 1));
+    asha.tell(1, Outcome::completed(0.4, 1));
+    CHECK(asha.ask().kind == Suggestion::Kind::Wait);  // trial 2 still runs: m may reach eta
+    asha.tell(2, Outcome::completed(0.1, 1));
+    Suggestion s = asha.ask();
+    REQUIRE(s.runs());
+    CHECK(s.trial == 2);
+}
+
+TEST_CASE("promotion-type ASHA matches a brute-force ranking over many interleaved trials") {
+    constexpr int eta = 3;
+    constexpr Resource max_resource = 81;
+    ASHA asha = promotion_asha(max_resource, eta);
+    asha.start(promotion_space(), {.seed = 11, .max_trials = 2000});
+    const std::vector<Resource> rungs = asha.rung_resources();  // 1, 3, 9, 27
+
+    // Brute force: per rung, every loss recorded there, and the trials paused there.
+    std::map<std::size_t, std::vector<double>> recorded;
+    std::map<std::size_t, std::set<std::pair<double, TrialId>>> waiting;
+    std::map<TrialId, std::size_t> rung_of;  // the rung a running trial runs towards
+    std::mt19937_64 rng(7);
+    std::normal_distribution<double> noise(0.0, 0.05);
+
+    // The expected answer of ask(): the best promotable paused trial at the highest rung that has one.
+    auto expected_promotion = [&]() -> std::optional<std::pair<TrialId, std::size_t>> {
+        for (std::size_t k = rungs.size(); k-- > 0;) {
+            auto& values = recorded[k];
+            const std::size_t q = values.size() / eta;
+            if (q == 0 || waiting[k].empty()) continue;
+            std::vector<double> sorted = values;
+            std::nth_element(sorted.begin(), sorted.begin() + static_cast<std::ptrdiff_t>(q - 1), sorted.end());
+            const auto [value, id] = *waiting[k].begin();
+            if (value <= sorted[q - 1]) return std::pair{id, k};
+        }
+        return std::nullopt;
+    };
+
+    std::vector<TrialId> running;
+    std::size_t promotions = 0, completed = 0, asks = 0;
+    for (;;) {
+        while (running.size() < 6) {
+            auto want = expected_promotion();
+            Suggestion s = asha.ask();
+            ++asks;
+            auto records = asha.take_decisions();
+            if (want) {
+                REQUIRE(s.runs());
+                CHECK(s.trial == want->first);
+                CHECK(s.resume_from == rungs[want->second]);
+                CHECK(s.budget == (want->second + 1 < rungs.size() ? rungs[want->second + 1] : max_resource));
+                REQUIRE(records.size() == 1);
+                CHECK(records[0].kind == Kind::Promote);
+                CHECK(records[0].peers == recorded[want->second].size());
+                waiting[want->second].erase(waiting[want->second].begin());
+                rung_of[s.trial] = want->second + 1;
+                ++promotions;
+            } else if (s.runs()) {
+                CHECK(s.resume_from == 0);
+                CHECK(s.budget == rungs.front());
+                CHECK(records.empty());
+                rung_of[s.trial] = 0;
+            } else {
+                CHECK(s.kind == (running.empty() ? Suggestion::Kind::Done : Suggestion::Kind::Wait));
+                break;
+            }
+            running.push_back(s.trial);
+        }
+        if (running.empty()) break;
+        const std::size_t pick = rng() % running.size();
+        const TrialId id = running[pick];
+        running.erase(running.begin() + static_cast<std::ptrdiff_t>(pick));
+        const std::size_t k = rung_of.at(id);
+        const Resource reached = k < rungs.size() ? rungs[k] : max_resource;
+        // Losses rounded to 2 decimals: ties happen, and go to the paused trial.
+        const double quality = static_cast<double>(id % 97) / 97.0;
+        const double loss = std::round(100 * (quality + 1.0 / static_cast<double>(reached) + noise(rng))) / 100;
+        asha.tell(id, Outcome::completed(loss, reached));
+        auto records = asha.take_decisions();
+        if (k < rungs.size()) {
+            REQUIRE(records.size() == 1);
+            CHECK(records[0].kind == Kind::Pause);
+            recorded[k].push_back(loss);
+            waiting[k].emplace(loss, id);
+        } else {
+            CHECK(records.empty());
+            ++completed;
+        }
+    }
+    CHECK(asks > 2000);
+    CHECK(recorded[0].size() == 2000);
+    // Every rung promotes about a third of what it records; some reach max_resource.
+    CHECK(promotions >= 2000 / 3);
+    CHECK(completed >= 20);
+}
