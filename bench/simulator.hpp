@@ -23,6 +23,10 @@
 // `budget` resource units have been spent (work in flight is abandoned). Strategy calls take no
 // simulated time. Whatever breaks the Strategy contract (a paused trial resumed from the wrong
 // resource, a Wait with nothing running...) is recorded in SimResult::anomalies.
+//
+// Other problems. The simulator takes any Problem with `curve(const Config&)` returning a value `c`
+// with c.loss(Resource r) (the loss reported after unit r, r = 1..max_resource) and c.unit_seconds;
+// SyntheticProblem is the default (bench/recorded_curves.hpp replays recorded learning curves).
 
 #include <hypertune/detail/random.hpp>
 #include <hypertune/search_space.hpp>
@@ -39,6 +43,7 @@
 #include <numbers>
 #include <numeric>
 #include <queue>
+#include <type_traits>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -161,6 +166,7 @@ struct SimResult {
     std::size_t workers = 0;
     std::size_t trials = 0;              ///< new trials started
     std::size_t resumes = 0;             ///< paused trials resumed
+    std::size_t waits = 0;               ///< Wait answers to ask()
     Resource spent = 0;                  ///< resource units run, over all trials
     double wall = 0.0;                   ///< simulated seconds until the run ended
     double busy = 0.0;                   ///< worker-seconds spent running trials
@@ -183,10 +189,10 @@ struct SimResult {
 };
 
 /// Runs `strategy` on `problem` (see the top of simulator.hpp).
-template <class S>  // a Scheduler, or AnyStrategy
+template <class S, class Problem = SyntheticProblem>  // S: a Scheduler, or AnyStrategy
 class Simulator {
 public:
-    Simulator(S& strategy, const SearchSpace& space, const SyntheticProblem& problem, SimOptions options)
+    Simulator(S& strategy, const SearchSpace& space, const Problem& problem, SimOptions options)
         : strategy_(strategy), space_(space), problem_(problem), options_(options) {}
 
     [[nodiscard]] SimResult run() {
@@ -217,6 +223,7 @@ public:
     }
 
 private:
+    using CurveOf = std::remove_cvref_t<decltype(std::declval<const Problem&>().curve(std::declval<const Config&>()))>;
     enum class State { Idle, Waiting, Running, Retired };
     struct Worker {
         State state = State::Idle;
@@ -227,7 +234,7 @@ private:
     };
     struct TrialState {
         Config config;
-        Curve curve;
+        CurveOf curve;
         Resource reached = 0;
         bool running = false;
         bool stopped = false;  // report() said Stop, or a Stop record came while it was paused
@@ -271,6 +278,7 @@ private:
             if (s.kind == Suggestion::Kind::Done) {
                 worker.state = State::Retired;
             } else if (s.kind == Suggestion::Kind::Wait) {
+                ++result_.waits;
                 worker.state = State::Waiting;
             } else if (start_run(worker, s)) {
                 schedule(w);
@@ -354,7 +362,7 @@ private:
 
     S& strategy_;
     const SearchSpace& space_;
-    const SyntheticProblem& problem_;
+    const Problem& problem_;
     SimOptions options_;
     std::vector<Worker> workers_;
     std::unordered_map<TrialId, TrialState> trials_;
@@ -365,10 +373,10 @@ private:
 };
 
 /// Runs `strategy` on `problem` with options.workers simulated workers.
-template <class S>
-[[nodiscard]] SimResult simulate(S& strategy, const SearchSpace& space, const SyntheticProblem& problem,
+template <class S, class Problem>
+[[nodiscard]] SimResult simulate(S& strategy, const SearchSpace& space, const Problem& problem,
                                  const SimOptions& options) {
-    return Simulator<S>(strategy, space, problem, options).run();
+    return Simulator<S, Problem>(strategy, space, problem, options).run();
 }
 
 }  // namespace hypertune::bench

@@ -209,3 +209,90 @@ TEST_CASE("promotion-type ASHA matches a brute-force ranking over many interleav
     CHECK(promotions >= 2000 / 3);
     CHECK(completed >= 20);
 }
+
+// ---- stop type without free passes (wait_for_peers) ---------------------------------------------
+
+namespace {
+
+ASHA waiting_asha(Resource max_resource = 27) {
+    return ASHA({.min_resource = 1, .max_resource = max_resource, .reduction_factor = 3, .wait_for_peers = true});
+}
+
+}  // namespace
+
+TEST_CASE("stop-type ASHA with wait_for_peers holds the first arrivals at a rung until eta peers judge them") {
+    ASHA asha = waiting_asha();
+    asha.start(promotion_space(), {.seed = 4, .max_trials = 10});
+    for (TrialId id = 0; id < 3; ++id) CHECK(asha.ask().budget == 27);  // the stop type's full budget
+    // Trials 0 and 1 reach rung 0 before eta = 3 values are there: held, told Stop, no record yet.
+    CHECK(asha.report(0, 1, 0.5) == Decision::Stop);
+    CHECK(asha.take_decisions().empty());
+    asha.tell(0, Outcome::stopped(0.5, 1));
+    auto paused = asha.take_decisions();
+    REQUIRE(paused.size() == 1);
+    CHECK(paused[0].kind == Kind::Pause);
+    CHECK(paused[0].reason == "one of the first 1 at resource 1 (fewer than eta = 3): waits for more trials to reach it");
+    CHECK(asha.report(1, 1, 0.3) == Decision::Stop);
+    // Trial 2 is the third: it is judged at once (0.9 is not the best of three) and so are the held:
+    // trial 1 (0.3, the cut-off) is cleared, trial 0 (0.5) is stopped, while trial 1 still runs.
+    CHECK(asha.report(2, 1, 0.9) == Decision::Stop);
+    auto judged = asha.take_decisions();
+    REQUIRE(judged.size() == 2);
+    CHECK(judged[0].trial == 0);
+    CHECK(judged[0].kind == Kind::Stop);
+    CHECK(judged[0].threshold == 0.3);
+    CHECK(judged[0].reason == "held at resource 1 until 3 trials reached it: not in the top 1/3 (1 of 3)");
+    CHECK(judged[1].trial == 2);
+    CHECK(judged[1].kind == Kind::Stop);
+    asha.tell(2, Outcome::stopped(0.9, 1));
+    // Trial 1 returns: it pauses, cleared, and is the next thing ask() runs, from where it was.
+    asha.tell(1, Outcome::stopped(0.3, 1));
+    auto cleared = asha.take_decisions();
+    REQUIRE(cleared.size() == 1);
+    CHECK(cleared[0].kind == Kind::Pause);
+    CHECK(cleared[0].reason == "in the top 1/3 at resource 1 once 3 trials reached it: runs again when a worker is free");
+    Suggestion r = asha.ask();
+    REQUIRE(r.runs());
+    CHECK(r.trial == 1);
+    CHECK(r.resume_from == 1);
+    CHECK(r.budget == 27);
+    auto promoted = asha.take_decisions();
+    REQUIRE(promoted.size() == 1);
+    CHECK(promoted[0].kind == Kind::Promote);
+    // The next ask starts a new trial again.
+    CHECK(asha.ask().trial == 3);
+}
+
+TEST_CASE("stop-type ASHA with wait_for_peers: when nothing else can run, the best held trial goes on") {
+    ASHA asha = waiting_asha(9);
+    asha.start(promotion_space(), {.seed = 5, .max_trials = 2});
+    REQUIRE(asha.ask().runs());
+    REQUIRE(asha.ask().runs());
+    CHECK(asha.report(0, 1, 0.4) == Decision::Stop);
+    CHECK(asha.report(1, 1, 0.2) == Decision::Stop);
+    asha.tell(1, Outcome::stopped(0.2, 1));
+    // Trial 0 still runs: its end could bring a third value, so ask() waits.
+    CHECK(asha.ask().kind == Suggestion::Kind::Wait);
+    asha.tell(0, Outcome::stopped(0.4, 1));
+    (void)asha.take_decisions();
+    // No new trial may start and nothing runs: the better held trial (1) continues, 0 is stopped.
+    Suggestion r = asha.ask();
+    REQUIRE(r.runs());
+    CHECK(r.trial == 1);
+    CHECK(r.resume_from == 1);
+    auto records = asha.take_decisions();
+    REQUIRE(records.size() == 2);
+    CHECK(records[0].trial == 0);
+    CHECK(records[0].kind == Kind::Stop);
+    CHECK(records[1].trial == 1);
+    CHECK(records[1].kind == Kind::Promote);
+    // At rung 3 it is alone again, and held; with nothing else left it is released to the end.
+    CHECK(asha.report(1, 3, 0.1) == Decision::Stop);
+    asha.tell(1, Outcome::stopped(0.1, 3));
+    (void)asha.take_decisions();
+    Suggestion last = asha.ask();
+    REQUIRE(last.runs());
+    CHECK(last.resume_from == 3);
+    asha.tell(1, Outcome::completed(0.05, 9));
+    CHECK(asha.ask().kind == Suggestion::Kind::Done);
+}

@@ -722,3 +722,45 @@ TEST_CASE("synchronous Hyperband without max_trials repeats its iterations") {
     CHECK(hb.bracket_of(223) == 4);
     CHECK(hb.bracket_of(224) == 3);
 }
+
+TEST_CASE("asynchronous Hyperband, promotion type: each bracket's trials start at its first rung and wait there") {
+    CHECK_THROWS_WITH_AS(Hyperband({.mode = HyperbandMode::Synchronous, .type = HalvingType::Promotion}),
+                         doctest::Contains("Hyperband: type = HalvingType::Promotion is for the asynchronous mode"),
+                         InvalidArgument);
+    Hyperband hb({.min_resource = 1, .max_resource = 9, .eta = 3, .type = HalvingType::Promotion});
+    CHECK(hb.name() == "Hyperband-promotion");
+    hb.start(hb_space(), {.seed = 5, .max_trials = 40});
+    // Brackets by the same round-robin as the stop type; budgets are the brackets' first rungs:
+    // s = 2 -> 1, s = 1 -> 3, s = 0 -> 9 (no rung: it runs to max_resource at once).
+    std::map<int, std::vector<TrialId>> by_bracket;
+    for (int k = 0; k < 12; ++k) {
+        Suggestion s = hb.ask();
+        REQUIRE(s.runs());
+        const int b = hb.bracket_of(s.trial);
+        CHECK(s.budget == std::vector<Resource>{9, 3, 1}[static_cast<std::size_t>(b)]);
+        by_bracket[b].push_back(s.trial);
+    }
+    REQUIRE(by_bracket[2].size() >= 3);
+    // Three trials of bracket 2 end their first rung: the best is promoted to 3, from 1.
+    const std::vector<TrialId> firsts(by_bracket[2].begin(), by_bracket[2].begin() + 3);
+    const double losses[] = {0.7, 0.4, 0.6};
+    for (std::size_t i = 0; i < 3; ++i) hb.tell(firsts[i], Outcome::completed(losses[i], 1));
+    auto paused = hb.take_decisions();
+    REQUIRE(paused.size() == 3);
+    for (const auto& d : paused) {
+        CHECK(d.kind == Kind::Pause);
+        CHECK(d.bracket == 2);
+    }
+    Suggestion p = hb.ask();
+    REQUIRE(p.runs());
+    CHECK(p.trial == firsts[1]);
+    CHECK(p.resume_from == 1);
+    CHECK(p.budget == 3);
+    auto promoted = hb.take_decisions();
+    REQUIRE(promoted.size() == 1);
+    CHECK(promoted[0].kind == Kind::Promote);
+    CHECK(promoted[0].bracket == 2);
+    // A bracket-0 trial completes at max_resource: it is over, nothing pauses.
+    hb.tell(by_bracket[0].front(), Outcome::completed(0.5, 9));
+    CHECK(hb.take_decisions().empty());
+}

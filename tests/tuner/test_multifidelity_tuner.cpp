@@ -141,6 +141,36 @@ TEST_CASE("promotion-type ASHA through the tuner: pause at each rung, promote fr
     CHECK(result.best().status == ht::TrialStatus::Completed);
 }
 
+TEST_CASE("stop-type ASHA and Hyperband without free passes through the tuner: held trials resume from checkpoint") {
+    for (bool hyperband : {false, true}) {
+        CAPTURE(hyperband);
+        ht::AnyStrategy strategy =
+            hyperband ? ht::AnyStrategy(ht::Hyperband({.min_resource = 1, .max_resource = 27, .eta = 3,
+                                                       .wait_for_peers = true}))
+                      : ht::AnyStrategy(ht::ASHA({.min_resource = 1, .max_resource = 27, .reduction_factor = 3,
+                                                  .wait_for_peers = true}));
+        ht::Tuner tuner(curve_space(), std::move(strategy), {.max_jobs = 40, .max_parallel_jobs = 4, .seed = 3});
+        auto result = tuner.fit(checkpointed_trainer);
+        CHECK(result.trials().size() == 40);
+        std::size_t held = 0;
+        for (const auto& t : result.trials()) {
+            CHECK(t.status != ht::TrialStatus::Paused);
+            CHECK(t.status != ht::TrialStatus::Failed);
+            for (std::size_t i = 1; i < t.curve.size(); ++i) CHECK(t.curve[i].step == t.curve[i - 1].step + 1);
+            for (const auto& d : t.decisions) {
+                held += d.kind == ht::DecisionRecord::Kind::Pause;
+                // Nothing goes past a rung on a free pass: every continuation was judged among at
+                // least eta values, or was the best of a rung no more trials would reach.
+                if (d.kind == ht::DecisionRecord::Kind::Promote)
+                    CHECK((d.peers >= 3 || d.reason.find("no more will") != std::string::npos));
+            }
+        }
+        CHECK(held > 0);
+        CHECK(result.count(ht::TrialStatus::Completed) >= 1);
+        CHECK(result.best().status == ht::TrialStatus::Completed);
+    }
+}
+
 TEST_CASE("asynchronous Hyperband and ASHA stop trials early and cost less than full training") {
     for (int which = 0; which < 2; ++which) {
         auto strategy = which == 0 ? ht::AnyStrategy(ht::Hyperband({.min_resource = 1, .max_resource = 27}))

@@ -400,7 +400,7 @@ TEST_CASE("an objective that returns once told to stop is Stopped with no warnin
 }
 
 TEST_CASE("a Trial used after its objective returned: report() names the trial, should_stop() is true") {
-    // One worker, so trial 1's objective has returned before trial 2's starts; the objective keeps
+    // One worker, so trial 0's objective has returned before trial 1's starts; the objective keeps
     // the previous trial as a thread left behind would. Before the Trial outlived its call, this
     // read a destroyed object (AddressSanitizer: stack-use-after-scope).
     ht::Trial* previous = nullptr;
@@ -424,9 +424,9 @@ TEST_CASE("a Trial used after its objective returned: report() names the trial, 
     CHECK(late_stops == std::vector<bool>{true, true});
     REQUIRE(late_errors.size() == 2);
     CHECK(late_errors[0] ==
-          "trial 1: report(step 2) called after its objective returned; a Trial is only usable during the objective "
+          "trial 0: report(step 2) called after its objective returned; a Trial is only usable during the objective "
           "call that received it");
-    CHECK(late_errors[1].find("trial 2: report(step 2)") == 0);
+    CHECK(late_errors[1].find("trial 1: report(step 2)") == 0);
     // The late reports reached neither the run nor the records.
     for (const auto& t : result.trials()) CHECK(t.curve.size() == 1);
 }

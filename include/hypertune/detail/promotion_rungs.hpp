@@ -26,6 +26,7 @@
 // a scan costs O(rungs).
 
 #include <hypertune/linkage.hpp>
+#include <hypertune/config.hpp>
 #include <hypertune/detail/rungs.hpp>
 #include <hypertune/strategy.hpp>
 
@@ -40,13 +41,6 @@ namespace hypertune::detail {
 
 class PromotionRungs {
 public:
-    /// A paused trial to resume: from the resource it reached to its next budget.
-    struct Promotion {
-        TrialId trial = 0;
-        Resource from = 0;
-        Resource to = 0;
-    };
-
     PromotionRungs() = default;
 
     /// @param brackets    per bracket, its increasing rung resources, all below max_resource
@@ -55,13 +49,13 @@ public:
     PromotionRungs(const std::vector<std::vector<Resource>>& brackets, std::vector<int> labels, int eta,
                    Resource max_resource);
 
-    /// Registers a new trial in `bracket`; returns its budget: the bracket's first rung, or
-    /// max_resource for a bracket without rungs.
-    Resource add_trial(TrialId id, std::size_t bracket);
+    /// Registers a new trial in `bracket` (its configuration is kept, to resume it with); returns
+    /// its budget: the bracket's first rung, or max_resource for a bracket without rungs.
+    Resource add_trial(TrialId id, std::size_t bracket, Config config);
 
     /// The next paused trial to promote, if any (see the top of this file); appends its Promote
     /// record to `out`.
-    [[nodiscard]] std::optional<Promotion> promote(std::vector<DecisionRecord>& out);
+    [[nodiscard]] std::optional<Resumption> promote(std::vector<DecisionRecord>& out);
 
     /// Continue, unless the step overruns the trial's budget (Stop) or max_resource (Stop and a
     /// record). Unknown trials and repeated or older steps get Continue.
@@ -92,6 +86,7 @@ private:
         Resource last_step = 0;
         bool running = true;
         double loss = 0;  // its rank value where it waits
+        Config config;
     };
 
     [[nodiscard]] Resource budget_at(std::size_t bracket, std::size_t rung) const {

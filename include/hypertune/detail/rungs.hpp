@@ -15,6 +15,14 @@
 // promotion-based ASHA does. Ties go to the trial. Each rung keeps its losses split into the q
 // smallest and the rest (two heaps), so a decision is O(log m) and the cut-off is read in O(1).
 //
+// With wait_for_peers, those first eta - 1 trials get no free pass: such a trial is told Stop and
+// held (a Pause record when its run ends). When the eta-th loss arrives at the rung, every trial
+// held there is judged against the rung as it then is: in the top 1/eta, it is resumed by ask()
+// (resume(): a Promote record, budget max_resource, resume_from = the resource it reached);
+// otherwise it gets a Stop record. When nothing else can run (no new trial allowed, nothing
+// running), release() lets the best trial held at the highest rung continue, and stops the others
+// held there: fewer than eta trials will ever reach it.
+//
 // Records: a Promote each time a trial passes a rung, a Stop when it does not, with threshold = the
 // cut-off (NaN while m < eta) and peers = m, the number of losses ranked, its own included.
 // Edge cases: a trial whose reports skip rungs is judged once, at the highest rung it reached; a
@@ -24,6 +32,7 @@
 // reached.
 
 #include <hypertune/linkage.hpp>
+#include <hypertune/config.hpp>
 #include <hypertune/error.hpp>
 #include <hypertune/strategy.hpp>
 
@@ -32,8 +41,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <limits>
+#include <optional>
 #include <string_view>
 #include <unordered_map>
 #include <utility>
@@ -106,6 +117,14 @@ private:
 /// trial completes at max_resource, so no decision is taken there).
 [[nodiscard]] std::vector<Resource> geometric_rungs(Resource min_resource, Resource max_resource, int factor);
 
+/// A paused trial to run again: its configuration, from the resource it reached to its new budget.
+struct Resumption {
+    TrialId trial = 0;
+    Config config;
+    Resource from = 0;
+    Resource to = 0;
+};
+
 /// Stop-based asynchronous successive halving over one or more brackets (see the top of this file).
 /// A trial is added to a bracket when it starts; report() decides and appends a DecisionRecord for
 /// every Stop and every rung passed; finish() takes the final outcome and forgets the trial.
@@ -113,19 +132,40 @@ class StopRungs {
 public:
     StopRungs() = default;
 
-    /// @param brackets    per bracket, its increasing rung resources, all below max_resource
-    /// @param labels      per bracket, the number put in DecisionRecord::bracket (-1 for ASHA)
-    /// @param eta         keep the top 1/eta at each rung
+    /// @param brackets        per bracket, its increasing rung resources, all below max_resource
+    /// @param labels          per bracket, the number put in DecisionRecord::bracket (-1 for ASHA)
+    /// @param eta             keep the top 1/eta at each rung
+    /// @param wait_for_peers  hold the first eta - 1 trials at a rung instead of letting them pass
     StopRungs(const std::vector<std::vector<Resource>>& brackets, std::vector<int> labels, int eta,
-              Resource max_resource)
-        : labels_(std::move(labels)), eta_(static_cast<std::size_t>(eta)), max_resource_(max_resource) {
+              Resource max_resource, bool wait_for_peers = false)
+        : labels_(std::move(labels)), eta_(static_cast<std::size_t>(eta)), max_resource_(max_resource),
+          wait_for_peers_(wait_for_peers) {
         ladders_.resize(brackets.size());
         for (std::size_t b = 0; b < brackets.size(); ++b)
-            for (Resource r : brackets[b]) ladders_[b].push_back(Rung{r, {}});
+            for (Resource r : brackets[b]) ladders_[b].push_back(Rung{r, {}, {}});
     }
 
-    /// Registers a new trial in `bracket` (an index into the ladders given at construction).
-    void add_trial(TrialId id, std::size_t bracket) { trials_[id] = TrialState{bracket, 0, 0, false}; }
+    /// Registers a new trial in `bracket` (an index into the ladders given at construction); its
+    /// configuration is kept only with wait_for_peers, to resume it with.
+    void add_trial(TrialId id, std::size_t bracket, const Config& config) {
+        TrialState t;
+        t.bracket = bracket;
+        if (wait_for_peers_) t.config = config;
+        trials_[id] = std::move(t);
+        ++running_;
+    }
+
+    /// With wait_for_peers: a held trial judged in the top 1/eta, to run again (a Promote record).
+    [[nodiscard]] std::optional<Resumption> resume(std::vector<DecisionRecord>& out);
+
+    /// With wait_for_peers, when nothing else can run: the best trial held at the highest rung
+    /// runs again (a Promote record); the others held there are stopped (Stop records).
+    [[nodiscard]] std::optional<Resumption> release(std::vector<DecisionRecord>& out);
+
+    /// Trials running now.
+    [[nodiscard]] std::size_t running() const noexcept { return running_; }
+    /// Trials held at a rung (wait_for_peers), waiting to be judged or to run again.
+    [[nodiscard]] std::size_t waiting() const noexcept { return waiting_; }
 
     /// The rung decision for a report. Unknown trials and repeated or older steps are ignored
     /// (Continue); a trial already stopped keeps getting Stop.
@@ -134,8 +174,9 @@ public:
     /// The trial's run ended. A completed or stopped trial whose outcome reaches further than its
     /// last report counts as a report of its final loss at that resource (its value joins the rung it
     /// reached, without a decision record since the trial is over). A failed trial adds nothing: it is
-    /// excluded from the rungs it had not reached (losses it recorded earlier stay).
-    void finish(TrialId id, const Outcome& outcome);
+    /// excluded from the rungs it had not reached (losses it recorded earlier stay). A held trial
+    /// pauses (a Pause record in `out`).
+    void finish(TrialId id, const Outcome& outcome, std::vector<DecisionRecord>& out);
 
     /// The rung resources of bracket `b`.
     [[nodiscard]] std::vector<Resource> rung_resources(std::size_t b) const;
@@ -150,12 +191,22 @@ private:
     struct Rung {
         Resource resource;
         SplitHeap values;
+        std::vector<TrialId> held;  // held here, not judged yet (wait_for_peers)
     };
     struct TrialState {
-        std::size_t bracket;
-        std::size_t next_rung;  // the first rung not reached yet
-        Resource last_step;
-        bool stopped;
+        std::size_t bracket = 0;
+        std::size_t next_rung = 0;  // the first rung not reached yet
+        Resource last_step = 0;
+        bool stopped = false;
+        // wait_for_peers only
+        bool running = true;
+        bool held = false;     // told Stop at a rung with fewer than eta values; waits there
+        bool cleared = false;  // held, then judged in the top 1/eta: runs again once it has returned
+        bool over = false;     // held, then judged out: forgotten once it has returned
+        std::size_t rung = 0;  // where it is held
+        double value = 0;      // its rank value there
+        Resource reached = 0;
+        Config config;
     };
 
     // Moves past every rung reached at `step`; returns the highest one newly reached, or -1. A trial
@@ -183,11 +234,21 @@ private:
                            m,
                            {}};
         if (q == 0) {
+            if (wait_for_peers_) {
+                // Held: the Pause record comes when its run ends (finish()), after the trial's end.
+                t.stopped = t.held = true;
+                t.rung = rung_index;
+                t.value = value;
+                rung.held.push_back(id);
+                ++waiting_;
+                return Decision::Stop;
+            }
             rec.reason = fmt::format("one of the first {} losses at rung {} (fewer than eta = {}): continues", m,
                                      rung_index, eta_);
             out->push_back(std::move(rec));
             return Decision::Continue;
         }
+        if (!rung.held.empty()) judge_held(t.bracket, rung_index, *out);
         rec.threshold = rung.values.lower_max();
         if (value <= rec.threshold) {
             rec.reason = fmt::format("in the top 1/{} ({} of {}) at resource {}: continues", eta_, q, m, rung.resource);
@@ -203,11 +264,23 @@ private:
         return Decision::Stop;
     }
 
+    // The rung now has eta values or more: every trial held there is cleared or stopped.
+    void judge_held(std::size_t bracket, std::size_t rung_index, std::vector<DecisionRecord>& out);
+    // The trial is no longer held nor cleared: it runs again, or is over.
+    void stop_waiting(TrialState& t) noexcept {
+        if (t.held || t.cleared) --waiting_;
+        t.held = t.cleared = false;
+    }
+
     std::vector<std::vector<Rung>> ladders_;
     std::vector<int> labels_;
     std::size_t eta_ = 3;
     Resource max_resource_ = 0;
+    bool wait_for_peers_ = false;
     std::unordered_map<TrialId, TrialState> trials_;
+    std::deque<TrialId> cleared_;  // held, judged in the top, returned: to resume, oldest first
+    std::size_t running_ = 0;
+    std::size_t waiting_ = 0;  // held or cleared, not running again yet
 };
 
 }  // namespace hypertune::detail

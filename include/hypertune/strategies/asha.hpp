@@ -15,8 +15,7 @@
 // is spent and nothing paused can be promoted yet.
 
 #include <hypertune/linkage.hpp>
-#include <hypertune/detail/promotion_rungs.hpp>
-#include <hypertune/detail/rungs.hpp>
+#include <hypertune/detail/halving_rungs.hpp>
 #include <hypertune/error.hpp>
 #include <hypertune/search_space.hpp>
 #include <hypertune/samplers/random_sampler.hpp>
@@ -25,7 +24,6 @@
 
 #include <optional>
 #include <string>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -39,7 +37,9 @@ struct AshaOptions {
     /// Keep the top 1/reduction_factor at every rung (eta in the paper).
     int reduction_factor = 3;
     /// Stop trials at a rung as they reach it, or pause them there until they can be promoted.
-    HalvingType type = HalvingType::Stop;
+    HalvingType type = HalvingType::Stop;    /// Stop type: a trial that reaches a rung before reduction_factor - 1 others did waits there
+    /// (paused) until enough trials arrive to judge it, instead of continuing on a free pass.
+    bool wait_for_peers = false;
 };
 
 class ASHA : public Scheduler {
@@ -75,9 +75,7 @@ protected:
 private:
     AshaOptions options_;
     std::vector<Resource> rungs_;
-    detail::StopRungs ladder_;                         // the stop type's rungs
-    detail::PromotionRungs promotions_;                // the promotion type's rungs
-    std::unordered_map<TrialId, Config> configs_;      // promotion type: trials that may resume
+    detail::HalvingRungs ladder_;
     std::vector<DecisionRecord> made_;                 // scratch for one call's decisions
 
     void pass_on_decisions();

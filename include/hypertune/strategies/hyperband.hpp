@@ -44,11 +44,12 @@
 
 #include <hypertune/linkage.hpp>
 #include <hypertune/config.hpp>
-#include <hypertune/detail/rungs.hpp>
+#include <hypertune/detail/halving_rungs.hpp>
 #include <hypertune/error.hpp>
 #include <hypertune/search_space.hpp>
 #include <hypertune/samplers/random_sampler.hpp>
 #include <hypertune/scheduler.hpp>
+#include <hypertune/strategies/halving_type.hpp>
 
 #include <fmt/format.h>
 
@@ -80,6 +81,12 @@ struct HyperbandOptions {
     /// Keep the top 1/eta at every rung.
     int eta = 3;
     HyperbandMode mode = HyperbandMode::Asynchronous;
+    /// The asynchronous mode's rungs: stop trials as they reach a rung, or pause them there until
+    /// they can be promoted (see halving_type.hpp). The synchronous mode always pauses and promotes.
+    HalvingType type = HalvingType::Stop;
+    /// Asynchronous stop type: a trial that reaches a rung before eta - 1 others of its bracket did
+    /// waits there (paused) until enough trials arrive to judge it, instead of a free pass.
+    bool wait_for_peers = false;
 };
 
 /// One rung of a bracket: how many configurations run there, and with how much resource.
@@ -120,6 +127,9 @@ public:
     explicit Hyperband(HyperbandOptions options = {}, AnySampler sampler = RandomSampler{})
         : Scheduler(std::move(sampler)), options_(options) {
         detail::validate_rung_options("Hyperband", "eta", options_.min_resource, options_.max_resource, options_.eta);
+        if (options_.mode == HyperbandMode::Synchronous && options_.type == HalvingType::Promotion)
+            throw InvalidArgument("Hyperband: type = HalvingType::Promotion is for the asynchronous mode; the "
+                                  "synchronous mode already pauses trials and promotes them at its barriers");
         schedule_ = detail::hyperband_schedule(options_.min_resource, options_.max_resource, options_.eta);
         // Round-robin weights n(s), capped so that the credits cannot overflow (2^40 is far beyond
         // any real schedule: only max_resource / min_resource above ~10^11 reaches it).
@@ -135,7 +145,11 @@ public:
     [[nodiscard]] int s_max() const noexcept { return static_cast<int>(schedule_.size()) - 1; }
     [[nodiscard]] const HyperbandOptions& options() const noexcept { return options_; }
 
-    [[nodiscard]] std::string name() const override { return with_sampler_name("Hyperband"); }
+    /// "Hyperband", or "Hyperband-promotion" for the asynchronous promotion type, with the
+    /// sampler's name when it is not random.
+    [[nodiscard]] std::string name() const override {
+        return with_sampler_name(options_.type == HalvingType::Promotion ? "Hyperband-promotion" : "Hyperband");
+    }
     [[nodiscard]] std::optional<Resource> max_resource() const override { return options_.max_resource; }
 
     /// The bracket s of trial `id`, or -1 for an id not handed out yet.
@@ -219,8 +233,9 @@ private:
     std::vector<std::int8_t> bracket_of_;  // indexed by trial id (ids are dense)
 
     // asynchronous
-    detail::StopRungs async_;
-    std::vector<DecisionRecord> made_;  // scratch for one asynchronous report's decisions
+    detail::HalvingRungs async_;
+    std::vector<DecisionRecord> made_;     // scratch for one call's decisions
+    void pass_on_decisions();
     std::vector<std::int64_t> credit_;
     std::vector<std::int64_t> weights_;
     std::int64_t weight_total_ = 0;

@@ -23,16 +23,18 @@ HYPERTUNE_INLINE PromotionRungs::PromotionRungs(const std::vector<std::vector<Re
         for (Resource r : brackets[b]) ladders_[b].push_back(Rung{r, {}, {}});
 }
 
-HYPERTUNE_INLINE Resource PromotionRungs::add_trial(TrialId id, std::size_t bracket) {
+HYPERTUNE_INLINE Resource PromotionRungs::add_trial(TrialId id, std::size_t bracket, Config config) {
     TrialState t;
     t.bracket = bracket;
     t.budget = budget_at(bracket, 0);
-    trials_[id] = t;
+    t.config = std::move(config);
+    const Resource budget = t.budget;
+    trials_[id] = std::move(t);
     ++running_;
-    return t.budget;
+    return budget;
 }
 
-HYPERTUNE_INLINE std::optional<PromotionRungs::Promotion> PromotionRungs::promote(std::vector<DecisionRecord>& out) {
+HYPERTUNE_INLINE std::optional<Resumption> PromotionRungs::promote(std::vector<DecisionRecord>& out) {
     // The best candidate of each bracket is at its highest rung that has one; among brackets, the
     // one closest to max_resource goes first (the first bracket on ties).
     Rung* best_rung = nullptr;
@@ -67,7 +69,7 @@ HYPERTUNE_INLINE std::optional<PromotionRungs::Promotion> PromotionRungs::promot
                                  static_cast<int>(best_index), from, value, best_rung->values.lower_max(), m,
                                  fmt::format("in the top 1/{} ({} of {}) at resource {}: resumes from {} to {}", eta_,
                                              best_rung->values.lower_size(), m, from, from, t.budget)});
-    return Promotion{id, from, t.budget};
+    return Resumption{id, t.config, from, t.budget};
 }
 
 HYPERTUNE_INLINE Decision PromotionRungs::report(TrialId id, Resource step, double loss,

@@ -55,16 +55,141 @@ HYPERTUNE_INLINE Decision StopRungs::report(TrialId id, Resource step, double lo
     return decide(id, t, static_cast<std::size_t>(rung), loss, &out);
 }
 
-HYPERTUNE_INLINE void StopRungs::finish(TrialId id, const Outcome& outcome) {
+HYPERTUNE_INLINE void StopRungs::finish(TrialId id, const Outcome& outcome, std::vector<DecisionRecord>& out) {
     auto it = trials_.find(id);
-    if (it == trials_.end()) return;
+    if (it == trials_.end() || !it->second.running) return;
     TrialState& t = it->second;
+    t.running = false;
+    --running_;
+    if ((t.held || t.cleared) && !t.over && outcome.status != Outcome::Status::Failed) {
+        // Paused at the rung it was held at, until judged (or, cleared, until a worker is free).
+        const Rung& rung = ladders_[t.bracket][t.rung];
+        t.reached = std::max(outcome.resource, rung.resource);
+        out.push_back(DecisionRecord{
+            id, DecisionRecord::Kind::Pause, labels_[t.bracket], static_cast<int>(t.rung), t.reached, outcome.loss,
+            std::numeric_limits<double>::quiet_NaN(), rung.values.size(),
+            t.cleared ? fmt::format("in the top 1/{} at resource {} once {} trials reached it: runs again when a "
+                                    "worker is free",
+                                    eta_, rung.resource, eta_)
+                      : fmt::format("one of the first {} at resource {} (fewer than eta = {}): waits for more trials "
+                                    "to reach it",
+                                    rung.values.size(), rung.resource, eta_)});
+        if (t.cleared) cleared_.push_back(id);
+        return;
+    }
+    if (t.held) {  // failed while held: it leaves the rung's waiting list
+        auto& held = ladders_[t.bracket][t.rung].held;
+        held.erase(std::remove(held.begin(), held.end(), id), held.end());
+    }
+    stop_waiting(t);
     if (outcome.status != Outcome::Status::Failed && !t.stopped && outcome.resource > t.last_step &&
         outcome.resource <= max_resource_) {
         auto rung = advance(t, outcome.resource);
-        if (rung >= 0) (void)decide(id, t, static_cast<std::size_t>(rung), outcome.loss, nullptr);
+        if (rung >= 0) {
+            const auto k = static_cast<std::size_t>(rung);
+            (void)decide(id, t, k, outcome.loss, nullptr);
+            // Its value may be the eta-th at that rung: what is held there can be judged now.
+            const Rung& reached = ladders_[t.bracket][k];
+            if (!reached.held.empty() && reached.values.lower_size() > 0) judge_held(t.bracket, k, out);
+        }
     }
     trials_.erase(it);
+}
+
+HYPERTUNE_INLINE void StopRungs::judge_held(std::size_t bracket, std::size_t rung_index,
+                                            std::vector<DecisionRecord>& out) {
+    Rung& rung = ladders_[bracket][rung_index];
+    const double cutoff = rung.values.lower_max();
+    const std::size_t m = rung.values.size();
+    const std::size_t q = rung.values.lower_size();
+    for (TrialId id : rung.held) {
+        auto it = trials_.find(id);
+        TrialState& t = it->second;
+        if (t.value <= cutoff) {
+            t.held = false;
+            t.cleared = true;
+            if (!t.running) cleared_.push_back(id);  // paused already; else at finish()
+            continue;
+        }
+        stop_waiting(t);
+        out.push_back(DecisionRecord{id, DecisionRecord::Kind::Stop, labels_[bracket], static_cast<int>(rung_index),
+                                     rung.resource, t.value, cutoff, m,
+                                     fmt::format("held at resource {} until {} trials reached it: not in the top "
+                                                 "1/{} ({} of {})",
+                                                 rung.resource, eta_, eta_, q, m)});
+        if (t.running)
+            t.over = true;  // forgotten when its run ends
+        else
+            trials_.erase(it);
+    }
+    rung.held.clear();
+}
+
+HYPERTUNE_INLINE std::optional<Resumption> StopRungs::resume(std::vector<DecisionRecord>& out) {
+    if (cleared_.empty()) return std::nullopt;
+    const TrialId id = cleared_.front();
+    cleared_.pop_front();
+    TrialState& t = trials_.at(id);
+    const Rung& rung = ladders_[t.bracket][t.rung];
+    stop_waiting(t);
+    t.stopped = false;
+    t.running = true;
+    t.last_step = t.reached;
+    ++running_;
+    out.push_back(DecisionRecord{id, DecisionRecord::Kind::Promote, labels_[t.bracket], static_cast<int>(t.rung),
+                                 rung.resource, t.value, rung.values.lower_max(), rung.values.size(),
+                                 fmt::format("in the top 1/{} at resource {} once {} trials reached it: resumes from "
+                                             "{} to {}",
+                                             eta_, rung.resource, eta_, t.reached, max_resource_)});
+    return Resumption{id, t.config, t.reached, max_resource_};
+}
+
+HYPERTUNE_INLINE std::optional<Resumption> StopRungs::release(std::vector<DecisionRecord>& out) {
+    // The highest rung where trials are held (paused: nothing runs when this is called).
+    Rung* top = nullptr;
+    std::size_t top_bracket = 0, top_index = 0;
+    for (std::size_t b = 0; b < ladders_.size(); ++b)
+        for (std::size_t k = 0; k < ladders_[b].size(); ++k) {
+            Rung& rung = ladders_[b][k];
+            if (!rung.held.empty() && (top == nullptr || rung.resource > top->resource)) {
+                top = &rung;
+                top_bracket = b;
+                top_index = k;
+            }
+        }
+    if (top == nullptr) return std::nullopt;
+    TrialId best = top->held.front();
+    for (TrialId id : top->held) {
+        const TrialState& t = trials_.at(id);
+        const TrialState& b = trials_.at(best);
+        if (t.value < b.value || (t.value == b.value && id < best)) best = id;
+    }
+    const std::size_t m = top->values.size();
+    for (TrialId id : top->held) {
+        if (id == best) continue;
+        auto it = trials_.find(id);
+        stop_waiting(it->second);
+        out.push_back(DecisionRecord{id, DecisionRecord::Kind::Stop, labels_[top_bracket], static_cast<int>(top_index),
+                                     top->resource, it->second.value, trials_.at(best).value, m,
+                                     fmt::format("held at resource {}, which fewer than {} trials reached: not the "
+                                                 "best of the {} there",
+                                                 top->resource, eta_, m)});
+        trials_.erase(it);
+    }
+    top->held.clear();
+    TrialState& t = trials_.at(best);
+    stop_waiting(t);
+    t.stopped = false;
+    t.running = true;
+    t.last_step = t.reached;
+    ++running_;
+    out.push_back(DecisionRecord{best, DecisionRecord::Kind::Promote, labels_[top_bracket],
+                                 static_cast<int>(top_index), top->resource, t.value,
+                                 std::numeric_limits<double>::quiet_NaN(), m,
+                                 fmt::format("the best of the {} held at resource {}, which fewer than {} trials "
+                                             "reached and no more will: resumes from {} to {}",
+                                             m, top->resource, eta_, t.reached, max_resource_)});
+    return Resumption{best, t.config, t.reached, max_resource_};
 }
 
 HYPERTUNE_INLINE std::vector<Resource> StopRungs::rung_resources(std::size_t b) const {

@@ -63,7 +63,8 @@ HYPERTUNE_INLINE void Hyperband::on_start() {
             ladders.push_back(std::move(rungs));
             labels.push_back(b.s);
         }
-        async_ = detail::StopRungs(ladders, std::move(labels), options_.eta, options_.max_resource);
+        async_ = detail::HalvingRungs(options_.type, ladders, std::move(labels), options_.eta, options_.max_resource,
+                                      options_.wait_for_peers);
     }
     brackets_.clear();
     trials_.clear();
@@ -74,20 +75,26 @@ HYPERTUNE_INLINE void Hyperband::on_start() {
 }
 
 HYPERTUNE_INLINE Decision Hyperband::on_report(TrialId id, Resource step, double loss) {
-    if (options_.mode == HyperbandMode::Asynchronous) {
-        made_.clear();  // kept between reports: no allocation per decision
-        const Decision d = async_.report(id, step, loss, made_);
-        for (DecisionRecord& r : made_) decide(std::move(r));
-        return d;
-    }
-    return report_sync(id, step, loss);
+    if (options_.mode == HyperbandMode::Synchronous) return report_sync(id, step, loss);
+    made_.clear();  // kept between calls: no allocation per decision
+    const Decision d = async_.report(id, step, loss, made_);
+    pass_on_decisions();
+    return d;
 }
 
 HYPERTUNE_INLINE void Hyperband::on_tell(TrialId id, const Outcome& outcome) {
-    if (options_.mode == HyperbandMode::Asynchronous)
-        async_.finish(id, outcome);
-    else
+    if (options_.mode == HyperbandMode::Synchronous) {
         tell_sync(id, outcome);
+        return;
+    }
+    made_.clear();
+    async_.finish(id, outcome, made_);
+    pass_on_decisions();
+}
+
+HYPERTUNE_INLINE void Hyperband::pass_on_decisions() {
+    for (DecisionRecord& r : made_) decide(std::move(r));
+    made_.clear();
 }
 
 HYPERTUNE_INLINE std::vector<Resource> Hyperband::fidelity_levels() const {
@@ -112,11 +119,20 @@ HYPERTUNE_INLINE int Hyperband::next_async_bracket() {
 }
 
 HYPERTUNE_INLINE Suggestion Hyperband::ask_async(const TrialBudget& budget) {
+    made_.clear();
+    if (auto r = async_.resume(made_)) {
+        pass_on_decisions();
+        return Suggestion::run(r->trial, std::move(r->config), r->to, r->from);
+    }
     Suggestion next = start_new(budget, options_.max_resource);
-    if (!next.runs()) return next;
-    int s = next_async_bracket();
-    bracket_of_.push_back(static_cast<std::int8_t>(s));
-    async_.add_trial(next.trial, static_cast<std::size_t>(s));
+    if (next.runs()) {
+        int s = next_async_bracket();
+        bracket_of_.push_back(static_cast<std::int8_t>(s));
+        next.budget = async_.add_trial(next.trial, static_cast<std::size_t>(s), next.config);
+        return next;
+    }
+    next = async_.nothing_new(std::move(next), made_);
+    pass_on_decisions();
     return next;
 }
 

@@ -1,0 +1,240 @@
+// SPDX-License-Identifier: MIT
+// Multi-fidelity schedulers against random search on recorded learning curves: the curves of real
+// trainings (bench/data/*.csv, written by bench/record_curves.cpp: XGBoost on Fashion-MNIST Pullover
+// vs Coat, validation AUC per boosting round; softmax regression on Fashion-MNIST, validation
+// accuracy per epoch; 81 configurations x 30 units each) replayed on a simulated cluster
+// (bench/simulator.hpp: P workers, a simulated clock, no training and no sleeping).
+//   harness_recorded [data_dir=bench/data] [orders=20]
+//
+// For each of `orders` sampling orders (seeded permutations of the 81 recorded configurations), new
+// trial k of every scheduler gets configuration order[k] (RecordedSampler) and its recorded curve:
+// the loss after unit r is 1 - metric after unit r, and a unit takes the configuration's measured
+// training time / 30 simulated seconds. Every scheduler gets max_trials = 81 and runs until it
+// answers Done, at P = 1, 4 and 16 workers:
+//   random search (RunToCompletion: all 81 to 30 units, the reference), ASHA (stop and promotion
+//   types; rungs 1, 3, 9, 27), Hyperband asynchronous (stop and promotion types) and synchronous
+//   (min_resource 1, max_resource 30, eta 3).
+// Printed per (scheduler, P), over the orders:
+// - reach: in how many orders the best final value (metric at 30 units of a trial that got there)
+//   is within 0.002 of random search's best for that order (which, running all 81, is the best of
+//   the file); worst gap: the largest shortfall from it;
+// - units trained, median and worst (random search: 81 x 30 = 2430);
+// - simulated wall time, median; utilisation = busy worker time / (P x wall), mean and worst;
+// - Wait answers to ask(), in total (every waiting worker asks again after each tell, so one idle
+//   stretch can count several).
+// Everything is deterministic: the same files give the same table. Breaches of the scheduler
+// contract that the simulator sees are listed at the end (exit status 1 when there are any).
+#include "recorded_curves.hpp"
+#include "simulator.hpp"
+
+#include <hypertune/detail/random.hpp>
+#include <hypertune/strategies/asha.hpp>
+#include <hypertune/strategies/hyperband.hpp>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <exception>
+#include <filesystem>
+#include <functional>
+#include <limits>
+#include <memory>
+#include <numeric>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace ht = hypertune;
+
+namespace {
+
+constexpr double tolerance = 0.002;  // reach: within this of random search's best final value
+constexpr std::size_t worker_counts[] = {1, 4, 16};
+
+struct Task {
+    std::string title;
+    std::string file;
+    ht::SearchSpace space;
+    std::string metric;
+};
+
+struct Contender {
+    std::string name;
+    std::function<ht::AnyStrategy(ht::Resource, ht::AnySampler)> make;  // from max_resource and the sampler
+};
+
+std::vector<Contender> contenders() {
+    auto hyperband = [](ht::HyperbandMode mode, ht::HalvingType type) {
+        return [mode, type](ht::Resource r, ht::AnySampler s) {
+            ht::HyperbandOptions o{.min_resource = 1, .max_resource = r, .eta = 3, .mode = mode};
+            o.type = type;
+            return ht::AnyStrategy(ht::Hyperband(o, std::move(s)));
+        };
+    };
+    auto asha = [](ht::HalvingType type) {
+        return [type](ht::Resource r, ht::AnySampler s) {
+            return ht::AnyStrategy(
+                ht::ASHA({.min_resource = 1, .max_resource = r, .reduction_factor = 3, .type = type}, std::move(s)));
+        };
+    };
+    return {
+        {"Random search", [](ht::Resource r, ht::AnySampler s) { return ht::AnyStrategy(ht::RunToCompletion(r, std::move(s))); }},
+        {"ASHA stop", asha(ht::HalvingType::Stop)},
+        {"ASHA promotion", asha(ht::HalvingType::Promotion)},
+        {"Hyperband async stop", hyperband(ht::HyperbandMode::Asynchronous, ht::HalvingType::Stop)},
+        {"Hyperband async promotion", hyperband(ht::HyperbandMode::Asynchronous, ht::HalvingType::Promotion)},
+        {"Hyperband sync", hyperband(ht::HyperbandMode::Synchronous, ht::HalvingType::Stop)},
+    };
+}
+
+// Order `seed`: a permutation of 0..n-1 (Fisher-Yates on a splitmix64 stream; the same on every platform).
+std::vector<std::size_t> permutation(std::size_t n, std::uint64_t seed) {
+    std::vector<std::size_t> p(n);
+    std::iota(p.begin(), p.end(), std::size_t{0});
+    ht::detail::SplitMix rng(ht::detail::splitmix64(seed ^ 0x0bde'0bde'0bde'0bdeULL));
+    for (std::size_t i = n; i > 1; --i) {
+        const std::uint64_t limit = ~std::uint64_t{0} - ~std::uint64_t{0} % i;  // rejection: no modulo bias
+        std::uint64_t x = 0;
+        do x = rng();
+        while (x >= limit);
+        std::swap(p[i - 1], p[x % i]);
+    }
+    return p;
+}
+
+double median(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    const std::size_t n = v.size();
+    return n % 2 == 1 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+// One (scheduler, P)'s values over the orders.
+struct Row {
+    std::vector<double> best;  // best final metric, -inf when no trial completed
+    std::vector<double> gap;   // random search's best - best
+    std::vector<double> spent, wall, utilisation;
+    std::size_t reached = 0;
+    std::size_t waits = 0;
+};
+
+// Runs every contender on one recorded set and prints its table; returns the contract breaches seen.
+std::vector<std::string> run_task(const Task& task, const std::filesystem::path& dir, std::uint64_t orders) {
+    const auto curves = ht::bench::read_curves(dir / task.file, task.space, task.metric);
+    const ht::Resource R = curves.max_resource();
+    const std::size_t n = curves.size();
+    const ht::bench::RecordedProblem problem(curves);
+    const auto configs = std::make_shared<const std::vector<ht::Config>>(curves.configs);
+
+    // The set itself.
+    std::vector<double> final, unit_seconds;
+    for (std::size_t i = 0; i < n; ++i) {
+        final.push_back(curves.values[i].back());
+        unit_seconds.push_back(curves.seconds[i] / static_cast<double>(R));
+    }
+    const double best = *std::max_element(final.begin(), final.end());
+    const auto near_best = std::count_if(final.begin(), final.end(), [&](double v) { return v >= best - tolerance; });
+    fmt::print("## {}\n\n", task.title);
+    fmt::print("{}: {} configurations x {} units. Final {}: best {:.4f}, median {:.4f}; {} of {} within {} of the "
+               "best. Simulated seconds per unit: median {:.3f}, range {:.3f}..{:.3f}.\n",
+               task.file, n, R, task.metric, best, median(final), near_best, n, tolerance, median(unit_seconds),
+               *std::min_element(unit_seconds.begin(), unit_seconds.end()),
+               *std::max_element(unit_seconds.begin(), unit_seconds.end()));
+    fmt::print("Spearman correlation of the {} after r units with the final {}:", task.metric, task.metric);
+    for (ht::Resource r = 1; r < R; r *= 3) {
+        std::vector<double> early;
+        for (const auto& v : curves.values) early.push_back(v[static_cast<std::size_t>(r - 1)]);
+        fmt::print(" r = {}: {:.2f};", r, ht::bench::spearman(early, final));
+    }
+    fmt::print("\n\n");
+
+    const auto all = contenders();
+    std::vector<std::vector<Row>> rows(all.size(), std::vector<Row>(std::size(worker_counts)));
+    std::set<std::string> anomalies;
+    for (std::uint64_t o = 1; o <= orders; ++o) {
+        const auto order = permutation(n, o);
+        for (std::size_t p = 0; p < std::size(worker_counts); ++p) {
+            double reference = -std::numeric_limits<double>::infinity();
+            for (std::size_t c = 0; c < all.size(); ++c) {
+                auto strategy = all[c].make(R, ht::bench::RecordedSampler(configs, order));
+                const auto r = ht::bench::simulate(
+                    strategy, task.space, problem,
+                    {.workers = worker_counts[p], .max_resource = R, .max_trials = n, .budget = 0, .seed = o});
+                const auto where = fmt::format("{}, {}, order {}, P = {}", task.file, all[c].name, o, worker_counts[p]);
+                for (const auto& a : r.anomalies) anomalies.insert(fmt::format("{}: {}", where, a));
+                if (!r.retired) anomalies.insert(fmt::format("{}: did not answer Done to every worker", where));
+                const double got = 1.0 - r.best();  // -inf when nothing reached R
+                if (c == 0) {
+                    reference = got;
+                    if (got != best)
+                        anomalies.insert(fmt::format("{}: random search's best {} is not the file's {}", where, got, best));
+                }
+                Row& row = rows[c][p];
+                row.best.push_back(got);
+                row.gap.push_back(reference - got);
+                row.reached += static_cast<std::size_t>(got >= reference - tolerance - 1e-12);
+                row.spent.push_back(static_cast<double>(r.spent));
+                row.wall.push_back(r.wall);
+                row.utilisation.push_back(r.utilisation());
+                row.waits += r.waits;
+            }
+        }
+    }
+
+    fmt::print("| scheduler | P | reach | median best {0} | worst gap | median units | worst units | median wall s "
+               "| utilisation mean | utilisation worst | Wait answers |\n",
+               task.metric);
+    fmt::print("|---|---|---|---|---|---|---|---|---|---|---|\n");
+    for (std::size_t c = 0; c < all.size(); ++c)
+        for (std::size_t p = 0; p < std::size(worker_counts); ++p) {
+            const Row& row = rows[c][p];
+            const double mean_utilisation =
+                std::accumulate(row.utilisation.begin(), row.utilisation.end(), 0.0) / static_cast<double>(orders);
+            fmt::print("| {} | {} | {}/{} | {:.4f} | {:.4f} | {:.0f} | {:.0f} | {:.1f} | {:.1f}% | {:.1f}% | {} |\n",
+                       all[c].name, worker_counts[p], row.reached, orders, median(row.best),
+                       *std::max_element(row.gap.begin(), row.gap.end()), median(row.spent),
+                       *std::max_element(row.spent.begin(), row.spent.end()), median(row.wall),
+                       100.0 * mean_utilisation,
+                       100.0 * *std::min_element(row.utilisation.begin(), row.utilisation.end()), row.waits);
+        }
+    fmt::print("\n");
+    return {anomalies.begin(), anomalies.end()};
+}
+
+}  // namespace
+
+int main(int argc, char** argv) try {
+    const std::filesystem::path dir = argc > 1 ? argv[1] : HYPERTUNE_BENCH_DATA_DIR;
+    const std::uint64_t orders = argc > 2 ? std::strtoull(argv[2], nullptr, 10) : 20;
+    if (orders == 0 || argc > 3) {
+        fmt::print(stderr, "usage: harness_recorded [data_dir] [orders>=1]\n");
+        return 2;
+    }
+    const std::vector<Task> tasks = {
+        {"XGBoost, Fashion-MNIST Pullover vs Coat (validation AUC per boosting round)", "xgboost_pullover_coat.csv",
+         ht::bench::xgboost_space(), "auc"},
+        {"Softmax regression by SGD, Fashion-MNIST 10 classes (validation accuracy per epoch)",
+         "softmax_fashion_mnist.csv", ht::bench::softmax_space(), "accuracy"},
+    };
+    std::vector<std::string> anomalies;
+    for (const auto& task : tasks) {
+        if (!std::filesystem::exists(dir / task.file)) {
+            fmt::print("## {}\n\nskipped: {} not found in {} (bench/record_curves writes it)\n\n", task.title,
+                       task.file, dir.string());
+            continue;
+        }
+        for (auto& a : run_task(task, dir, orders)) anomalies.push_back(std::move(a));
+    }
+    if (!anomalies.empty()) {
+        constexpr std::size_t shown = 40;
+        fmt::print("Contract breaches and oddities seen by the simulator ({}{}):\n", anomalies.size(),
+                   anomalies.size() > shown ? fmt::format(", the first {}", shown) : std::string());
+        for (std::size_t i = 0; i < anomalies.size() && i < shown; ++i) fmt::print("- {}\n", anomalies[i]);
+    }
+    return anomalies.empty() ? 0 : 1;
+} catch (const std::exception& e) {
+    fmt::print(stderr, "harness_recorded: {}\n", e.what());
+    return 2;
+}

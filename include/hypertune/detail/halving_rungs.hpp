@@ -1,0 +1,75 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// HalvingRungs: the rungs of ASHA and of asynchronous Hyperband, of either HalvingType, behind one
+// interface, so that both schedulers run them the same way. ask() asks resume() first (a promotion,
+// or a held trial judged in the top), then starts a new trial with add_trial()'s budget, and when
+// nothing new may start asks nothing_new() whether to wait, release a held trial, or end.
+
+#include <hypertune/detail/promotion_rungs.hpp>
+#include <hypertune/detail/rungs.hpp>
+#include <hypertune/strategies/halving_type.hpp>
+#include <hypertune/strategy.hpp>
+
+#include <optional>
+#include <utility>
+#include <vector>
+
+namespace hypertune::detail {
+
+class HalvingRungs {
+public:
+    HalvingRungs() = default;
+    HalvingRungs(HalvingType type, const std::vector<std::vector<Resource>>& brackets, std::vector<int> labels,
+                 int eta, Resource max_resource, bool wait_for_peers)
+        : type_(type) {
+        if (type_ == HalvingType::Stop)
+            stop_ = StopRungs(brackets, std::move(labels), eta, max_resource, wait_for_peers);
+        else
+            promotion_ = PromotionRungs(brackets, std::move(labels), eta, max_resource);
+        max_resource_ = max_resource;
+    }
+
+    /// A paused trial to run again now, if any (its record goes to `out`).
+    [[nodiscard]] std::optional<Resumption> resume(std::vector<DecisionRecord>& out) {
+        return type_ == HalvingType::Stop ? stop_.resume(out) : promotion_.promote(out);
+    }
+
+    /// Registers a new trial; returns its budget (max_resource for the stop type, the bracket's
+    /// first rung for the promotion type).
+    Resource add_trial(TrialId id, std::size_t bracket, const Config& config) {
+        if (type_ == HalvingType::Promotion) return promotion_.add_trial(id, bracket, config);
+        stop_.add_trial(id, bracket, config);
+        return max_resource_;
+    }
+
+    [[nodiscard]] Decision report(TrialId id, Resource step, double loss, std::vector<DecisionRecord>& out) {
+        return type_ == HalvingType::Stop ? stop_.report(id, step, loss, out)
+                                          : promotion_.report(id, step, loss, out);
+    }
+
+    void finish(TrialId id, const Outcome& outcome, std::vector<DecisionRecord>& out) {
+        if (type_ == HalvingType::Stop)
+            stop_.finish(id, outcome, out);
+        else
+            promotion_.finish(id, outcome, out);
+    }
+
+    /// When no new trial may start (`done` is the Done the scheduler would answer): Wait while a
+    /// running trial may still make a paused one runnable, a held trial released when nothing
+    /// else can run, else `done`.
+    [[nodiscard]] Suggestion nothing_new(Suggestion done, std::vector<DecisionRecord>& out) {
+        if (type_ == HalvingType::Promotion) return promotion_.running() > 0 ? Suggestion::wait() : done;
+        if (stop_.waiting() == 0) return done;
+        if (stop_.running() > 0) return Suggestion::wait();
+        if (auto r = stop_.release(out)) return Suggestion::run(r->trial, std::move(r->config), r->to, r->from);
+        return done;
+    }
+
+private:
+    HalvingType type_ = HalvingType::Stop;
+    Resource max_resource_ = 0;
+    StopRungs stop_;
+    PromotionRungs promotion_;
+};
+
+}  // namespace hypertune::detail

@@ -1,0 +1,21 @@
+// SPDX-License-Identifier: MIT
+// Every public header, for the header-only link test (CMakeLists.txt here): both translation units
+// include all of them, so a definition in a header that is not inline is defined twice and the
+// link fails, naming it.
+#pragma once
+
+#include <hypertune/command_objective.hpp>
+#include <hypertune/hypertune.hpp>
+#include <hypertune/importance.hpp>
+#include <hypertune/journal.hpp>
+#include <hypertune/json.hpp>
+#include <hypertune/report.hpp>
+#include <hypertune/strategies/bayesian.hpp>
+#include <hypertune/strategies/model_based.hpp>
+
+namespace header_only_test {
+
+/// Defined in first.cpp: a journaled ASHA run (promotion type) with its report and files.
+hypertune::Result tune_with_journal(const std::string& journal);
+
+}  // namespace header_only_test
