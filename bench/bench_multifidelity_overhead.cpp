@@ -203,6 +203,15 @@ void BM_HyperbandSync(benchmark::State& state) {
     measure(state, ht::Hyperband({.max_resource = max_resource, .mode = ht::HyperbandMode::Synchronous}));
 }
 void BM_ASHA(benchmark::State& state) { measure(state, ht::ASHA({.max_resource = max_resource})); }
+void BM_ASHAWait(benchmark::State& state) {
+    measure(state, ht::ASHA({.max_resource = max_resource, .wait_for_peers = true}));
+}
+void BM_ASHAPromotion(benchmark::State& state) {
+    measure(state, ht::ASHA({.max_resource = max_resource, .type = ht::HalvingType::Promotion}));
+}
+void BM_HyperbandPromotion(benchmark::State& state) {
+    measure(state, ht::Hyperband({.max_resource = max_resource, .type = ht::HalvingType::Promotion}));
+}
 void BM_ModelBasedHyperband(benchmark::State& state) {
     measure(state, ht::ModelBasedHyperband({.max_resource = max_resource}));
 }
@@ -212,4 +221,7 @@ void BM_ModelBasedHyperband(benchmark::State& state) {
 BENCHMARK(BM_HyperbandAsync)->Arg(1000)->Arg(10000)->UseManualTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_HyperbandSync)->Arg(1000)->Arg(10000)->UseManualTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_ASHA)->Arg(1000)->Arg(10000)->UseManualTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_ASHAWait)->Arg(1000)->Arg(10000)->UseManualTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_ASHAPromotion)->Arg(1000)->Arg(10000)->UseManualTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_HyperbandPromotion)->Arg(1000)->Arg(10000)->UseManualTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_ModelBasedHyperband)->Arg(100)->Arg(500)->UseManualTime()->Unit(benchmark::kMillisecond);

@@ -87,13 +87,13 @@ inline void write_curves(const std::filesystem::path& file, const RecordedCurves
     std::ofstream out(file, std::ios::binary);
     if (!out) throw std::runtime_error(fmt::format("{}: cannot open for writing", file.string()));
     std::string line = "config";
-    for (const auto& p : curves.space.parameters()) line += "," + p.name;
+    for (const auto& p : curves.space.parameters()) (line += ',') += p.name;
     line += ",seconds";
     for (Resource r = 1; r <= curves.max_resource(); ++r) line += fmt::format(",{}_{}", curves.metric, r);
     out << line << '\n';
     for (std::size_t i = 0; i < curves.size(); ++i) {
         line = fmt::format("{}", i);
-        for (const auto& v : curves.configs[i].values()) line += "," + format_value(v);
+        for (const auto& v : curves.configs[i].values()) (line += ',') += format_value(v);
         line += fmt::format(",{:.4f}", curves.seconds[i]);
         for (double x : curves.values[i]) line += fmt::format(",{:.6f}", x);
         out << line << '\n';

@@ -119,9 +119,9 @@ int main(int argc, char** argv) try {
     fmt::print("mean trial elapsed time: {:.2f}s over {} trials ({} completed, {} stopped early)\n", mean_elapsed,
                result.trials().size(), result.count(ht::TrialStatus::Completed), result.count(ht::TrialStatus::Stopped));
     fmt::print("billable time (a cost model: elapsed x 3 instances, as AMT bills three-instance jobs): {:.1f}s with "
-               "Hyperband vs {:.1f}s estimated without early stopping ({:.1f}x less)\n",
+               "Hyperband vs {:.1f}s estimated without early stopping ({:.0f}% of it)\n",
                cost.billable_seconds, cost.billable_seconds_without_early_stopping,
-               cost.billable_seconds_without_early_stopping / cost.billable_seconds);
+               100 * cost.billable_seconds / cost.billable_seconds_without_early_stopping);
     fmt::print("wall time: {:.1f}s on {} parallel jobs vs {:.1f}s sequential (utilisation {:.0f}%)\n", cost.wall_seconds,
                args.parallel, cost.sequential_seconds, 100 * cost.utilisation);
     result.to_csv("trials.csv");

@@ -115,6 +115,12 @@ protected:
 
     /// Records a stop, pause or promotion: it goes to the sink and the sampler hears of it.
     void decide(DecisionRecord d);
+    /// decide() for each of `records`, in order, leaving it empty (a scratch vector reused this
+    /// way costs no allocation per call).
+    void decide_all(std::vector<DecisionRecord>& records) {
+        for (DecisionRecord& d : records) decide(std::move(d));
+        records.clear();
+    }
 
     /// `scheduler` alone with the default random sampler, else "Sampler(scheduler)", e.g.
     /// "ModelBased(Hyperband)".

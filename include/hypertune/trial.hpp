@@ -47,7 +47,7 @@ public:
     explicit Trial(TrialId id = 0, Config config = {}, Resource budget = 1, Resource resumed_from = 0,
                    std::optional<std::string> checkpoint = std::nullopt)
         : id_(id), config_(std::move(config)), budget_(budget), resumed_from_(resumed_from),
-          last_step_(resumed_from), checkpoint_(std::move(checkpoint)) {}
+          last_step_(resumed_from), checkpoint_(std::move(checkpoint)), checkpoint_step_(resumed_from) {}
 
     Trial(const Trial&) = delete;
     Trial& operator=(const Trial&) = delete;
@@ -59,7 +59,8 @@ public:
     [[nodiscard]] Resource budget() const noexcept { return budget_; }
 
     /// The resource already reached before this run: > 0 only when the trial was paused earlier,
-    /// is now promoted, and has a checkpoint() to continue from. 0 means: start from scratch.
+    /// is now promoted, and has a checkpoint() to continue from; it is then the step reported last
+    /// before that checkpoint was saved. 0 means: start from scratch.
     [[nodiscard]] Resource resumed_from() const noexcept { return resumed_from_; }
 
     /// Reports the objective metric after `step` resource units. Steps must increase and values
@@ -97,8 +98,13 @@ public:
         return host && host->stop_requested();
     }
 
-    /// Keeps an opaque checkpoint (serialised model state) for when the trial is resumed.
-    void save_checkpoint(std::string bytes) { checkpoint_ = std::move(bytes); }
+    /// Keeps an opaque checkpoint (serialised model state) for when the trial is resumed. It holds
+    /// the state after the last reported step: a resumed trial continues from there, whether it
+    /// was saved before or after the report that paused or stopped it.
+    void save_checkpoint(std::string bytes) {
+        checkpoint_ = std::move(bytes);
+        checkpoint_step_ = last_step_;
+    }
     /// The checkpoint saved by an earlier run of this trial, if any.
     [[nodiscard]] const std::optional<std::string>& checkpoint() const noexcept { return checkpoint_; }
 
@@ -125,11 +131,11 @@ private:
         host_.store(nullptr, std::memory_order_release);
     }
 
-    // A promoted trial with no checkpoint starts over: steps up to `from` were already counted.
+    // Steps up to `from` were already reported and judged (a promoted trial with no checkpoint
+    // starts over, one with an older checkpoint goes back to it): their reports now reach no one.
     void restart_from(Resource from) {
         restarted_ = true;
         restart_from_ = from;
-        last_step_ = 0;
     }
 
     TrialId id_;
@@ -140,6 +146,7 @@ private:
     std::optional<double> last_value_;
     std::size_t reports_ = 0;
     std::optional<std::string> checkpoint_;
+    Resource checkpoint_step_;  // last_step_ when checkpoint_ was saved
     std::string failure_;
     std::atomic<bool> stop_{false};
     std::atomic<detail::TrialHost*> host_{nullptr};

@@ -4,6 +4,8 @@
 // link fails, naming it.
 #pragma once
 
+#include <string>
+
 #include <hypertune/command_objective.hpp>
 #include <hypertune/hypertune.hpp>
 #include <hypertune/importance.hpp>
@@ -15,7 +17,10 @@
 
 namespace header_only_test {
 
-/// Defined in first.cpp: a journaled ASHA run (promotion type) with its report and files.
+/// Defined in first.cpp: a journaled ASHA run (promotion type).
 hypertune::Result tune_with_journal(const std::string& journal);
+/// Defined in first.cpp: tunes /bin/echo as a command, writes its files and report into `dir`;
+/// returns the summary and the best configuration, formatted.
+std::string run_a_command(const std::string& dir);
 
 }  // namespace header_only_test

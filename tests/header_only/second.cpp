@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
-// Header-only link test, second translation unit: runs first.cpp's tuning, reloads its journal,
-// writes the result's files and report, and runs a short Bayesian search. Exits 0 when all agree.
+// Header-only link test, second translation unit (-O0, the project's warnings): runs first.cpp's
+// tunings, reloads the journal, writes the result's files and report, and runs a short Bayesian
+// search. Exits 0 when all agree, naming what did not otherwise.
 #include "all_headers.hpp"
 
 #include <cstdio>
@@ -19,6 +20,7 @@ int main() {
     live.to_json((dir / "result.json").string());
     ht::write_report(live, (dir / "report.html").string());
     const auto importance = ht::parameter_importance(live);  // empty with too few completed trials
+    const std::string command_text = header_only_test::run_a_command(dir.string());
 
     ht::Tuner bayes(ht::SearchSpace{ht::ContinuousParameter("x", -1.0, 1.0)}, ht::Bayesian(),
                     {.max_jobs = 8, .seed = 2, .progress = ht::ProgressBar::Never});
@@ -36,6 +38,7 @@ int main() {
     expect(live.summary().find("12 trials") != std::string::npos, "a summary");
     expect(b.trials().size() == 8, "8 Bayesian trials");
     expect(std::filesystem::file_size(dir / "report.html") > 0, "a report");
+    expect(command_text.find("4 trials") != std::string::npos, "4 trials of /bin/echo");
     std::printf("header-only: %zu trials, best %d, reloaded best %d, Bayesian best %.3f: %s\n", live.trials().size(),
                 static_cast<int>(live.best().id), static_cast<int>(loaded.best().id), b.best().objective,
                 ok ? "ok" : "MISMATCH");

@@ -11,10 +11,17 @@
 #include <hypertune/strategy.hpp>
 
 #include <optional>
+#include <string>
 #include <utility>
 #include <vector>
 
 namespace hypertune::detail {
+
+/// The scheduler's name with its rules: "ASHA", "ASHA-wait", "ASHA-promotion".
+[[nodiscard]] inline std::string halving_name(const std::string& scheduler, HalvingType type, bool wait_for_peers) {
+    if (type == HalvingType::Promotion) return scheduler + "-promotion";
+    return wait_for_peers ? scheduler + "-wait" : scheduler;
+}
 
 class HalvingRungs {
 public:
@@ -27,6 +34,18 @@ public:
         else
             promotion_ = PromotionRungs(brackets, std::move(labels), eta, max_resource);
         max_resource_ = max_resource;
+    }
+
+    /// What the scheduler's ask() answers: a paused trial to run again, else the new trial that
+    /// `start_new()` makes (a {suggestion, bracket} pair; its budget is set here), else, when no
+    /// new trial may start, nothing_new()'s answer. Records go to `out`.
+    template <class StartNew>
+    [[nodiscard]] Suggestion next(StartNew&& start_new, std::vector<DecisionRecord>& out) {
+        if (auto r = resume(out)) return Suggestion::run(r->trial, std::move(r->config), r->to, r->from);
+        auto [s, bracket] = start_new();
+        if (!s.runs()) return nothing_new(std::move(s), out);
+        s.budget = add_trial(s.trial, bracket, s.config);
+        return s;
     }
 
     /// A paused trial to run again now, if any (its record goes to `out`).

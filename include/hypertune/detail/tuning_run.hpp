@@ -349,7 +349,7 @@ private:
             judged = state_.record(s.trial).curve.back().step;
         emit(TrialStarted{run_clock(), s.trial, s.config, s.budget, s.resume_from, worker, rerun});
         apply_decisions();
-        std::optional<std::string> checkpoint;
+        std::optional<SavedCheckpoint> checkpoint;
         if (auto c = checkpoints_.find(s.trial); c != checkpoints_.end()) checkpoint = std::move(c->second);
         TrialRecord started_copy;
         if (options_.on_trial_start) started_copy = state_.record(s.trial);
@@ -367,6 +367,12 @@ private:
         lk.lock();
     }
 
+    // A trial's checkpoint between its runs, with the step it was saved at.
+    struct SavedCheckpoint {
+        std::string bytes;
+        Resource step = 0;
+    };
+
     struct Attempt {
         bool failed = false;
         bool stopped = false;
@@ -375,7 +381,7 @@ private:
         std::size_t reports = 0;
         std::string failure;
         int retries = 0;
-        std::optional<std::string> checkpoint;
+        std::optional<SavedCheckpoint> checkpoint;
         Resource ignored_stop_at = 0;  // > 0: told to stop at this step, the objective went on
     };
 
@@ -388,14 +394,20 @@ private:
     }
 
     // Runs the objective (with retries) outside the lock.
-    Attempt execute(const Suggestion& s, std::optional<std::string> checkpoint, Resource judged,
+    Attempt execute(const Suggestion& s, std::optional<SavedCheckpoint> checkpoint, Resource judged,
                     std::unique_lock<std::mutex>& lk) {
         Attempt a;
+        // A promoted trial continues from its checkpoint's step, which may lie before the resource
+        // the scheduler resumes it from (saved before the report that paused it); what it reports
+        // again up to that resource was judged already.
+        const bool resumes = s.resume_from > 0 && checkpoint && checkpoint->step > 0;
+        const Resource from = resumes ? checkpoint->step : 0;
+        const Resource counted = std::max(s.resume_from, judged);
         for (int attempt = 0;; ++attempt) {
-            bool resumes = s.resume_from > 0 && checkpoint.has_value();
-            Trial& trial = keep_trial(s.trial, s.config, s.budget, resumes ? s.resume_from : 0, checkpoint);
+            Trial& trial = keep_trial(s.trial, s.config, s.budget, from,
+                                      resumes ? std::optional<std::string>(checkpoint->bytes) : std::nullopt);
             trial.host_.store(this, std::memory_order_release);
-            if (!resumes && std::max(s.resume_from, judged) > 0) trial.restart_from(std::max(s.resume_from, judged));
+            if (counted > from) trial.restart_from(counted);
             a = Attempt{};
             a.retries = attempt;
             try {
@@ -427,7 +439,9 @@ private:
             a.resource = trial.reports() > 0 || a.stopped ? reached : s.budget;
             if (!a.failed && !a.stopped) a.resource = std::max(a.resource, s.budget);  // reported less often
             if (!a.failed && a.stopped && !std::isfinite(a.value) && trial.last_value()) a.value = *trial.last_value();
-            a.checkpoint = std::exchange(trial.checkpoint_, std::nullopt);
+            if (trial.checkpoint_)
+                a.checkpoint = SavedCheckpoint{std::exchange(trial.checkpoint_, std::nullopt).value(),
+                                               trial.checkpoint_step_};
             a.reports = trial.reports();
             if (!a.failed || a.stopped || attempt >= options_.max_retries) break;
             // Retry from scratch: the failed attempt's reports are forgotten.
@@ -538,7 +552,7 @@ private:
     std::string stop_reason_;
     RunState state_;                // the records: changed only by emit()
     std::optional<Result> final_;
-    std::unordered_map<TrialId, std::string> checkpoints_;
+    std::unordered_map<TrialId, SavedCheckpoint> checkpoints_;
     std::mutex trials_mu_;
     std::deque<Trial> trials_;  // every attempt's Trial, kept until the run ends
     std::deque<Suggestion> reruns_;  // in flight when an earlier session died

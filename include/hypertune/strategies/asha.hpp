@@ -53,9 +53,11 @@ public:
         rungs_ = detail::geometric_rungs(options_.min_resource, options_.max_resource, options_.reduction_factor);
     }
 
-    /// "ASHA" (stop type) or "ASHA-promotion", with the sampler's name when it is not random.
+    /// "ASHA" (stop type), "ASHA-wait" (stop type, wait_for_peers) or "ASHA-promotion", with the
+    /// sampler's name when it is not random. A journal records it: a run resumes only with the
+    /// same rules.
     [[nodiscard]] std::string name() const override {
-        return with_sampler_name(options_.type == HalvingType::Stop ? "ASHA" : "ASHA-promotion");
+        return with_sampler_name(detail::halving_name("ASHA", options_.type, options_.wait_for_peers));
     }
     [[nodiscard]] std::optional<Resource> max_resource() const override { return options_.max_resource; }
 
@@ -76,9 +78,7 @@ private:
     AshaOptions options_;
     std::vector<Resource> rungs_;
     detail::HalvingRungs ladder_;
-    std::vector<DecisionRecord> made_;                 // scratch for one call's decisions
-
-    void pass_on_decisions();
+    std::vector<DecisionRecord> made_;  // scratch for one call's decisions: no allocation per call
 };
 
 static_assert(Strategy<ASHA>);

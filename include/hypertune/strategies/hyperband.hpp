@@ -145,10 +145,10 @@ public:
     [[nodiscard]] int s_max() const noexcept { return static_cast<int>(schedule_.size()) - 1; }
     [[nodiscard]] const HyperbandOptions& options() const noexcept { return options_; }
 
-    /// "Hyperband", or "Hyperband-promotion" for the asynchronous promotion type, with the
-    /// sampler's name when it is not random.
+    /// "Hyperband", "Hyperband-wait" (asynchronous stop type, wait_for_peers) or
+    /// "Hyperband-promotion", with the sampler's name when it is not random.
     [[nodiscard]] std::string name() const override {
-        return with_sampler_name(options_.type == HalvingType::Promotion ? "Hyperband-promotion" : "Hyperband");
+        return with_sampler_name(detail::halving_name("Hyperband", options_.type, options_.wait_for_peers));
     }
     [[nodiscard]] std::optional<Resource> max_resource() const override { return options_.max_resource; }
 
@@ -234,8 +234,7 @@ private:
 
     // asynchronous
     detail::HalvingRungs async_;
-    std::vector<DecisionRecord> made_;     // scratch for one call's decisions
-    void pass_on_decisions();
+    std::vector<DecisionRecord> made_;  // scratch for one call's decisions: no allocation per call
     std::vector<std::int64_t> credit_;
     std::vector<std::int64_t> weights_;
     std::int64_t weight_total_ = 0;

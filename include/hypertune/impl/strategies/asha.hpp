@@ -19,37 +19,21 @@ HYPERTUNE_INLINE void ASHA::on_start() {
 }
 
 HYPERTUNE_INLINE Suggestion ASHA::next(const TrialBudget& budget) {
-    made_.clear();
-    if (auto r = ladder_.resume(made_)) {
-        pass_on_decisions();
-        return Suggestion::run(r->trial, std::move(r->config), r->to, r->from);
-    }
-    Suggestion s = start_new(budget, options_.max_resource);
-    if (s.runs()) {
-        s.budget = ladder_.add_trial(s.trial, 0, s.config);
-        return s;
-    }
-    s = ladder_.nothing_new(std::move(s), made_);
-    pass_on_decisions();
+    Suggestion s = ladder_.next([&] { return std::pair{start_new(budget, options_.max_resource), std::size_t{0}}; },
+                                made_);
+    decide_all(made_);
     return s;
 }
 
 HYPERTUNE_INLINE Decision ASHA::on_report(TrialId id, Resource step, double loss) {
-    made_.clear();  // kept between calls: no allocation per decision
     const Decision d = ladder_.report(id, step, loss, made_);
-    pass_on_decisions();
+    decide_all(made_);
     return d;
 }
 
 HYPERTUNE_INLINE void ASHA::on_tell(TrialId id, const Outcome& outcome) {
-    made_.clear();
     ladder_.finish(id, outcome, made_);
-    pass_on_decisions();
-}
-
-HYPERTUNE_INLINE void ASHA::pass_on_decisions() {
-    for (DecisionRecord& r : made_) decide(std::move(r));
-    made_.clear();
+    decide_all(made_);
 }
 
 HYPERTUNE_INLINE std::vector<Resource> ASHA::fidelity_levels() const {

@@ -76,9 +76,8 @@ HYPERTUNE_INLINE void Hyperband::on_start() {
 
 HYPERTUNE_INLINE Decision Hyperband::on_report(TrialId id, Resource step, double loss) {
     if (options_.mode == HyperbandMode::Synchronous) return report_sync(id, step, loss);
-    made_.clear();  // kept between calls: no allocation per decision
     const Decision d = async_.report(id, step, loss, made_);
-    pass_on_decisions();
+    decide_all(made_);
     return d;
 }
 
@@ -87,14 +86,8 @@ HYPERTUNE_INLINE void Hyperband::on_tell(TrialId id, const Outcome& outcome) {
         tell_sync(id, outcome);
         return;
     }
-    made_.clear();
     async_.finish(id, outcome, made_);
-    pass_on_decisions();
-}
-
-HYPERTUNE_INLINE void Hyperband::pass_on_decisions() {
-    for (DecisionRecord& r : made_) decide(std::move(r));
-    made_.clear();
+    decide_all(made_);
 }
 
 HYPERTUNE_INLINE std::vector<Resource> Hyperband::fidelity_levels() const {
@@ -119,20 +112,16 @@ HYPERTUNE_INLINE int Hyperband::next_async_bracket() {
 }
 
 HYPERTUNE_INLINE Suggestion Hyperband::ask_async(const TrialBudget& budget) {
-    made_.clear();
-    if (auto r = async_.resume(made_)) {
-        pass_on_decisions();
-        return Suggestion::run(r->trial, std::move(r->config), r->to, r->from);
-    }
-    Suggestion next = start_new(budget, options_.max_resource);
-    if (next.runs()) {
-        int s = next_async_bracket();
-        bracket_of_.push_back(static_cast<std::int8_t>(s));
-        next.budget = async_.add_trial(next.trial, static_cast<std::size_t>(s), next.config);
-        return next;
-    }
-    next = async_.nothing_new(std::move(next), made_);
-    pass_on_decisions();
+    Suggestion next = async_.next(
+        [&] {
+            Suggestion s = start_new(budget, options_.max_resource);
+            if (!s.runs()) return std::pair{std::move(s), std::size_t{0}};
+            const int bracket = next_async_bracket();
+            bracket_of_.push_back(static_cast<std::int8_t>(bracket));
+            return std::pair{std::move(s), static_cast<std::size_t>(bracket)};
+        },
+        made_);
+    decide_all(made_);
     return next;
 }
 
