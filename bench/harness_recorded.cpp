@@ -11,9 +11,9 @@
 // the loss after unit r is 1 - metric after unit r, and a unit takes the configuration's measured
 // training time / 30 simulated seconds. Every scheduler gets max_trials = 81 and runs until it
 // answers Done, at P = 1, 4 and 16 workers:
-//   random search (RunToCompletion: all 81 to 30 units, the reference), ASHA (stop and promotion
-//   types; rungs 1, 3, 9, 27), Hyperband asynchronous (stop and promotion types) and synchronous
-//   (min_resource 1, max_resource 30, eta 3).
+//   random search (RunToCompletion: all 81 to 30 units, the reference), ASHA (stop type, stop type
+//   with wait_for_peers, promotion type; rungs 1, 3, 9, 27), Hyperband asynchronous (the same
+//   three) and synchronous (min_resource 1, max_resource 30, eta 3).
 // Printed per (scheduler, P), over the orders:
 // - reach: in how many orders the best final value (metric at 30 units of a trial that got there)
 //   is within 0.002 of random search's best for that order (which, running all 81, is the best of
@@ -67,26 +67,32 @@ struct Contender {
 };
 
 std::vector<Contender> contenders() {
-    auto hyperband = [](ht::HyperbandMode mode, ht::HalvingType type) {
-        return [mode, type](ht::Resource r, ht::AnySampler s) {
+    auto hyperband = [](ht::HyperbandMode mode, ht::HalvingType type, bool wait = false) {
+        return [mode, type, wait](ht::Resource r, ht::AnySampler s) {
             ht::HyperbandOptions o{.min_resource = 1, .max_resource = r, .eta = 3, .mode = mode};
             o.type = type;
+            o.wait_for_peers = wait;
             return ht::AnyStrategy(ht::Hyperband(o, std::move(s)));
         };
     };
-    auto asha = [](ht::HalvingType type) {
-        return [type](ht::Resource r, ht::AnySampler s) {
-            return ht::AnyStrategy(
-                ht::ASHA({.min_resource = 1, .max_resource = r, .reduction_factor = 3, .type = type}, std::move(s)));
+    auto asha = [](ht::HalvingType type, bool wait = false) {
+        return [type, wait](ht::Resource r, ht::AnySampler s) {
+            return ht::AnyStrategy(ht::ASHA(
+                {.min_resource = 1, .max_resource = r, .reduction_factor = 3, .type = type, .wait_for_peers = wait},
+                std::move(s)));
         };
     };
+    using enum ht::HalvingType;
+    using enum ht::HyperbandMode;
     return {
         {"Random search", [](ht::Resource r, ht::AnySampler s) { return ht::AnyStrategy(ht::RunToCompletion(r, std::move(s))); }},
-        {"ASHA stop", asha(ht::HalvingType::Stop)},
-        {"ASHA promotion", asha(ht::HalvingType::Promotion)},
-        {"Hyperband async stop", hyperband(ht::HyperbandMode::Asynchronous, ht::HalvingType::Stop)},
-        {"Hyperband async promotion", hyperband(ht::HyperbandMode::Asynchronous, ht::HalvingType::Promotion)},
-        {"Hyperband sync", hyperband(ht::HyperbandMode::Synchronous, ht::HalvingType::Stop)},
+        {"ASHA stop", asha(Stop)},
+        {"ASHA stop, wait for peers", asha(Stop, true)},
+        {"ASHA promotion", asha(Promotion)},
+        {"Hyperband async stop", hyperband(Asynchronous, Stop)},
+        {"Hyperband async stop, wait for peers", hyperband(Asynchronous, Stop, true)},
+        {"Hyperband async promotion", hyperband(Asynchronous, Promotion)},
+        {"Hyperband sync", hyperband(Synchronous, Stop)},
     };
 }
 

@@ -17,9 +17,10 @@
 //   (learning rate, batch size, L2); one unit = one epoch (rows reshuffled each epoch, seeded),
 //   30 epochs, metric validation accuracy. A learning rate that diverges shows as accuracy near 0.1.
 //
-// Every curve is deterministic (fixed data subsets, seeds, one thread per training); `seconds` is the
-// measured time of each configuration's 30 units and varies from machine to machine and run to run.
-// About a minute on 2 cores for both sets.
+// Every curve is deterministic (fixed data subsets, seeds, one thread per training). `seconds` is the
+// CPU time of the thread that trained the configuration (its 30 units, evaluations included): unlike
+// elapsed time it does not grow when other work shares the cores, but it still varies from machine to
+// machine and a little from run to run. About two minutes on 2 cores for both sets.
 //
 //   record_curves [--out DIR] [--data DIR] [--threads N] [--only xgboost|softmax]
 //
@@ -52,6 +53,7 @@
 #include <string>
 #include <string_view>
 #include <thread>
+#include <time.h>  // clock_gettime (POSIX)
 #include <vector>
 
 namespace ht = hypertune;
@@ -94,6 +96,13 @@ Args parse(int argc, char** argv) {
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// CPU seconds used by the calling thread so far.
+double thread_cpu_seconds() {
+    timespec t{};
+    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t) != 0) throw std::runtime_error("clock_gettime failed");
+    return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
 }
 
 // ---- data --------------------------------------------------------------------------------------
@@ -192,7 +201,7 @@ void summarise(const ht::bench::RecordedCurves& c, double elapsed) {
     std::vector<double> sorted = final;
     std::sort(sorted.begin(), sorted.end());
     const double total = std::accumulate(c.seconds.begin(), c.seconds.end(), 0.0);
-    fmt::print("  {} configurations x {} units in {:.1f} s ({:.1f} s of training); final {}: best {:.4f}, "
+    fmt::print("  {} configurations x {} units in {:.1f} s ({:.1f} CPU s of training); final {}: best {:.4f}, "
                "median {:.4f}, worst {:.4f}\n",
                c.size(), c.max_resource(), elapsed, total, c.metric, sorted.back(), sorted[sorted.size() / 2],
                sorted.front());
@@ -229,12 +238,12 @@ ht::bench::RecordedCurves record_xgboost(const Args& args) {
                                .seed = 0,
                                .nthread = 1};
         std::vector<double> curve;
-        const auto start = std::chrono::steady_clock::now();
+        const double start = thread_cpu_seconds();
         trainer.train(p, units, [&](int, double auc) {
             curve.push_back(auc);
             return true;
         });
-        c.seconds[i] = seconds_since(start);
+        c.seconds[i] = thread_cpu_seconds() - start;
         c.values[i] = std::move(curve);
     });
     summarise(c, seconds_since(t0));
@@ -335,9 +344,9 @@ ht::bench::RecordedCurves record_softmax(const Args& args) {
         const SoftmaxParams p{cfg.get<double>("learning_rate"), cfg.get<std::size_t>("batch_size"),
                               cfg.get<double>("l2")};
         std::vector<double> curve;
-        const auto start = std::chrono::steady_clock::now();
+        const double start = thread_cpu_seconds();
         train_softmax(train, valid, classes, p, units, data_seed + i, [&](int, double acc) { curve.push_back(acc); });
-        c.seconds[i] = seconds_since(start);
+        c.seconds[i] = thread_cpu_seconds() - start;
         c.values[i] = std::move(curve);
     });
     summarise(c, seconds_since(t0));

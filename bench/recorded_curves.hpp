@@ -8,8 +8,9 @@
 //   config,<parameter 1>,...,<parameter n>,seconds,<metric>_1,...,<metric>_R
 // `config` numbers the rows 0, 1, ...; the parameters are the search space's, in its order (integers
 // plainly, reals in their shortest exact form, so a configuration reads back bit for bit); `seconds`
-// is the measured time of the whole training (R units, evaluations included); <metric>_r is the
-// validation metric after unit r, higher is better.
+// is the measured time of the whole training, R units and their evaluations (record_curves.cpp
+// measures the training thread's CPU time); <metric>_r is the validation metric after unit r, higher
+// is better.
 
 #include "xgboost_space.hpp"
 

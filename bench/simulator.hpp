@@ -251,16 +251,18 @@ private:
         if (result_.anomalies.size() < 20) result_.anomalies.push_back(fmt::format(f, std::forward<Args>(args)...));
     }
 
-    // The Stop records of the call just made; a Stop record for a paused trial ends it.
-    std::vector<TrialId> collect_stops() {
-        std::vector<TrialId> stops;
-        for (const auto& d : strategy_.take_decisions())
-            if (d.kind == DecisionRecord::Kind::Stop) {
-                stops.push_back(d.trial);
+    // The records of the call just made; a Stop record for a paused trial ends it.
+    std::vector<DecisionRecord> collect() {
+        std::vector<DecisionRecord> records = strategy_.take_decisions();
+        for (const auto& d : records)
+            if (d.kind == DecisionRecord::Kind::Stop)
                 if (auto it = trials_.find(d.trial); it != trials_.end() && !it->second.running)
                     it->second.stopped = true;
-            }
-        return stops;
+        return records;
+    }
+    [[nodiscard]] static bool has(const std::vector<DecisionRecord>& records, TrialId id, DecisionRecord::Kind kind) {
+        return std::any_of(records.begin(), records.end(),
+                           [&](const DecisionRecord& d) { return d.trial == id && d.kind == kind; });
     }
 
     void schedule(std::size_t w) {
@@ -274,7 +276,7 @@ private:
             Worker& worker = workers_[w];
             if (worker.state != State::Idle) continue;
             Suggestion s = strategy_.ask();
-            (void)collect_stops();
+            (void)collect();
             if (s.kind == Suggestion::Kind::Done) {
                 worker.state = State::Retired;
             } else if (s.kind == Suggestion::Kind::Wait) {
@@ -332,9 +334,8 @@ private:
         t.reached = worker.step;
         const double loss = t.curve.loss(worker.step);
         const Decision d = strategy_.report(worker.trial, worker.step, loss);
-        const auto stops = collect_stops();
-        if (d == Decision::Stop && std::find(stops.begin(), stops.end(), worker.trial) == stops.end())
-            note("report({}, {}) answered Stop without a Stop record", worker.trial, worker.step);
+        // A Stop comes with a Stop record, or (a trial held at a rung) with a Pause record at tell().
+        const bool stop_recorded = has(collect(), worker.trial, DecisionRecord::Kind::Stop);
         if (worker.step == options_.max_resource && loss < result_.best())
             result_.incumbents.push_back(Incumbent{result_.spent, clock_, loss});
         if (options_.budget > 0 && result_.spent >= options_.budget) return true;
@@ -351,7 +352,11 @@ private:
         result_.busy += clock_ - worker.started;
         strategy_.tell(worker.trial, d == Decision::Stop ? Outcome::stopped(loss, worker.step)
                                                          : Outcome::completed(loss, worker.step));
-        (void)collect_stops();
+        if (has(collect(), worker.trial, DecisionRecord::Kind::Pause))
+            t.stopped = false;  // paused, not over: it may be resumed
+        else if (d == Decision::Stop && !stop_recorded)
+            note("report({}, {}) answered Stop with neither a Stop record nor a Pause at tell()", worker.trial,
+                 worker.step);
         worker.state = State::Idle;
         // A tell can unblock a barrier: the waiting workers ask again.
         for (auto& other : workers_)

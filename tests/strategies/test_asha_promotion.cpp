@@ -107,8 +107,20 @@ TEST_CASE("promotion-type ASHA: failed trials and trials ended short of their ru
     CHECK(s.budget == 3);
     asha.tell(2, Outcome::completed(0.2, 3));
     (void)asha.take_decisions();
-    // Nothing else is promotable, the budget of new trials is spent and nothing runs: Done.
+    // Nothing else is promotable, the budget of new trials is spent and nothing runs: Done, and
+    // each trial still paused (3, 4, 5 at rung 0, 2 at rung 1) is told it is over.
     CHECK(asha.ask().kind == Suggestion::Kind::Done);
+    auto closed = asha.take_decisions();
+    REQUIRE(closed.size() == 4);
+    std::set<TrialId> ended;
+    for (const auto& r : closed) {
+        CHECK(r.kind == Kind::Stop);
+        ended.insert(r.trial);
+    }
+    CHECK(ended == std::set<TrialId>{2, 3, 4, 5});
+    CHECK(closed.front().reason == "paused at resource 1, never in the top 1/3 (1 of 4) before the run had nothing left to start");
+    CHECK(asha.ask().kind == Suggestion::Kind::Done);
+    CHECK(asha.take_decisions().empty());
 }
 
 TEST_CASE("promotion-type ASHA waits, not ends, while a running trial may still make a promotion possible") {
@@ -178,6 +190,11 @@ TEST_CASE("promotion-type ASHA matches a brute-force ranking over many interleav
                 rung_of[s.trial] = 0;
             } else {
                 CHECK(s.kind == (running.empty() ? Suggestion::Kind::Done : Suggestion::Kind::Wait));
+                std::size_t still_paused = 0;
+                for (const auto& [k, w] : waiting) still_paused += w.size();
+                // Done tells every trial still paused that it is over; Wait tells nothing.
+                CHECK(records.size() == (s.kind == Suggestion::Kind::Done ? still_paused : 0));
+                for (const auto& r : records) CHECK(r.kind == Kind::Stop);
                 break;
             }
             running.push_back(s.trial);

@@ -75,9 +75,13 @@ public:
 
     /// When no new trial may start (`done` is the Done the scheduler would answer): Wait while a
     /// running trial may still make a paused one runnable, a held trial released when nothing
-    /// else can run, else `done`.
+    /// else can run, else `done` (with a Stop record for each trial left paused).
     [[nodiscard]] Suggestion nothing_new(Suggestion done, std::vector<DecisionRecord>& out) {
-        if (type_ == HalvingType::Promotion) return promotion_.running() > 0 ? Suggestion::wait() : done;
+        if (type_ == HalvingType::Promotion) {
+            if (promotion_.running() > 0) return Suggestion::wait();
+            promotion_.close(out);  // what is still paused will never run again
+            return done;
+        }
         if (stop_.waiting() == 0) return done;
         if (stop_.running() > 0) return Suggestion::wait();
         if (auto r = stop_.release(out)) return Suggestion::run(r->trial, std::move(r->config), r->to, r->from);

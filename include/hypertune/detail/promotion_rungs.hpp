@@ -17,7 +17,8 @@
 // A trial that reaches max_resource is over.
 //
 // The price is that a promising trial waits (paused) until enough peers reach its rung; with a
-// budget of new trials, some paused trials are never promoted (the Tuner records them Stopped).
+// budget of new trials, some paused trials are never promoted: when ask() has nothing left to run,
+// each gets a Stop record (close()).
 // A report past the trial's budget gets Stop (the trainer overran its rung; its loss still counts
 // at the rung through its outcome), past max_resource a Stop record. A failed trial, or one that
 // ended short of its budget (the run stopping), leaves the rungs: it is never promoted. A NaN loss
@@ -65,6 +66,10 @@ public:
     /// rung and it pauses (a Pause record) unless the budget was max_resource; failed, or stopped
     /// short of its budget, it leaves the rungs.
     void finish(TrialId id, const Outcome& outcome, std::vector<DecisionRecord>& out);
+
+    /// The run ends (nothing runs, nothing new may start): every trial still paused gets a Stop
+    /// record, so that whoever drives the scheduler learns that it is over.
+    void close(std::vector<DecisionRecord>& out);
 
     /// Trials running now (started or promoted, not yet finished).
     [[nodiscard]] std::size_t running() const noexcept { return running_; }

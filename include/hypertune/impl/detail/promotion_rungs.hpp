@@ -113,6 +113,25 @@ HYPERTUNE_INLINE void PromotionRungs::finish(TrialId id, const Outcome& outcome,
                     rung.resource, eta_)});
 }
 
+HYPERTUNE_INLINE void PromotionRungs::close(std::vector<DecisionRecord>& out) {
+    for (std::size_t b = 0; b < ladders_.size(); ++b)
+        for (std::size_t k = 0; k < ladders_[b].size(); ++k) {
+            Rung& rung = ladders_[b][k];
+            const std::size_t m = rung.values.size();
+            const double cutoff =
+                rung.values.lower_size() > 0 ? rung.values.lower_max() : std::numeric_limits<double>::quiet_NaN();
+            for (const auto& [value, id] : rung.waiting) {
+                out.push_back(DecisionRecord{id, DecisionRecord::Kind::Stop, labels_[b], static_cast<int>(k),
+                                             rung.resource, value, cutoff, m,
+                                             fmt::format("paused at resource {}, never in the top 1/{} ({} of {}) "
+                                                         "before the run had nothing left to start",
+                                                         rung.resource, eta_, rung.values.lower_size(), m)});
+                trials_.erase(id);
+            }
+            rung.waiting.clear();
+        }
+}
+
 HYPERTUNE_INLINE std::size_t PromotionRungs::paused() const noexcept {
     std::size_t n = 0;
     for (const auto& ladder : ladders_)
