@@ -26,7 +26,15 @@ concept PlainObjective = std::invocable<F&, const Config&> &&
 template <class F>
 concept Objective = TrialObjective<F> || PlainObjective<F>;
 
-using ObjectiveFunction = std::function<double(const Config&, Trial&)>;
+/// Either form of objective behind one callable type.
+struct ObjectiveFunction {
+    std::function<double(const Config&, Trial&)> call;
+    /// The objective takes the Trial, and may keep a reference to it: the runner then keeps the
+    /// Trial alive until the run ends (see trial.hpp). A double(const Config&) objective cannot.
+    bool sees_trial = true;
+
+    double operator()(const Config& config, Trial& trial) const { return call(config, trial); }
+};
 
 /// Wraps either form of objective into one callable type.
 template <class F>
@@ -35,9 +43,11 @@ template <class F>
                   "hypertune: an objective must be callable as double(const hypertune::Config&, hypertune::Trial&) "
                   "or double(const hypertune::Config&), returning something convertible to double");
     if constexpr (TrialObjective<F>) {
-        return ObjectiveFunction(std::forward<F>(f));
+        return ObjectiveFunction{std::forward<F>(f), true};
     } else {
-        return [g = std::forward<F>(f)](const Config& c, Trial&) mutable -> double { return static_cast<double>(g(c)); };
+        return ObjectiveFunction{
+            [g = std::forward<F>(f)](const Config& c, Trial&) mutable -> double { return static_cast<double>(g(c)); },
+            false};
     }
 }
 

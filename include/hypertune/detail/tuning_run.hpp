@@ -404,8 +404,11 @@ private:
         const Resource from = resumes ? checkpoint->step : 0;
         const Resource counted = std::max(s.resume_from, judged);
         for (int attempt = 0;; ++attempt) {
-            Trial& trial = keep_trial(s.trial, s.config, s.budget, from,
-                                      resumes ? std::optional<std::string>(checkpoint->bytes) : std::nullopt);
+            std::optional<std::string> bytes = resumes ? std::optional<std::string>(checkpoint->bytes) : std::nullopt;
+            // Only an objective that receives the Trial can keep a reference to it past its call.
+            std::optional<Trial> unseen;
+            Trial& trial = objective_.sees_trial ? keep_trial(s.trial, s.config, s.budget, from, std::move(bytes))
+                                                 : unseen.emplace(s.trial, s.config, s.budget, from, std::move(bytes));
             trial.host_.store(this, std::memory_order_release);
             if (counted > from) trial.restart_from(counted);
             a = Attempt{};
