@@ -557,7 +557,7 @@ private:
     std::optional<Result> final_;
     std::unordered_map<TrialId, SavedCheckpoint> checkpoints_;
     std::mutex trials_mu_;
-    std::deque<Trial> trials_;  // every attempt's Trial, kept until the run ends
+    std::deque<Trial> trials_;  // the Trials objectives received, kept until the run ends
     std::deque<Suggestion> reruns_;  // in flight when an earlier session died
     bool journal_failed_ = false;
     bool observer_failed_ = false;
