@@ -60,6 +60,15 @@ std::map<ht::TrialId, std::string> decisions_by_trial(const ht::Result& r) {
     return out;
 }
 
+// A trial of a run that paused and promoted trials with checkpointed_trainer: it ended (nothing is
+// left Paused at the end), did not fail, and its curve has one point per unit: every run after a
+// promotion continued from its checkpoint, no step was trained twice.
+void check_ended_and_continued(const ht::TrialRecord& t) {
+    CHECK(t.status != ht::TrialStatus::Paused);
+    CHECK(t.status != ht::TrialStatus::Failed);
+    for (std::size_t i = 1; i < t.curve.size(); ++i) CHECK(t.curve[i].step == t.curve[i - 1].step + 1);
+}
+
 }  // namespace
 
 TEST_CASE("synchronous Hyperband through the tuner: pause, promote from checkpoint, no trial left paused") {
@@ -72,11 +81,8 @@ TEST_CASE("synchronous Hyperband through the tuner: pause, promote from checkpoi
     CHECK(result.trials().size() == 21);
     std::size_t promoted = 0;
     for (const auto& t : result.trials()) {
-        CHECK(t.status != ht::TrialStatus::Paused);
-        CHECK(t.status != ht::TrialStatus::Failed);
+        check_ended_and_continued(t);
         CHECK(t.has_objective());
-        // the curve has no repeated step: promoted runs continued from their checkpoint
-        for (std::size_t i = 1; i < t.curve.size(); ++i) CHECK(t.curve[i].step == t.curve[i - 1].step + 1);
         CHECK(t.curve.back().step == t.resource_used);
         if (t.status == ht::TrialStatus::Completed) CHECK(t.resource_used == 9);
         for (const auto& d : t.decisions)
@@ -124,10 +130,7 @@ TEST_CASE("promotion-type ASHA through the tuner: pause at each rung, promote fr
     CHECK(result.trials().size() == 60);
     std::size_t promoted = 0;
     for (const auto& t : result.trials()) {
-        CHECK(t.status != ht::TrialStatus::Paused);  // still paused at the end: recorded Stopped
-        CHECK(t.status != ht::TrialStatus::Failed);
-        // Continued from checkpoints: one point per unit, no step trained twice.
-        for (std::size_t i = 1; i < t.curve.size(); ++i) CHECK(t.curve[i].step == t.curve[i - 1].step + 1);
+        check_ended_and_continued(t);
         CHECK(t.curve.back().step == t.resource_used);
         CHECK((t.resource_used == 1 || t.resource_used == 3 || t.resource_used == 9 || t.resource_used == 27));
         if (t.status == ht::TrialStatus::Completed) CHECK(t.resource_used == 27);
@@ -154,9 +157,7 @@ TEST_CASE("stop-type ASHA and Hyperband without free passes through the tuner: h
         CHECK(result.trials().size() == 40);
         std::size_t held = 0;
         for (const auto& t : result.trials()) {
-            CHECK(t.status != ht::TrialStatus::Paused);
-            CHECK(t.status != ht::TrialStatus::Failed);
-            for (std::size_t i = 1; i < t.curve.size(); ++i) CHECK(t.curve[i].step == t.curve[i - 1].step + 1);
+            check_ended_and_continued(t);
             for (const auto& d : t.decisions) {
                 held += d.kind == ht::DecisionRecord::Kind::Pause;
                 // Nothing goes past a rung on a free pass: every continuation was judged among at
