@@ -11,6 +11,7 @@
 #include <doctest/doctest.h>
 #include <fmt/format.h>
 
+#include <atomic>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -131,16 +132,24 @@ TEST_CASE("a run resumed after a stop ends with the records load_result gives, a
         return ht::TunerOptions{.metric = "loss", .max_jobs = jobs, .seed = 9, .max_retries = 1, .journal = p};
     };
     const ht::Result straight = ht::Tuner(state_space(), make(2), options(straight_path, 30)).fit(steady_trainer);
-    // First session: stopped once 12 trials ended; second: resumed to the end.
+    // First session: stopped once trials ended 12 times (a promoted trial ends once per rung), between two trials (the one worker calls
+    // on_trial_end before it asks for the next), so no trial is cut by the stop: a trial cut by
+    // stop() ends Stopped and stays so (see the journal tests). Second: resumed to the end.
     {
-        ht::Tuner first(state_space(), make(2), options(path, 30));
+        std::atomic<ht::TuningJob*> handle{nullptr};
+        std::size_t ended = 0;  // callbacks are called one at a time
+        ht::TunerOptions first_options = options(path, 30);
+        first_options.on_trial_end = [&](const ht::TrialRecord&) {
+            if (++ended != 12) return;
+            while (handle.load() == nullptr) std::this_thread::yield();
+            handle.load()->stop();
+        };
+        ht::Tuner first(state_space(), make(2), first_options);
         auto job = first.start(steady_trainer);
-        while (!job.finished()) {
-            const auto p = job.progress();
-            if (p.completed + p.failed + p.stopped >= 12) job.stop();
-            std::this_thread::yield();
-        }
-        job.wait();
+        handle = &job;
+        const ht::Result& stopped = job.wait();
+        REQUIRE(stopped.stop_reason() == "stopped by user");
+        REQUIRE(stopped.trials().size() < straight.trials().size());
     }  // the first session lets go of the journal's lock
     const ht::Result resumed = ht::Tuner(state_space(), make(2), options(path, 30)).fit(steady_trainer);
     ht::testing::check_same_result(resumed, ht::load_result(path));
