@@ -13,8 +13,10 @@
 //
 // Behaviour, in the order a trial goes through it:
 // - Arguments: each argument of the template is expanded on its own. {name} is a parameter's value
-//   (hypertune::format_value), {budget}, {resumed_from} and {trial_id} come from the Trial; "{{" and
-//   "}}" are literal braces. The command is started with posix_spawnp (PATH lookup), never through a
+//   (hypertune::format_value), {budget}, {resumed_from} and {trial_id} come from the Trial;
+//   {checkpoint_dir} is the trial's own folder (Trial::checkpoint_dir): the trainer saves its state
+//   there and, when it finds state at start, continues from it (after a pause, or with a journal
+//   after a crash), as SageMaker's checkpoint path works; "{{" and "}}" are literal braces. The command is started with posix_spawnp (PATH lookup), never through a
 //   shell, so every value reaches the trainer as exactly one argument, whatever characters it holds.
 //   The constructor already checks that the program exists and is executable (looked up in PATH
 //   when it has no '/', relative to the working directory when it has one), unless the program is
@@ -352,7 +354,8 @@ inline ArgumentTemplate parse_argument(std::string source) {
     return arg;
 }
 
-inline constexpr std::array<std::string_view, 3> builtin_placeholders{"budget", "resumed_from", "trial_id"};
+inline constexpr std::array<std::string_view, 4> builtin_placeholders{"budget", "resumed_from", "trial_id",
+                                                                      "checkpoint_dir"};
 
 /// A file descriptor closed on destruction.
 class Fd {
@@ -844,7 +847,7 @@ public:
     }
 
     /// Refuses placeholders that are neither a parameter of `space` nor {budget}, {resumed_from},
-    /// {trial_id}, and parameters named like those three. Also done on every call, against the config.
+    /// {trial_id}, {checkpoint_dir}, and parameters named like those four. Also done on every call, against the config.
     void check(const SearchSpace& space) const {
         std::vector<std::string_view> names;
         for (const auto& p : space.parameters()) names.push_back(p.name);
@@ -852,7 +855,7 @@ public:
     }
 
     /// The command for this configuration and trial, placeholders replaced.
-    [[nodiscard]] std::vector<std::string> arguments(const Config& config, const Trial& trial) const {
+    [[nodiscard]] std::vector<std::string> arguments(const Config& config, Trial& trial) const {
         std::vector<std::string_view> names;
         for (std::size_t i = 0; i < config.size(); ++i) names.push_back(config.name(i));
         check_placeholders(names);
@@ -864,6 +867,7 @@ public:
                 else if (piece.text == "budget") out += std::to_string(trial.budget());
                 else if (piece.text == "resumed_from") out += std::to_string(trial.resumed_from());
                 else if (piece.text == "trial_id") out += std::to_string(trial.id());
+                else if (piece.text == "checkpoint_dir") out += trial.checkpoint_dir();
                 else out += format_value(config.value(piece.text));
             }
             argv.push_back(std::move(out));
@@ -893,7 +897,7 @@ private:
                                                       "a parameter has the name of the built-in placeholder",
                                                       piece.text, arg.source));
                 if (builtin || parameter) continue;
-                std::string known = "{budget}, {resumed_from}, {trial_id}";
+                std::string known = "{budget}, {resumed_from}, {trial_id}, {checkpoint_dir}";
                 for (auto p : parameters) known += fmt::format(", {{{}}}", p);
                 throw InvalidArgument(fmt::format("CommandObjective: unknown placeholder {{{}}} in argument '{}' (known: {})",
                                                   piece.text, arg.source, known));

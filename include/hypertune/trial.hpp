@@ -34,6 +34,10 @@ class TrialHost {
 public:
     virtual Decision on_report(Trial& trial, Resource step, double value) = 0;
     virtual bool stop_requested() const noexcept = 0;
+    // Keeps a checkpoint where a crash cannot lose it (with a journal); may throw IoError.
+    virtual void on_checkpoint(Trial& trial, Resource step, const std::string& bytes) = 0;
+    // The trial's own folder (created); may throw IoError.
+    virtual std::string checkpoint_folder(Trial& trial) = 0;
 
 protected:
     ~TrialHost() = default;
@@ -67,10 +71,7 @@ public:
     /// be finite; otherwise this throws InvalidArgument and the trial is marked Failed.
     /// After the objective returned, this throws Error naming the trial: the value cannot count.
     void report(Resource step, double value) {
-        if (returned_.load(std::memory_order_acquire))
-            throw Error(fmt::format("trial {}: report(step {}) called after its objective returned; a Trial is only "
-                                    "usable during the objective call that received it",
-                                    id_, step));
+        if (returned_.load(std::memory_order_acquire)) called_late(fmt::format("report(step {})", step));
         if (!std::isfinite(value)) fail(fmt::format("trial {}: reported a non-finite value ({}) at step {}", id_, value, step));
         if (step <= last_step_)
             fail(fmt::format("trial {}: reported step {} after step {} (steps must increase)", id_, step, last_step_));
@@ -100,13 +101,33 @@ public:
 
     /// Keeps an opaque checkpoint (serialised model state) for when the trial is resumed. It holds
     /// the state after the last reported step: a resumed trial continues from there, whether it
-    /// was saved before or after the report that paused or stopped it.
+    /// was saved before or after the report that paused or stopped it. With a journal, it is also
+    /// on disk when this returns ("<journal>.checkpoints/"), so that after a crash the trial
+    /// continues from it too; throws IoError naming the file when it cannot be written.
     void save_checkpoint(std::string bytes) {
+        if (returned_.load(std::memory_order_acquire)) called_late("save_checkpoint()");
+        if (detail::TrialHost* host = host_.load(std::memory_order_acquire)) host->on_checkpoint(*this, last_step_, bytes);
         checkpoint_ = std::move(bytes);
         checkpoint_step_ = last_step_;
     }
     /// The checkpoint saved by an earlier run of this trial, if any.
     [[nodiscard]] const std::optional<std::string>& checkpoint() const noexcept { return checkpoint_; }
+
+    /// A folder of this trial's own, for a trainer that saves its state as files (CommandObjective
+    /// passes it as {checkpoint_dir}): what is written there stays while the trial may run again
+    /// (paused until a promotion, or, with a journal, cut by a crash), and goes when it ends for
+    /// good. With a journal it is "<journal>.checkpoints/trial-<id>/", otherwise a temporary folder
+    /// of the run. The trainer decides from what it finds there where to continue; reports of steps
+    /// the run already judged are ignored. Only while a Tuner runs the trial.
+    [[nodiscard]] const std::string& checkpoint_dir() {
+        if (returned_.load(std::memory_order_acquire)) called_late("checkpoint_dir()");
+        if (folder_.empty()) {
+            detail::TrialHost* host = host_.load(std::memory_order_acquire);
+            if (!host) throw Error(fmt::format("trial {}: checkpoint_dir() is only available while a Tuner runs the trial", id_));
+            folder_ = host->checkpoint_folder(*this);
+        }
+        return folder_;
+    }
 
     [[nodiscard]] Resource last_step() const noexcept { return last_step_; }
     [[nodiscard]] std::optional<double> last_value() const noexcept { return last_value_; }
@@ -119,6 +140,12 @@ public:
 
 private:
     friend class detail::TuningRun;
+
+    [[noreturn]] void called_late(std::string_view call) const {
+        throw Error(fmt::format("trial {}: {} called after its objective returned; a Trial is only usable during the "
+                                "objective call that received it",
+                                id_, call));
+    }
 
     [[noreturn]] void fail(std::string why) {
         if (failure_.empty()) failure_ = why;
@@ -147,6 +174,7 @@ private:
     std::size_t reports_ = 0;
     std::optional<std::string> checkpoint_;
     Resource checkpoint_step_;  // last_step_ when checkpoint_ was saved
+    std::string folder_;        // checkpoint_dir(), once asked for
     std::string failure_;
     std::atomic<bool> stop_{false};
     std::atomic<detail::TrialHost*> host_{nullptr};

@@ -13,9 +13,11 @@
 #include <doctest/doctest.h>
 
 #include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <csignal>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -24,6 +26,8 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <mutex>
+#include <set>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -76,10 +80,23 @@ int fake_trainer(const char* mode, int argc, char** argv) {
         double x = std::stod(flag(argc, argv, "x", "0.5"));
         int budget = std::stoi(flag(argc, argv, "budget", "3"));
         int sleep_ms = std::stoi(flag(argc, argv, "sleep-ms", "0"));
-        for (int e = 1; e <= budget; ++e) {
+        // With --state-dir, the last epoch trained is kept there and training continues after it;
+        // with --trained-log, "<trial> <epoch>" is appended there for every epoch trained.
+        const std::string state_dir = flag(argc, argv, "state-dir", "");
+        const std::string trained_log = flag(argc, argv, "trained-log", "");
+        const std::string trial = flag(argc, argv, "trial", "0");
+        int first = 1;
+        if (!state_dir.empty())
+            if (std::ifstream in(state_dir + "/epoch"); in && in >> first) ++first;
+        for (int e = first; e <= budget; ++e) {
             if (sleep_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(sleep_ms));
+            if (!trained_log.empty()) std::ofstream(trained_log, std::ios::app) << trial << ' ' << e << '\n';
             std::printf("epoch=%d train_loss=%.6f validation_loss=%.17g\n", e, 2.0 / e, (x - 0.3) * (x - 0.3) + 1.0 / e);
             std::fflush(stdout);
+            if (!state_dir.empty()) {
+                std::ofstream(state_dir + "/epoch.tmp") << e;
+                std::filesystem::rename(state_dir + "/epoch.tmp", state_dir + "/epoch");
+            }
         }
     } else if (m == "flood") {
         flood(std::stoll(flag(argc, argv, "bytes", "1000000")), std::stoul(flag(argc, argv, "line", "100")));
@@ -564,6 +581,138 @@ TEST_CASE("concurrent trials through the tuner: 4 workers, ASHA, the fake traine
     CHECK(stopped > 0);
     CHECK(metrics.load() >= static_cast<int>(resource));
     MESSAGE(fmt::format("{} trials ({} stopped early) in {:.2f} s on 4 workers", result.trials().size(), stopped, seconds));
+}
+
+TEST_CASE("{checkpoint_dir}: a paused trainer keeps its state in its folder and a promoted one continues from it") {
+    ht::CommandOptions o{.metrics = {{"validation:loss", "validation_loss=(\\S+)"}}, .step_regex = "epoch=(\\d+)"};
+    const auto dir = std::filesystem::path(log_dir("checkpoint_dir"));
+    std::filesystem::create_directories(dir);
+    const std::string trained_log = (dir / "trained.txt").string();
+    ht::CommandObjective objective({self_exe(), "--x={x}", "--budget={budget}", "--trial={trial_id}",
+                                    "--state-dir={checkpoint_dir}", "--trained-log=" + trained_log},
+                                   fake_options("curve", o));
+    std::vector<std::string> folders;
+    ht::TunerOptions options{.metric = "validation:loss", .max_jobs = 12, .max_parallel_jobs = 2, .seed = 5,
+                             .progress = ht::ProgressBar::Never};
+    std::mutex mu;
+    auto with_folder = [&](const ht::Config& c, ht::Trial& t) {
+        {
+            std::lock_guard lk(mu);
+            folders.push_back(t.checkpoint_dir());
+        }
+        return objective(c, t);
+    };
+    ht::Tuner tuner(space(), ht::ASHA({.min_resource = 1, .max_resource = 9, .type = ht::HalvingType::Promotion}),
+                    options);
+    const auto result = tuner.fit(with_folder);
+    std::map<ht::TrialId, std::vector<int>> trained;
+    {
+        std::ifstream in(trained_log);
+        ht::TrialId id = 0;
+        for (int e = 0; in >> id >> e;) trained[id].push_back(e);
+    }
+    std::size_t promoted = 0;
+    for (const auto& t : result.trials()) {
+        CAPTURE(t.id);
+        CHECK(t.status != ht::TrialStatus::Failed);
+        promoted += t.segments.size() > 1;
+        // Every epoch trained once, across the pauses: 1, 2, ..., resource_used.
+        const auto& epochs = trained[t.id];
+        REQUIRE(epochs.size() == static_cast<std::size_t>(t.resource_used));
+        for (std::size_t i = 0; i < epochs.size(); ++i) CHECK(epochs[i] == static_cast<int>(i + 1));
+        double x = t.config.get<double>("x");
+        CHECK(t.objective == doctest::Approx((x - 0.3) * (x - 0.3) + 1.0 / static_cast<double>(t.resource_used)));
+    }
+    CHECK(promoted > 0);
+    REQUIRE(!folders.empty());
+    for (const auto& f : folders) CHECK_FALSE(std::filesystem::exists(f));  // gone with their trials
+
+    // The placeholder without a tuner: a clear error, no trainer started.
+    ht::Trial alone(3, {}, 2);
+    CHECK_THROWS_WITH_AS(objective.arguments(config(0.5), alone),
+                         "trial 3: checkpoint_dir() is only available while a Tuner runs the trial", ht::Error);
+}
+
+// The lines of the trained-epochs log ("<trial> <epoch>"), in order.
+std::vector<std::pair<ht::TrialId, int>> trained_epochs(const std::string& log) {
+    std::vector<std::pair<ht::TrialId, int>> out;
+    std::ifstream in(log);
+    ht::TrialId id = 0;
+    for (int e = 0; in >> id >> e;) out.emplace_back(id, e);
+    return out;
+}
+
+TEST_CASE("kill -9 with a command trainer: a resumed trial continues from its {checkpoint_dir}, one epoch redone per "
+          "kill at most") {
+    const int kills_wanted = sanitized ? 4 : 10;
+    const auto dir = std::filesystem::path(log_dir("command_kill"));
+    std::filesystem::create_directories(dir);
+    const std::string journal = (dir / "run.jsonl").string();
+    auto objective = [&](const std::string& log) {
+        return ht::CommandObjective({self_exe(), "--x={x}", "--budget={budget}", "--trial={trial_id}", "--sleep-ms=4",
+                                     "--state-dir={checkpoint_dir}", "--trained-log=" + log},
+                                    fake_options("curve", {.metrics = {{"validation:loss", "validation_loss=(\\S+)"}},
+                                                           .step_regex = "epoch=(\\d+)"}));
+    };
+    auto options = [&](const std::string& j) {
+        return ht::TunerOptions{.metric = "validation:loss", .max_jobs = 8, .seed = 6,
+                                .progress = ht::ProgressBar::Never, .journal = j};
+    };
+    auto tuner = [&](const std::string& j) { return ht::Tuner(space(), ht::RandomSearch({.max_resource = 9}), options(j)); };
+
+    const std::string reference_log = (dir / "reference.txt").string();
+    const ht::Result reference = tuner("").fit(objective(reference_log));
+    const auto reference_epochs = trained_epochs(reference_log).size();
+    REQUIRE(reference_epochs == 8 * 9);
+
+    const std::string log = (dir / "trained.txt").string();
+    int kills = 0;
+    std::uint64_t rng = 12345;
+    for (int round = 0; round < kills_wanted; ++round) {
+        rng = rng * 6364136223846793005ULL + 1442695040888963407ULL;
+        const std::size_t epochs_before = trained_epochs(log).size();
+        const pid_t child = ::fork();
+        REQUIRE(child >= 0);
+        if (child == 0) {
+            try {
+                (void)tuner(journal).fit(objective(log));
+            } catch (...) {
+                ::_exit(2);
+            }
+            ::_exit(0);
+        }
+        // Kill it a few epochs in (each takes 4 ms), at a random moment inside an epoch.
+        const std::size_t epochs_to_wait = 2 + (rng >> 33) % 6;
+        for (int waited = 0; trained_epochs(log).size() < epochs_before + epochs_to_wait && waited < 5000; ++waited)
+            std::this_thread::sleep_for(1ms);
+        std::this_thread::sleep_for(std::chrono::microseconds((rng >> 20) % 4000));
+        ::kill(child, SIGKILL);
+        int status = 0;
+        ::waitpid(child, &status, 0);
+        kills += WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL;
+        // The orphaned trainer dies of SIGPIPE at its next line (the pipe's reader is gone).
+        std::this_thread::sleep_for(sanitized ? 300ms : 30ms);
+    }
+    CHECK(kills == kills_wanted);
+    const ht::Result finished = tuner(journal).fit(objective(log));
+    REQUIRE(finished.trials().size() == reference.trials().size());
+    for (std::size_t i = 0; i < finished.trials().size(); ++i) {
+        CAPTURE(i);
+        CHECK(finished.trials()[i].config == reference.trials()[i].config);
+        CHECK(finished.trials()[i].status == ht::TrialStatus::Completed);
+        CHECK(finished.trials()[i].objective == reference.trials()[i].objective);
+    }
+    // Every epoch of every trial trained at least once; redone: what the kills cost.
+    const auto epochs = trained_epochs(log);
+    std::map<ht::TrialId, std::set<int>> distinct;
+    for (const auto& [id, e] : epochs) distinct[id].insert(e);
+    for (const auto& [id, set] : distinct) CHECK(set.size() == 9);
+    const long redone = static_cast<long>(epochs.size()) - static_cast<long>(reference_epochs);
+    MESSAGE(fmt::format("command trainer, {} kills: {} epochs trained against {} uninterrupted: {:.2f} redone per kill",
+                        kills, epochs.size(), reference_epochs, static_cast<double>(redone) / std::max(1, kills)));
+    CHECK(redone >= 0);
+    CHECK(redone <= kills);
+    CHECK_FALSE(std::filesystem::exists(journal + ".checkpoints"));  // the run ended: nothing left
 }
 
 TEST_CASE("a trivial command run many times gives the same value every time") {

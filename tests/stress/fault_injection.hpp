@@ -111,6 +111,7 @@ struct FaultPlan {
     std::chrono::microseconds trial_time_limit{2000};  ///< the objective's own limit (Fault::Timeout)
     std::size_t checkpoint_bytes = 32 * 1024;          ///< a model snapshot's size
     std::chrono::microseconds step_delay{0};           ///< time one resource unit of training takes
+    std::function<void(TrialId, Resource)> on_step{};   ///< after each resource unit trained (counting)
 
     [[nodiscard]] std::uint64_t bits(TrialId id) const noexcept { return detail::hash3(seed, 0xfa17, id); }
 
@@ -310,6 +311,7 @@ private:
                 }
             }
             if (plan_->step_delay.count() > 0) std::this_thread::sleep_for(plan_->step_delay);
+            if (plan_->on_step) plan_->on_step(id, step);
             latest = value(cfg, step);
             trial.report(step, latest);
             ++log.reports;

@@ -77,8 +77,24 @@ void check_same_trials(const std::map<ht::TrialId, std::string>& got, const std:
     }
 }
 
-ht::Result run_uninterrupted(const hs::StrategyCase& c, const std::string& journal = "") {
+// Resource units trained, split by the trials that save a checkpoint at every step and have no
+// injected fault (what the kill costs them is bounded) and the others.
+struct StepCount {
+    long checkpointing = 0;
+    long others = 0;
+};
+
+// The byte a session writes per resource unit trained: 'c' for a checkpointing trial, 'o' otherwise.
+char step_byte(const hs::FaultPlan& p, ht::TrialId id) {
+    return p.checkpoints(id) && p.fault(id) == hs::Fault::None ? 'c' : 'o';
+}
+
+ht::Result run_uninterrupted(const hs::StrategyCase& c, const std::string& journal = "", StepCount* trained = nullptr) {
     auto p = plan();
+    if (trained)
+        p.on_step = [&p, trained](ht::TrialId id, ht::Resource) {
+            (step_byte(p, id) == 'c' ? trained->checkpointing : trained->others)++;
+        };
     std::vector<hs::TrialTruth> truth(trials);
     ht::Tuner tuner(hs::stress_space(), c.make(trials), options(c, journal));
     return tuner.fit(hs::FaultyObjective(&p, &truth, c.direction));
@@ -122,6 +138,8 @@ struct LoopFigures {
     int mid_run = 0;
     int truncations = 0;
     int torn_lines_dropped = 0;
+    StepCount trained;            // over the killed sessions
+    int kills_in_checkpointing = 0;  // kills that cut a trial which saves a checkpoint at every step
 };
 
 // Runs the kill loop for one strategy; returns what it counted. Checks as it goes.
@@ -142,6 +160,10 @@ LoopFigures kill_loop(const hs::StrategyCase& c, bool cut, const std::string& pa
             int code = 0;
             try {
                 auto p = plan();
+                p.on_step = [&p, fd = fds[1]](ht::TrialId id, ht::Resource) {
+                    const char b = step_byte(p, id);
+                    (void)!::write(fd, &b, 1);
+                };
                 std::vector<hs::TrialTruth> truth(trials);
                 auto o = options(c, path);
                 o.on_trial_end = [fd = fds[1]](const ht::TrialRecord&) { (void)!::write(fd, "e", 1); };
@@ -155,21 +177,33 @@ LoopFigures kill_loop(const hs::StrategyCase& c, bool cut, const std::string& pa
         }
         ::close(fds[1]);
         // Wait until this session has ended a few trials, then kill it in the middle of the next one.
-        int ends = 0;
-        char buf[16];
-        while (ends < ends_to_wait) {
-            auto got = ::read(fds[0], buf, 1);
-            if (got <= 0) break;  // the child is gone: it finished or failed
-            ++ends;
+        // Then a few resource units into the trials after it, so the kill lands deep in a trial.
+        const int steps_to_wait = 1 + static_cast<int>((rng >> 8) % 6);
+        int ends = 0, steps = 0;
+        char last_step = 0;  // the kind of trial that trained last
+        auto count = [&](char b) {
+            if (b == 'e') ++ends;
+            if (b == 'c') ++f.trained.checkpointing;
+            if (b == 'o') ++f.trained.others;
+            if (b != 'e') last_step = b;
+        };
+        char b = 0;
+        while (ends < ends_to_wait || steps < steps_to_wait) {
+            if (::read(fds[0], &b, 1) <= 0) break;  // the child is gone: it finished or failed
+            if (ends >= ends_to_wait && b != 'e') ++steps;
+            count(b);
         }
-        std::this_thread::sleep_for(std::chrono::microseconds(rng % 1500));
+        const bool waited = ends >= ends_to_wait && steps == steps_to_wait;
+        std::this_thread::sleep_for(std::chrono::microseconds(rng % 300));
         ::kill(child, SIGKILL);
         int status = 0;
         ::waitpid(child, &status, 0);
+        while (::read(fds[0], &b, 1) > 0) count(b);  // what it trained until the kill
         ::close(fds[0]);
+        if (last_step == 'c') ++f.kills_in_checkpointing;
         const bool killed = WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL;
         if (killed) ++f.kills;
-        if (killed && ends == ends_to_wait && session_open(path)) ++f.mid_run;
+        if (killed && waited && session_open(path)) ++f.mid_run;
         if (!killed) CHECK_MESSAGE(false, "the child was not killed: exit status " << status);
 
         if (cut && cut_last_line(path, ht::detail::splitmix64(rng))) ++f.truncations;
@@ -199,7 +233,8 @@ void kill_and_resume(const std::string& name, bool cut) {
     auto c = hs::strategy_case(name);
     CAPTURE(name);
     CAPTURE(cut);
-    auto reference = run_uninterrupted(c);
+    StepCount once;
+    auto reference = run_uninterrupted(c, "", &once);
     REQUIRE(reference.trials().size() == trials);
     REQUIRE(reference.count(ht::TrialStatus::Completed) > 0);
     REQUIRE(reference.count(ht::TrialStatus::Failed) > 0);
@@ -220,11 +255,26 @@ void kill_and_resume(const std::string& name, bool cut) {
     }
 
     // The last session runs to the end: the same trials as the run that was never interrupted.
-    auto finished = run_uninterrupted(c, path);
+    StepCount last;
+    auto finished = run_uninterrupted(c, path, &last);
     CHECK(finished.trials().size() == trials);
     check_same_trials(completed(finished), completed(reference));
     check_same_trials(outcome(finished), outcome(reference));
     check_same_trials(outcome(ht::load_result(path)), outcome(reference));
+    // Resource trained again because of the kills: a trial that saves a checkpoint at every step
+    // redoes at most the step it was in (one worker: one trial in flight per kill; the reporting
+    // interval is one unit); the others start over from their last pause or from scratch.
+    const long redone_checkpointing = f.trained.checkpointing + last.checkpointing - once.checkpointing;
+    const long redone_others = f.trained.others + last.others - once.others;
+    const int kills_in_others = f.kills - f.kills_in_checkpointing;
+    MESSAGE(fmt::format("{}: resource redone per kill: {:.2f} units for the {} kills in a trial that saves a checkpoint "
+                        "at every step, {:.2f} for the {} others; an uninterrupted run trains {} + {} units",
+                        name, static_cast<double>(redone_checkpointing) / std::max(1, f.kills_in_checkpointing),
+                        f.kills_in_checkpointing, static_cast<double>(redone_others) / std::max(1, kills_in_others),
+                        kills_in_others, once.checkpointing, once.others));
+    CHECK(f.kills_in_checkpointing > 0);
+    CHECK(redone_checkpointing >= 0);
+    CHECK(redone_checkpointing <= f.kills_in_checkpointing);
     // Every trial ended exactly once in the journal, however often its run was cut (a promoted
     // trial of synchronous Hyperband ends once per rung it ran).
     std::map<ht::TrialId, int> ended, started_fresh;

@@ -6,6 +6,7 @@
 #include <hypertune/tuner_options.hpp>
 #include <hypertune/config.hpp>
 #include <hypertune/error.hpp>
+#include <hypertune/detail/checkpoint_store.hpp>
 #include <hypertune/detail/progress_line.hpp>
 #include <hypertune/detail/replay.hpp>
 #include <hypertune/journal.hpp>
@@ -52,7 +53,8 @@ public:
               std::unique_ptr<JournalWriter> journal, JournalContents earlier, PreparedWarmStart warm = {})
         : space_(std::move(space)), strategy_(std::move(strategy)), options_(std::move(options)),
           objective_(std::move(objective)), journal_(std::move(journal)), earlier_(std::move(earlier)),
-          warm_(std::move(warm)), strategy_name_(strategy_.name()), max_resource_(strategy_.max_resource()) {
+          warm_(std::move(warm)), strategy_name_(strategy_.name()), max_resource_(strategy_.max_resource()),
+          checkpoints_(options_.journal) {
         if (options_.progress == ProgressBar::Always ||
             (options_.progress == ProgressBar::Auto && ::isatty(STDERR_FILENO) == 1))
             progress_line_.emplace(options_.max_jobs);
@@ -154,6 +156,14 @@ public:
     }
 
     bool stop_requested() const noexcept override { return stop_flag_.load(std::memory_order_relaxed); }
+
+    // Called by the trial's own thread, without the run's lock: a large checkpoint is written
+    // while the other workers go on. In memory, the run takes it from the Trial when it ends.
+    void on_checkpoint(Trial& trial, Resource step, const std::string& bytes) override {
+        if (checkpoints_.on_disk()) checkpoints_.put(trial.id(), SavedCheckpoint{bytes, step});
+    }
+
+    std::string checkpoint_folder(Trial& trial) override { return checkpoints_.trial_folder(trial.id()).string(); }
 
 private:
     [[nodiscard]] double loss_of(double value) const noexcept {
@@ -262,6 +272,14 @@ private:
         emit(RunResumed{session_start_, state_.records().size(), again.size()});
         for (const auto& open : again)
             reruns_.push_back(Suggestion::run(open.trial, open.config, open.budget, open.resume_from));
+        // Checkpoints of trials that will not run again go (a crash can come between a trial's end
+        // and their removal).
+        auto may_run = [&](TrialId id) {
+            if (!state_.has(id)) return false;
+            const TrialStatus st = state_.record(id).status;
+            return st == TrialStatus::Running || st == TrialStatus::Paused;
+        };
+        checkpoints_.tidy(may_run);
         for (const auto& r : state_.records())
             if (r.status == TrialStatus::Completed) check_completion(r, false);
         earlier_ = {};
@@ -332,6 +350,7 @@ private:
             for (const auto& note : strategy_.notes()) warn(fmt::format("{}: {}", strategy_name_, note), now);
             emit(RunEnded{now, stop_reason_});
             sync_journal();
+            checkpoints_.remove_folder_if_empty();  // what paused trials saved stays for a resume
         }
         cv_.notify_all();
     }
@@ -349,16 +368,21 @@ private:
             judged = state_.record(s.trial).curve.back().step;
         emit(TrialStarted{run_clock(), s.trial, s.config, s.budget, s.resume_from, worker, rerun});
         apply_decisions();
-        std::optional<SavedCheckpoint> checkpoint;
-        if (auto c = checkpoints_.find(s.trial); c != checkpoints_.end()) checkpoint = std::move(c->second);
         TrialRecord started_copy;
         if (options_.on_trial_start) started_copy = state_.record(s.trial);
         lk.unlock();
 
+        // Read outside the lock: a large checkpoint file does not hold up the other workers.
+        std::string unreadable;
+        auto checkpoint = checkpoints_.take(s.trial, std::max(s.resume_from, judged), unreadable);
         call(options_.on_trial_start, started_copy);
         auto attempt = execute(s, std::move(checkpoint), judged, lk);
 
         lk.lock();
+        if (!unreadable.empty())
+            warn(fmt::format("{}: the trial {}", unreadable,
+                             attempt.resumed_from > 0 ? "continued from the checkpoint before it" : "started over"),
+                 run_clock());
         finish(s.trial, attempt);
         TrialRecord ended_copy;
         if (options_.on_trial_end) ended_copy = state_.record(s.trial);
@@ -366,12 +390,6 @@ private:
         call(options_.on_trial_end, ended_copy);
         lk.lock();
     }
-
-    // A trial's checkpoint between its runs, with the step it was saved at.
-    struct SavedCheckpoint {
-        std::string bytes;
-        Resource step = 0;
-    };
 
     struct Attempt {
         bool failed = false;
@@ -383,6 +401,7 @@ private:
         int retries = 0;
         std::optional<SavedCheckpoint> checkpoint;
         Resource ignored_stop_at = 0;  // > 0: told to stop at this step, the objective went on
+        Resource resumed_from = 0;     // the checkpoint's step it continued from
     };
 
     // Each attempt's Trial lives until the run ends, not just the objective call: an objective may
@@ -397,12 +416,14 @@ private:
     Attempt execute(const Suggestion& s, std::optional<SavedCheckpoint> checkpoint, Resource judged,
                     std::unique_lock<std::mutex>& lk) {
         Attempt a;
-        // A promoted trial continues from its checkpoint's step, which may lie before the resource
-        // the scheduler resumes it from (saved before the report that paused it); what it reports
-        // again up to that resource was judged already.
-        const bool resumes = s.resume_from > 0 && checkpoint && checkpoint->step > 0;
-        const Resource from = resumes ? checkpoint->step : 0;
+        // A promoted trial, or one cut by a crash, continues from its checkpoint's step, which may
+        // lie before the resource the scheduler resumes it from (saved before the report that
+        // paused it) or before its last report (the crash came between a report and the next
+        // save); what it reports again up to there was judged already. (A checkpoint past what was
+        // judged, whose reports never reached the journal, is not taken.)
         const Resource counted = std::max(s.resume_from, judged);
+        const bool resumes = checkpoint && checkpoint->step > 0;
+        const Resource from = resumes ? checkpoint->step : 0;
         for (int attempt = 0;; ++attempt) {
             std::optional<std::string> bytes = resumes ? std::optional<std::string>(checkpoint->bytes) : std::nullopt;
             // Only an objective that receives the Trial can keep a reference to it past its call.
@@ -413,6 +434,7 @@ private:
             if (counted > from) trial.restart_from(counted);
             a = Attempt{};
             a.retries = attempt;
+            a.resumed_from = from;
             try {
                 a.value = objective_(s.config, trial);
                 if (!trial.failure().empty()) {
@@ -447,7 +469,14 @@ private:
                                                trial.checkpoint_step_};
             a.reports = trial.reports();
             if (!a.failed || a.stopped || attempt >= options_.max_retries) break;
-            // Retry from scratch: the failed attempt's reports are forgotten.
+            // Retry from scratch: the failed attempt's reports are forgotten, and so are the
+            // checkpoints it saved (a crash now must not continue from them).
+            if (checkpoints_.on_disk()) try {
+                    if (resumes) checkpoints_.put(s.trial, *checkpoint);
+                    else checkpoints_.drop_checkpoint(s.trial);
+                } catch (const IoError&) {
+                    checkpoints_.drop_checkpoint(s.trial);  // the retry starts over after a crash
+                }
             lk.lock();
             emit(TrialRetried{run_clock(), s.trial, attempt, std::max(s.resume_from, judged), a.failure});
             lk.unlock();
@@ -460,7 +489,7 @@ private:
     void finish(TrialId id, Attempt& a, std::optional<double> ended_at = std::nullopt) {
         const double t1 = ended_at.value_or(run_clock());
         ++generation_;
-        if (a.checkpoint) checkpoints_[id] = std::move(*a.checkpoint);
+        if (a.checkpoint && !checkpoints_.on_disk()) checkpoints_.put(id, std::move(*a.checkpoint));
         const Resource resource = std::max(state_.record(id).resource_used, a.resource);
         const TrialStatus status = a.failed    ? TrialStatus::Failed
                                    : a.stopped ? TrialStatus::Stopped
@@ -555,7 +584,7 @@ private:
     std::string stop_reason_;
     RunState state_;                // the records: changed only by emit()
     std::optional<Result> final_;
-    std::unordered_map<TrialId, SavedCheckpoint> checkpoints_;
+    CheckpointStore checkpoints_;
     std::mutex trials_mu_;
     std::deque<Trial> trials_;  // the Trials objectives received, kept until the run ends
     std::deque<Suggestion> reruns_;  // in flight when an earlier session died

@@ -37,7 +37,8 @@ struct AshaOptions {
     /// Keep the top 1/reduction_factor at every rung (eta in the paper).
     int reduction_factor = 3;
     /// Stop trials at a rung as they reach it, or pause them there until they can be promoted.
-    HalvingType type = HalvingType::Stop;    /// Stop type: a trial that reaches a rung before reduction_factor - 1 others did waits there
+    HalvingType type = HalvingType::Stop;
+    /// Stop type: a trial that reaches a rung before reduction_factor - 1 others did waits there
     /// (paused) until enough trials arrive to judge it, instead of continuing on a free pass.
     bool wait_for_peers = false;
 };

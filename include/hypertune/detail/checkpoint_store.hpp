@@ -1,0 +1,298 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// CheckpointStore: the latest checkpoint of each unfinished trial (running, or paused until a
+// promotion), and each trial's checkpoint folder (Trial::checkpoint_dir, CommandObjective's
+// {checkpoint_dir}).
+//
+// Without a journal, checkpoints live in memory and the folders in a temporary directory that goes
+// with the run. With a journal, both live beside it, in "<journal>.checkpoints/": a checkpoint is
+// written when the objective saves it (to a temporary file, fsync'd, renamed over the previous
+// one, then the folder fsync'd), so a crash leaves either the old checkpoint or the new one, never
+// a torn file; and a resumed run continues paused and in-flight trials from there. What is kept is
+// bounded: one checkpoint and one folder per trial that may still run; both go when the trial ends
+// for good (completed, failed, stopped), so a finished run leaves nothing behind.
+
+#include <hypertune/error.hpp>
+#include <hypertune/strategy.hpp>
+
+#include <fmt/format.h>
+
+#include <atomic>
+#include <cerrno>
+#include <charconv>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <unordered_map>
+#include <vector>
+
+#include <fcntl.h>
+#include <unistd.h>
+
+namespace hypertune::detail {
+
+/// A trial's checkpoint between its runs, with the step it was saved at (its last report then).
+struct SavedCheckpoint {
+    std::string bytes;
+    Resource step = 0;
+};
+
+class CheckpointStore {
+public:
+    /// Beside `journal` ("<journal>.checkpoints/", created when first needed); without one (""),
+    /// in memory, with trial folders in a fresh temporary directory.
+    explicit CheckpointStore(const std::string& journal)
+        : folder_(journal.empty() ? fresh_temporary_folder() : beside(journal)), on_disk_(!journal.empty()) {}
+
+    CheckpointStore(const CheckpointStore&) = delete;
+    CheckpointStore& operator=(const CheckpointStore&) = delete;
+
+    ~CheckpointStore() {
+        // A temporary folder never outlives its run; one beside a journal is for the next session.
+        if (!on_disk_ && folders_used_.load()) {
+            std::error_code ignored;
+            std::filesystem::remove_all(folder_, ignored);
+        }
+    }
+
+    [[nodiscard]] bool on_disk() const noexcept { return on_disk_; }
+    [[nodiscard]] const std::filesystem::path& folder() const noexcept { return folder_; }
+
+    /// The "<journal>.checkpoints" folder of a journal.
+    [[nodiscard]] static std::filesystem::path beside(const std::string& journal) {
+        return std::filesystem::path(journal + ".checkpoints");
+    }
+
+    /// Keeps `c` as trial `id`'s checkpoint. On disk, the file is complete and synced when this
+    /// returns, and the one before is kept as the previous checkpoint: a crash can tear the
+    /// journal's last line (the report of the newest step), and the run then continues from the
+    /// previous one. Throws IoError naming the file when it cannot be written (the checkpoints
+    /// before are then still there).
+    void put(TrialId id, SavedCheckpoint c) {
+        if (!on_disk_) {
+            std::lock_guard lk(mu_);
+            memory_[id] = std::move(c);
+            return;
+        }
+        ensure_folder();
+        const auto path = file_of(id);
+        auto tmp = path;
+        tmp += ".tmp";
+        write_synced(tmp, header(id, c), c.bytes);
+        std::error_code ec;
+        std::filesystem::rename(path, previous_of(id), ec);  // none yet: nothing to keep
+        ec.clear();
+        std::filesystem::rename(tmp, path, ec);
+        if (ec) throw IoError(fmt::format("cannot save trial {}'s checkpoint '{}': {}", id, path.string(), ec.message()));
+        sync_folder();
+    }
+
+    /// The newest checkpoint of trial `id` saved at a step up to `up_to` (what the run has judged:
+    /// a checkpoint past it belongs to reports the journal lost), if one is kept. In memory it is
+    /// moved out (the run puts the trial's next one back); on disk the files stay until replaced or
+    /// erased, as a crash may need them again. A file that cannot be read is skipped and named in
+    /// `problem`.
+    [[nodiscard]] std::optional<SavedCheckpoint> take(TrialId id, Resource up_to, std::string& problem) {
+        if (!on_disk_) {
+            std::lock_guard lk(mu_);
+            auto it = memory_.find(id);
+            if (it == memory_.end()) return std::nullopt;
+            auto c = std::move(it->second);
+            memory_.erase(it);
+            if (c.step > up_to) return std::nullopt;
+            return c;
+        }
+        for (const auto& path : {file_of(id), previous_of(id)}) {
+            std::error_code ec;
+            if (!std::filesystem::exists(path, ec)) continue;
+            std::string why;
+            auto c = read_file(path, id, why);
+            if (!c) {
+                if (problem.empty()) problem = fmt::format("trial {}'s checkpoint '{}' cannot be used ({})", id, path.string(), why);
+                continue;
+            }
+            if (c->step <= up_to) return c;
+        }
+        return std::nullopt;
+    }
+
+    /// Forgets trial `id`'s checkpoints (not its folder).
+    void drop_checkpoint(TrialId id) {
+        if (on_disk_) {
+            std::error_code ignored;
+            std::filesystem::remove(file_of(id), ignored);
+            std::filesystem::remove(previous_of(id), ignored);
+        } else {
+            std::lock_guard lk(mu_);
+            memory_.erase(id);
+        }
+    }
+
+    /// Forgets trial `id`'s checkpoint and folder: it will not run again.
+    void erase(TrialId id) {
+        drop_checkpoint(id);
+        std::error_code ignored;
+        if (on_disk_ || folders_used_.load()) std::filesystem::remove_all(trial_folder_path(id), ignored);
+    }
+
+    /// Trial `id`'s own folder, created if needed: what a trainer writes there stays until the
+    /// trial ends for good, across pauses and (with a journal) crashes.
+    [[nodiscard]] std::filesystem::path trial_folder(TrialId id) {
+        folders_used_.store(true);
+        ensure_folder();
+        const auto path = trial_folder_path(id);
+        std::error_code ec;
+        std::filesystem::create_directories(path, ec);
+        if (ec) throw IoError(fmt::format("cannot create trial {}'s checkpoint folder '{}': {}", id, path.string(), ec.message()));
+        return path;
+    }
+
+    /// On resume: removes what belongs to trials that will not run again (those for which
+    /// `may_run` is false: a crash can come between a trial's end and the removal of its files)
+    /// and half-written files; then the folder, when nothing is left in it.
+    void tidy(const std::function<bool(TrialId)>& may_run) {
+        if (!on_disk_) return;
+        std::error_code ec;
+        if (!std::filesystem::is_directory(folder_, ec)) return;
+        std::vector<std::filesystem::path> gone;
+        for (const auto& entry : std::filesystem::directory_iterator(folder_, ec)) {
+            const auto name = entry.path().filename().string();
+            const auto id = trial_of(name);
+            if (!id || !may_run(*id) || name.ends_with(".tmp")) gone.push_back(entry.path());
+        }
+        for (const auto& p : gone) std::filesystem::remove_all(p, ec);
+        remove_folder_if_empty();
+    }
+
+    /// At the end of a run: the folder goes when no trial left anything in it.
+    void remove_folder_if_empty() {
+        std::error_code ec;
+        if (std::filesystem::is_directory(folder_, ec) && std::filesystem::is_empty(folder_, ec))
+            std::filesystem::remove(folder_, ec);
+    }
+
+private:
+    [[nodiscard]] std::filesystem::path file_of(TrialId id) const {
+        return folder_ / fmt::format("trial-{}.ckpt", id);
+    }
+    [[nodiscard]] std::filesystem::path previous_of(TrialId id) const {
+        return folder_ / fmt::format("trial-{}.prev.ckpt", id);
+    }
+    [[nodiscard]] std::filesystem::path trial_folder_path(TrialId id) const {
+        return folder_ / fmt::format("trial-{}", id);
+    }
+
+    // "trial-17", "trial-17.ckpt", "trial-17.prev.ckpt", "trial-17.ckpt.tmp" -> 17
+    [[nodiscard]] static std::optional<TrialId> trial_of(std::string_view name) {
+        if (!name.starts_with("trial-")) return std::nullopt;
+        name.remove_prefix(6);
+        TrialId id = 0;
+        auto [end, ec] = std::from_chars(name.data(), name.data() + name.size(), id);
+        if (ec != std::errc{} || end == name.data()) return std::nullopt;
+        const std::string_view rest(end, static_cast<std::size_t>(name.data() + name.size() - end));
+        if (rest.empty() || rest == ".ckpt" || rest == ".prev.ckpt" || rest == ".ckpt.tmp") return id;
+        return std::nullopt;
+    }
+
+    // The first line of a checkpoint file: what it is, whose, at which step, and how long the
+    // bytes that follow are (a file cut short is refused, not used).
+    [[nodiscard]] static std::string header(TrialId id, const SavedCheckpoint& c) {
+        return fmt::format("hypertune-checkpoint 1 trial {} step {} bytes {}\n", id, c.step, c.bytes.size());
+    }
+
+    [[nodiscard]] static std::optional<SavedCheckpoint> read_file(const std::filesystem::path& path, TrialId id,
+                                                                  std::string& why) {
+        std::ifstream in(path, std::ios::binary);
+        if (!in) {
+            why = "cannot open it";
+            return std::nullopt;
+        }
+        std::string first;
+        std::getline(in, first);
+        unsigned long long trial = 0, step = 0, size = 0;
+        int version = 0;
+        if (std::sscanf(first.c_str(), "hypertune-checkpoint %d trial %llu step %llu bytes %llu", &version, &trial, &step,
+                        &size) != 4 ||
+            version != 1) {
+            why = "not a hypertune checkpoint file";
+            return std::nullopt;
+        }
+        if (trial != id) {
+            why = fmt::format("it holds trial {}'s checkpoint", trial);
+            return std::nullopt;
+        }
+        SavedCheckpoint c;
+        c.step = static_cast<Resource>(step);
+        c.bytes.resize(static_cast<std::size_t>(size));
+        in.read(c.bytes.data(), static_cast<std::streamsize>(size));
+        if (static_cast<unsigned long long>(in.gcount()) != size || in.peek() != std::char_traits<char>::eof()) {
+            why = fmt::format("its length is not the {} bytes its header says", size);
+            return std::nullopt;
+        }
+        return c;
+    }
+
+    // Without a journal: a temporary directory of this run's own.
+    [[nodiscard]] static std::filesystem::path fresh_temporary_folder() {
+        static std::atomic<unsigned> runs{0};
+        std::error_code ec;
+        auto tmp = std::filesystem::temp_directory_path(ec);
+        if (ec) tmp = "/tmp";
+        return tmp / fmt::format("hypertune-checkpoints-{}-{}", ::getpid(), runs.fetch_add(1));
+    }
+
+    void ensure_folder() {
+        std::lock_guard lk(mu_);
+        if (created_) return;
+        std::error_code ec;
+        std::filesystem::create_directories(folder_, ec);
+        if (ec) throw IoError(fmt::format("cannot create checkpoint folder '{}': {}", folder_.string(), ec.message()));
+        created_ = true;
+    }
+
+    static void write_synced(const std::filesystem::path& path, const std::string& head, const std::string& bytes) {
+        // O_CLOEXEC: no trainer started meanwhile inherits the file.
+        const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+        if (fd < 0) throw IoError(fmt::format("cannot write checkpoint '{}': {}", path.string(), std::strerror(errno)));
+        auto write_all = [&](std::string_view data) {
+            while (!data.empty()) {
+                const ::ssize_t n = ::write(fd, data.data(), data.size());
+                if (n < 0 && errno == EINTR) continue;
+                if (n <= 0) return false;
+                data.remove_prefix(static_cast<std::size_t>(n));
+            }
+            return true;
+        };
+        const bool ok = write_all(head) && write_all(bytes) && ::fsync(fd) == 0;
+        const int err = errno;
+        ::close(fd);
+        if (!ok) {
+            ::unlink(path.c_str());
+            throw IoError(fmt::format("cannot write checkpoint '{}': {}", path.string(), std::strerror(err)));
+        }
+    }
+
+    // The rename is durable only once the folder's entry is on disk too.
+    void sync_folder() const {
+        const int fd = ::open(folder_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (fd < 0) return;
+        ::fsync(fd);
+        ::close(fd);
+    }
+
+    mutable std::mutex mu_;
+    std::unordered_map<TrialId, SavedCheckpoint> memory_;  // without a journal
+    const std::filesystem::path folder_;
+    const bool on_disk_ = false;
+    bool created_ = false;                 // under mu_
+    std::atomic<bool> folders_used_{false};  // a trial folder was asked for
+};
+
+}  // namespace hypertune::detail

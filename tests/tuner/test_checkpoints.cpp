@@ -1,0 +1,336 @@
+// SPDX-License-Identifier: MIT
+// Persisted checkpoints: with a journal, what a trial saves is on disk beside it when
+// save_checkpoint() returns, so that a run resumed after a crash continues an in-flight trial from
+// its last checkpoint, and a run resumed after a stop continues its paused trials from theirs. A
+// crash is taken as the files show it: the journal and its checkpoint folder copied while a trial
+// is in flight, which is what a kill at that moment leaves (kill -9 itself: tests/stress).
+
+#include <hypertune/hypertune.hpp>
+#include <hypertune/strategies/asha.hpp>
+
+#include <doctest/doctest.h>
+#include <fmt/format.h>
+
+#include <atomic>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <unistd.h>
+
+namespace ht = hypertune;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string checkpoint_journal(const std::string& name) {
+    auto path = (fs::temp_directory_path() / fmt::format("hypertune-ckpt-{}-{}.jsonl", name, ::getpid())).string();
+    fs::remove(path);
+    fs::remove_all(path + ".checkpoints");
+    return path;
+}
+
+void remove_run(const std::string& journal) {
+    fs::remove(journal);
+    fs::remove_all(journal + ".checkpoints");
+}
+
+ht::SearchSpace checkpoint_space() {
+    return ht::SearchSpace{ht::ContinuousParameter("x", -2.0, 2.0), ht::IntegerParameter("k", 1, 4)};
+}
+
+double checkpoint_loss(const ht::Config& c, ht::Resource step) {
+    const double x = c.get<double>("x");
+    return x * x + 0.1 * c.get<int>("k") + 1.0 / static_cast<double>(step);
+}
+
+// What one objective call saw and trained.
+struct Call {
+    ht::TrialId trial = 0;
+    ht::Resource resumed_from = 0;
+    std::string checkpoint;  // the bytes it started from ("" when none)
+    std::vector<ht::Resource> trained;
+};
+
+// A trainer that saves "state after <step>" after every report and continues from its checkpoint.
+// `after_save(trial, step)` runs after each save (the test takes its crash snapshot there).
+class CheckpointingTrainer {
+public:
+    std::function<void(ht::TrialId, ht::Resource)> after_save;
+
+    double operator()(const ht::Config& c, ht::Trial& t) {
+        Call call{t.id(), t.resumed_from(), t.checkpoint().value_or(""), {}};
+        if (t.resumed_from() > 0) CHECK(call.checkpoint == fmt::format("state after {}", t.resumed_from()));
+        double loss = 0.0;
+        for (ht::Resource s = t.resumed_from() + 1; s <= t.budget(); ++s) {
+            call.trained.push_back(s);
+            loss = checkpoint_loss(c, s);
+            t.report(s, loss);
+            if (t.should_stop()) break;
+            t.save_checkpoint(fmt::format("state after {}", s));
+            if (after_save) after_save(t.id(), s);
+        }
+        std::lock_guard lk(mu_);
+        calls_.push_back(std::move(call));
+        return loss;
+    }
+
+    [[nodiscard]] std::vector<Call> calls() const {
+        std::lock_guard lk(mu_);
+        return calls_;
+    }
+
+    // Steps trained, over every call.
+    [[nodiscard]] std::size_t steps_trained() const {
+        std::size_t n = 0;
+        for (const auto& c : calls()) n += c.trained.size();
+        return n;
+    }
+
+private:
+    mutable std::mutex mu_;
+    std::vector<Call> calls_;
+};
+
+// The journal and its checkpoint folder as they are now, under `copy`.
+void snapshot(const std::string& journal, const std::string& copy) {
+    remove_run(copy);
+    fs::copy_file(journal, copy);
+    if (fs::exists(journal + ".checkpoints"))
+        fs::copy(journal + ".checkpoints", copy + ".checkpoints", fs::copy_options::recursive);
+}
+
+std::map<ht::TrialId, std::string> outcomes(const ht::Result& r) {
+    std::map<ht::TrialId, std::string> out;
+    for (const auto& t : r.trials())
+        out[t.id] = fmt::format("{} {} {} {}", t.config, ht::to_string(t.status), t.objective, t.resource_used);
+    return out;
+}
+
+ht::TunerOptions checkpoint_options(const std::string& journal, std::size_t jobs) {
+    return {.max_jobs = jobs, .seed = 4, .progress = ht::ProgressBar::Never, .journal = journal};
+}
+
+}  // namespace
+
+TEST_CASE("with a journal, a checkpoint is on disk when save_checkpoint returns, and goes when its trial ends") {
+    const auto journal = checkpoint_journal("on-disk");
+    const fs::path folder = journal + ".checkpoints";
+    std::vector<std::string> seen;
+    auto objective = [&](const ht::Config& c, ht::Trial& t) {
+        const fs::path file = folder / fmt::format("trial-{}.ckpt", t.id());
+        t.report(1, checkpoint_loss(c, 1));
+        t.save_checkpoint(std::string("binary\0state\n", 13));
+        std::ifstream in(file, std::ios::binary);
+        seen.emplace_back((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        CHECK_FALSE(fs::exists(file.string() + ".tmp"));
+        t.report(2, checkpoint_loss(c, 2));
+        return checkpoint_loss(c, 2);
+    };
+    const auto result = ht::Tuner(checkpoint_space(), ht::RandomSearch({.max_resource = 2}),
+                                  checkpoint_options(journal, 3))
+                            .fit(objective);
+    CHECK(result.count(ht::TrialStatus::Completed) == 3);
+    REQUIRE(seen.size() == 3);
+    for (std::size_t i = 0; i < seen.size(); ++i)
+        CHECK(seen[i] == fmt::format("hypertune-checkpoint 1 trial {} step 1 bytes 13\n", i) + std::string("binary\0state\n", 13));
+    CHECK_FALSE(fs::exists(folder));  // every trial ended: nothing is kept
+    remove_run(journal);
+}
+
+TEST_CASE("after a crash, the trial in flight continues from its last persisted checkpoint, and the run ends as an "
+          "uninterrupted one") {
+    const auto journal = checkpoint_journal("crash");
+    const auto crashed = checkpoint_journal("crash-copy");
+    const auto options = [](const std::string& j) { return checkpoint_options(j, 6); };
+    const auto strategy = [] { return ht::RandomSearch({.max_resource = 8}); };
+
+    // The uninterrupted run; the crash is taken at trial 2, after its checkpoint at step 5.
+    CheckpointingTrainer straight;
+    bool taken = false;
+    straight.after_save = [&](ht::TrialId id, ht::Resource step) {
+        if (id == 2 && step == 5 && !taken) {
+            snapshot(journal, crashed);
+            taken = true;
+        }
+    };
+    const ht::Result reference = ht::Tuner(checkpoint_space(), strategy(), options(journal)).fit(std::ref(straight));
+    REQUIRE(taken);
+    CHECK_FALSE(fs::exists(journal + ".checkpoints"));
+
+    SUBCASE("the checkpoint is read back") {
+        CheckpointingTrainer resumed;
+        const ht::Result r = ht::Tuner(checkpoint_space(), strategy(), options(crashed)).fit(std::ref(resumed));
+        CHECK(outcomes(r) == outcomes(reference));
+        const auto calls = resumed.calls();
+        REQUIRE(!calls.empty());
+        CHECK(calls.front().trial == 2);
+        CHECK(calls.front().resumed_from == 5);
+        CHECK(calls.front().trained == std::vector<ht::Resource>{6, 7, 8});
+        // Nothing redone: every step of the run was trained exactly once over both sessions
+        // (the first session had trained trials 0 and 1, and trial 2 up to step 5).
+        CHECK(resumed.steps_trained() + 2 * 8 + 5 == straight.steps_trained());
+        CHECK(r.trials()[2].curve.size() == 8);
+        CHECK_FALSE(fs::exists(crashed + ".checkpoints"));
+    }
+    SUBCASE("a torn checkpoint file is refused, named in a warning; the trial continues from the one before") {
+        const fs::path file = fs::path(crashed + ".checkpoints") / "trial-2.ckpt";
+        REQUIRE(fs::exists(file));
+        fs::resize_file(file, fs::file_size(file) - 1);
+        CheckpointingTrainer resumed;
+        const ht::Result r = ht::Tuner(checkpoint_space(), strategy(), options(crashed)).fit(std::ref(resumed));
+        CHECK(outcomes(r) == outcomes(reference));
+        const auto calls = resumed.calls();
+        REQUIRE(!calls.empty());
+        CHECK(calls.front().trial == 2);
+        CHECK(calls.front().resumed_from == 4);
+        CHECK(calls.front().trained == std::vector<ht::Resource>{5, 6, 7, 8});
+        bool warned = false;
+        for (const auto& w : r.setup().warnings)
+            warned = warned || (w.find("trial 2's checkpoint") != std::string::npos && w.find(file.string()) != std::string::npos &&
+                                w.find("the trial continued from the checkpoint before it") != std::string::npos);
+        CHECK(warned);
+    }
+    SUBCASE("with the journal's last report lost, the trial continues from the checkpoint that report precedes") {
+        // Cut the journal before trial 2's report of step 5: its checkpoint of step 5 is past what
+        // was judged; the one of step 4 is used, and step 5 is trained again.
+        std::vector<std::string> lines;
+        {
+            std::ifstream in(crashed);
+            for (std::string line; std::getline(in, line);) lines.push_back(line);
+        }
+        REQUIRE(lines.back().find("\"step\":5") != std::string::npos);
+        lines.pop_back();
+        {
+            std::ofstream out(crashed, std::ios::trunc);
+            for (const auto& l : lines) out << l << '\n';
+        }
+        CheckpointingTrainer resumed;
+        const ht::Result r = ht::Tuner(checkpoint_space(), strategy(), options(crashed)).fit(std::ref(resumed));
+        CHECK(outcomes(r) == outcomes(reference));
+        const auto calls = resumed.calls();
+        REQUIRE(!calls.empty());
+        CHECK(calls.front().trial == 2);
+        CHECK(calls.front().resumed_from == 4);
+        CHECK(r.setup().warnings.empty());
+    }
+    SUBCASE("both checkpoint files torn: named in a warning, and the trial starts over") {
+        const fs::path folder = crashed + ".checkpoints";
+        for (const char* name : {"trial-2.ckpt", "trial-2.prev.ckpt"}) {
+            REQUIRE(fs::exists(folder / name));
+            fs::resize_file(folder / name, fs::file_size(folder / name) - 1);
+        }
+        CheckpointingTrainer resumed;
+        const ht::Result r = ht::Tuner(checkpoint_space(), strategy(), options(crashed)).fit(std::ref(resumed));
+        CHECK(outcomes(r) == outcomes(reference));
+        const auto calls = resumed.calls();
+        REQUIRE(!calls.empty());
+        CHECK(calls.front().resumed_from == 0);
+        bool warned = false;
+        for (const auto& w : r.setup().warnings)
+            warned = warned || (w.find("trial 2's checkpoint") != std::string::npos && w.find("the trial started over") != std::string::npos);
+        CHECK(warned);
+    }
+    remove_run(journal);
+    remove_run(crashed);
+}
+
+TEST_CASE("paused trials of a stopped run continue from their persisted checkpoints when it is resumed") {
+    const auto journal = checkpoint_journal("paused");
+    const fs::path folder = journal + ".checkpoints";
+    auto promotion = [] {
+        return ht::ASHA({.min_resource = 1, .max_resource = 9, .reduction_factor = 3, .type = ht::HalvingType::Promotion});
+    };
+    std::size_t kept_between = 0;
+    {
+        std::atomic<ht::TuningJob*> handle{nullptr};
+        std::size_t paused_ends = 0;  // callbacks run one at a time
+        ht::TunerOptions first = checkpoint_options(journal, 30);
+        first.on_trial_end = [&](const ht::TrialRecord& r) {
+            if (r.status != ht::TrialStatus::Paused || ++paused_ends != 6) return;
+            while (handle.load() == nullptr) std::this_thread::yield();
+            handle.load()->stop();
+        };
+        CheckpointingTrainer trainer;
+        ht::Tuner tuner(checkpoint_space(), promotion(), first);
+        auto job = tuner.start(std::ref(trainer));
+        handle = &job;
+        REQUIRE(job.wait().stop_reason() == "stopped by user");
+    }  // the first run and all it held in memory are gone
+    REQUIRE(fs::is_directory(folder));
+    for (const auto& entry : fs::directory_iterator(folder)) kept_between += entry.path().extension() == ".ckpt";
+    CHECK(kept_between >= 1);
+
+    CheckpointingTrainer trainer;  // CHECKs that a resumed call got "state after <resumed_from>"
+    const ht::Result r = ht::Tuner(checkpoint_space(), promotion(), checkpoint_options(journal, 30)).fit(std::ref(trainer));
+    std::size_t continued = 0;
+    for (const auto& c : trainer.calls()) continued += c.resumed_from > 0;
+    CHECK(continued >= 1);
+    // Every step of every trial trained once: no promoted trial started over.
+    std::map<ht::TrialId, std::vector<ht::Resource>> steps;
+    for (const auto& t : r.trials())
+        for (const auto& p : t.curve) steps[t.id].push_back(p.step);
+    for (const auto& [id, s] : steps)
+        for (std::size_t i = 0; i < s.size(); ++i) CHECK(s[i] == static_cast<ht::Resource>(i + 1));
+    // What is left on disk: the checkpoints of the trials still paused when the run ended, no more.
+    std::size_t still_paused = 0;
+    for (const auto& t : r.trials())
+        still_paused += !t.decisions.empty() && t.decisions.back().reason == "the run ended while the trial waited for promotion";
+    std::size_t left = 0;
+    if (fs::exists(folder))
+        for (const auto& entry : fs::directory_iterator(folder)) left += entry.path().extension() == ".ckpt";
+    CHECK(left == still_paused);
+    remove_run(journal);
+}
+
+TEST_CASE("checkpoint_dir(): one folder per trial, kept while the trial may run again, gone when it ends") {
+    std::vector<std::string> folders;
+    std::map<ht::TrialId, std::vector<ht::Resource>> trained;
+    std::mutex mu;
+    auto objective = [&](const ht::Config& c, ht::Trial& t) {
+        const fs::path dir = t.checkpoint_dir();
+        CHECK(fs::is_directory(dir));
+        CHECK(t.checkpoint_dir() == dir.string());  // the same folder every time
+        const fs::path state = dir / "epoch";
+        ht::Resource from = 0;
+        if (std::ifstream in(state); in) in >> from;  // a promoted trial finds where it paused
+        double loss = 0.0;
+        std::vector<ht::Resource> steps;
+        for (ht::Resource s = from + 1; s <= t.budget(); ++s) {
+            steps.push_back(s);
+            loss = checkpoint_loss(c, s);
+            t.report(s, loss);
+            std::ofstream(state) << s;
+            if (t.should_stop()) break;
+        }
+        std::lock_guard lk(mu);
+        folders.push_back(dir.string());
+        auto& all = trained[t.id()];
+        all.insert(all.end(), steps.begin(), steps.end());
+        return loss;
+    };
+    auto promotion = ht::ASHA({.min_resource = 1, .max_resource = 9, .reduction_factor = 3, .type = ht::HalvingType::Promotion});
+    const ht::Result r = ht::Tuner(checkpoint_space(), promotion, {.max_jobs = 12, .seed = 2}).fit(objective);
+    REQUIRE(!folders.empty());
+    std::size_t promoted = 0;
+    for (const auto& t : r.trials()) {
+        CAPTURE(t.id);
+        promoted += t.segments.size() > 1;
+        // Each step trained once, however often the trial was paused and promoted.
+        const auto& s = trained[t.id];
+        REQUIRE(s.size() == static_cast<std::size_t>(t.resource_used));
+        for (std::size_t i = 0; i < s.size(); ++i) CHECK(s[i] == static_cast<ht::Resource>(i + 1));
+    }
+    CHECK(promoted > 0);
+    for (const auto& f : folders) CHECK_FALSE(fs::exists(f));  // without a journal, nothing outlives the run
+    CHECK_FALSE(fs::exists(fs::path(folders.front()).parent_path()));
+
+    ht::Trial alone(7, {}, 3);
+    CHECK_THROWS_WITH_AS((void)alone.checkpoint_dir(), "trial 7: checkpoint_dir() is only available while a Tuner runs the trial",
+                         ht::Error);
+}
