@@ -471,12 +471,13 @@ private:
             if (!a.failed || a.stopped || attempt >= options_.max_retries) break;
             // Retry from scratch: the failed attempt's reports are forgotten, and so are the
             // checkpoints it saved (a crash now must not continue from them).
-            if (checkpoints_.on_disk()) try {
+            if (checkpoints_.on_disk()) {
+                checkpoints_.drop_checkpoint(s.trial);
+                try {
                     if (resumes) checkpoints_.put(s.trial, *checkpoint);
-                    else checkpoints_.drop_checkpoint(s.trial);
-                } catch (const IoError&) {
-                    checkpoints_.drop_checkpoint(s.trial);  // the retry starts over after a crash
+                } catch (const IoError&) {  // the retry starts over after a crash
                 }
+            }
             lk.lock();
             emit(TrialRetried{run_clock(), s.trial, attempt, std::max(s.resume_from, judged), a.failure});
             lk.unlock();
