@@ -163,38 +163,60 @@ TEST_CASE("after a crash, the trial in flight continues from its last persisted 
     REQUIRE(taken);
     CHECK_FALSE(fs::exists(journal + ".checkpoints"));
 
-    SUBCASE("the checkpoint is read back") {
-        CheckpointingTrainer resumed;
-        const ht::Result r = ht::Tuner(checkpoint_space(), strategy(), options(crashed)).fit(std::ref(resumed));
+    // Resumes the crashed copy, which must end as the uninterrupted run; trial 2, in flight at the
+    // crash, is the first to run. Gives the result and the first call.
+    CheckpointingTrainer resumed;
+    auto resume = [&](ht::Result& r) {
+        r = ht::Tuner(checkpoint_space(), strategy(), options(crashed)).fit(std::ref(resumed));
         CHECK(outcomes(r) == outcomes(reference));
         const auto calls = resumed.calls();
         REQUIRE(!calls.empty());
         CHECK(calls.front().trial == 2);
-        CHECK(calls.front().resumed_from == 5);
-        CHECK(calls.front().trained == std::vector<ht::Resource>{6, 7, 8});
+        return calls.front();
+    };
+    auto warned = [](const ht::Result& r, const std::string& what, const std::string& then) {
+        for (const auto& w : r.setup().warnings)
+            if (w.find("trial 2's checkpoint") != std::string::npos && w.find(what) != std::string::npos &&
+                w.find(then) != std::string::npos)
+                return true;
+        return false;
+    };
+    const fs::path folder = crashed + ".checkpoints";
+    ht::Result r;
+
+    SUBCASE("the checkpoint is read back") {
+        const Call first = resume(r);
+        CHECK(first.resumed_from == 5);
+        CHECK(first.trained == std::vector<ht::Resource>{6, 7, 8});
         // Nothing redone: every step of the run was trained exactly once over both sessions
         // (the first session had trained trials 0 and 1, and trial 2 up to step 5).
         CHECK(resumed.steps_trained() + 2 * 8 + 5 == straight.steps_trained());
         CHECK(r.trials()[2].curve.size() == 8);
-        CHECK_FALSE(fs::exists(crashed + ".checkpoints"));
+        CHECK(r.setup().warnings.empty());
+        CHECK_FALSE(fs::exists(folder));
     }
     SUBCASE("a torn checkpoint file is refused, named in a warning; the trial continues from the one before") {
-        const fs::path file = fs::path(crashed + ".checkpoints") / "trial-2.ckpt";
+        const fs::path file = folder / "trial-2.ckpt";
         REQUIRE(fs::exists(file));
         fs::resize_file(file, fs::file_size(file) - 1);
-        CheckpointingTrainer resumed;
-        const ht::Result r = ht::Tuner(checkpoint_space(), strategy(), options(crashed)).fit(std::ref(resumed));
-        CHECK(outcomes(r) == outcomes(reference));
-        const auto calls = resumed.calls();
-        REQUIRE(!calls.empty());
-        CHECK(calls.front().trial == 2);
-        CHECK(calls.front().resumed_from == 4);
-        CHECK(calls.front().trained == std::vector<ht::Resource>{5, 6, 7, 8});
-        bool warned = false;
-        for (const auto& w : r.setup().warnings)
-            warned = warned || (w.find("trial 2's checkpoint") != std::string::npos && w.find(file.string()) != std::string::npos &&
-                                w.find("the trial continued from the checkpoint before it") != std::string::npos);
-        CHECK(warned);
+        const Call first = resume(r);
+        CHECK(first.resumed_from == 4);
+        CHECK(first.trained == std::vector<ht::Resource>{5, 6, 7, 8});
+        CHECK(warned(r, file.string(), "the trial continued from the checkpoint before it"));
+    }
+    SUBCASE("a checkpoint whose header claims more bytes than its file has is refused before anything is read") {
+        const fs::path file = folder / "trial-2.ckpt";
+        std::string bytes;
+        {
+            std::ifstream in(file, std::ios::binary);
+            bytes.assign((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        }
+        const auto at = bytes.find("bytes ");
+        REQUIRE(at != std::string::npos);
+        bytes.replace(at, bytes.find('\n') - at, "bytes 1000000000000000");
+        std::ofstream(file, std::ios::binary | std::ios::trunc) << bytes;
+        CHECK(resume(r).resumed_from == 4);
+        CHECK(warned(r, "its length is not the 1000000000000000 bytes its header says", "the checkpoint before it"));
     }
     SUBCASE("with the journal's last report lost, the trial continues from the checkpoint that report precedes") {
         // Cut the journal before trial 2's report of step 5: its checkpoint of step 5 is past what
@@ -210,31 +232,16 @@ TEST_CASE("after a crash, the trial in flight continues from its last persisted 
             std::ofstream out(crashed, std::ios::trunc);
             for (const auto& l : lines) out << l << '\n';
         }
-        CheckpointingTrainer resumed;
-        const ht::Result r = ht::Tuner(checkpoint_space(), strategy(), options(crashed)).fit(std::ref(resumed));
-        CHECK(outcomes(r) == outcomes(reference));
-        const auto calls = resumed.calls();
-        REQUIRE(!calls.empty());
-        CHECK(calls.front().trial == 2);
-        CHECK(calls.front().resumed_from == 4);
+        CHECK(resume(r).resumed_from == 4);
         CHECK(r.setup().warnings.empty());
     }
     SUBCASE("both checkpoint files torn: named in a warning, and the trial starts over") {
-        const fs::path folder = crashed + ".checkpoints";
         for (const char* name : {"trial-2.ckpt", "trial-2.prev.ckpt"}) {
             REQUIRE(fs::exists(folder / name));
             fs::resize_file(folder / name, fs::file_size(folder / name) - 1);
         }
-        CheckpointingTrainer resumed;
-        const ht::Result r = ht::Tuner(checkpoint_space(), strategy(), options(crashed)).fit(std::ref(resumed));
-        CHECK(outcomes(r) == outcomes(reference));
-        const auto calls = resumed.calls();
-        REQUIRE(!calls.empty());
-        CHECK(calls.front().resumed_from == 0);
-        bool warned = false;
-        for (const auto& w : r.setup().warnings)
-            warned = warned || (w.find("trial 2's checkpoint") != std::string::npos && w.find("the trial started over") != std::string::npos);
-        CHECK(warned);
+        CHECK(resume(r).resumed_from == 0);
+        CHECK(warned(r, "cannot be used", "the trial started over"));
     }
     remove_run(journal);
     remove_run(crashed);

@@ -113,7 +113,12 @@ public:
             std::error_code ec;
             if (!std::filesystem::exists(path, ec)) continue;
             std::string why;
-            auto c = read_file(path, id, why);
+            std::optional<SavedCheckpoint> c;
+            try {
+                c = read_file(path, id, why);
+            } catch (const std::exception& e) {  // out of memory for a large one, say
+                why = e.what();
+            }
             if (!c) {
                 if (problem.empty()) problem = fmt::format("trial {}'s checkpoint '{}' cannot be used ({})", id, path.string(), why);
                 continue;
@@ -228,11 +233,19 @@ private:
             why = fmt::format("it holds trial {}'s checkpoint", trial);
             return std::nullopt;
         }
+        // The length is checked against the file before anything is allocated: a damaged header
+        // must not ask for terabytes.
+        std::error_code ec;
+        const auto file_size = std::filesystem::file_size(path, ec);
+        if (ec || file_size != first.size() + 1 + size) {
+            why = fmt::format("its length is not the {} bytes its header says", size);
+            return std::nullopt;
+        }
         SavedCheckpoint c;
         c.step = static_cast<Resource>(step);
         c.bytes.resize(static_cast<std::size_t>(size));
         in.read(c.bytes.data(), static_cast<std::streamsize>(size));
-        if (static_cast<unsigned long long>(in.gcount()) != size || in.peek() != std::char_traits<char>::eof()) {
+        if (static_cast<unsigned long long>(in.gcount()) != size) {
             why = fmt::format("its length is not the {} bytes its header says", size);
             return std::nullopt;
         }
