@@ -7,6 +7,7 @@
 #include <hypertune/hypertune.hpp>
 
 #include <doctest/doctest.h>
+#include <fmt/format.h>
 
 #include <chrono>
 #include <map>
@@ -48,9 +49,9 @@ public:
     std::string name() const override { return "Recorder"; }
     void start(const ht::SearchSpace& space, const ht::SamplerContext& ctx) override {
         space_ = space;
-        std::string levels;
-        for (auto r : ctx.levels) levels += " " + std::to_string(r);
-        log_->push_back("start seed " + std::to_string(ctx.seed) + " levels" + levels);
+        std::string line = fmt::format("start seed {} levels", ctx.seed);
+        for (auto r : ctx.levels) line += fmt::format(" {}", r);
+        log_->push_back(std::move(line));
     }
     std::optional<ht::Config> sample(ht::TrialId id) override {
         log_->push_back("sample " + std::to_string(id));
