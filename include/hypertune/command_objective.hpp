@@ -16,8 +16,9 @@
 //   (hypertune::format_value), {budget}, {resumed_from} and {trial_id} come from the Trial;
 //   {checkpoint_dir} is the trial's own folder (Trial::checkpoint_dir): the trainer saves its state
 //   there and, when it finds state at start, continues from it (after a pause, or with a journal
-//   after a crash), as SageMaker's checkpoint path works; "{{" and "}}" are literal braces. The command is started with posix_spawnp (PATH lookup), never through a
-//   shell, so every value reaches the trainer as exactly one argument, whatever characters it holds.
+//   after a crash), as SageMaker's checkpoint path works; "{{" and "}}" are literal braces. The
+//   command is started with posix_spawnp (PATH lookup), never through a shell, so every value
+//   reaches the trainer as exactly one argument, whatever characters it holds.
 //   The constructor already checks that the program exists and is executable (looked up in PATH
 //   when it has no '/', relative to the working directory when it has one), unless the program is
 //   itself a placeholder.
@@ -847,7 +848,8 @@ public:
     }
 
     /// Refuses placeholders that are neither a parameter of `space` nor {budget}, {resumed_from},
-    /// {trial_id}, {checkpoint_dir}, and parameters named like those four. Also done on every call, against the config.
+    /// {trial_id}, {checkpoint_dir}, and parameters named like those four. Also done on every
+    /// call, against the config.
     void check(const SearchSpace& space) const {
         std::vector<std::string_view> names;
         for (const auto& p : space.parameters()) names.push_back(p.name);

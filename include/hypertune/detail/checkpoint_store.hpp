@@ -1,16 +1,17 @@
 // SPDX-License-Identifier: MIT
 #pragma once
-// CheckpointStore: the latest checkpoint of each unfinished trial (running, or paused until a
+// CheckpointStore: the checkpoints of each unfinished trial (running, or paused until a
 // promotion), and each trial's checkpoint folder (Trial::checkpoint_dir, CommandObjective's
 // {checkpoint_dir}).
 //
-// Without a journal, checkpoints live in memory and the folders in a temporary directory that goes
-// with the run. With a journal, both live beside it, in "<journal>.checkpoints/": a checkpoint is
-// written when the objective saves it (to a temporary file, fsync'd, renamed over the previous
-// one, then the folder fsync'd), so a crash leaves either the old checkpoint or the new one, never
-// a torn file; and a resumed run continues paused and in-flight trials from there. What is kept is
-// bounded: one checkpoint and one folder per trial that may still run; both go when the trial ends
-// for good (completed, failed, stopped), so a finished run leaves nothing behind.
+// Without a journal, the newest checkpoint lives in memory and the folders in a temporary
+// directory that goes with the run. With a journal, both live beside it, in
+// "<journal>.checkpoints/": a checkpoint is written when the objective saves it (to a temporary
+// file, fsync'd, renamed over the newest one, which becomes the previous one, then the folder
+// fsync'd), so a crash leaves whole files only; and a resumed run continues paused and in-flight
+// trials from there. What is kept is bounded: two checkpoints and one folder per trial that may
+// still run; they go when the trial ends for good (completed, failed, stopped), so a finished run
+// leaves only what its still-paused trials need.
 
 #include <hypertune/error.hpp>
 #include <hypertune/strategy.hpp>
