@@ -50,7 +50,8 @@ public:
     /// Beside `journal` ("<journal>.checkpoints/", created when first needed); without one (""),
     /// in memory, with trial folders in a fresh temporary directory.
     explicit CheckpointStore(const std::string& journal)
-        : folder_(journal.empty() ? fresh_temporary_folder() : beside(journal)), on_disk_(!journal.empty()) {}
+        : folder_(journal.empty() ? fresh_temporary_folder() : std::filesystem::path(journal + ".checkpoints")),
+          on_disk_(!journal.empty()) {}
 
     CheckpointStore(const CheckpointStore&) = delete;
     CheckpointStore& operator=(const CheckpointStore&) = delete;
@@ -64,12 +65,6 @@ public:
     }
 
     [[nodiscard]] bool on_disk() const noexcept { return on_disk_; }
-    [[nodiscard]] const std::filesystem::path& folder() const noexcept { return folder_; }
-
-    /// The "<journal>.checkpoints" folder of a journal.
-    [[nodiscard]] static std::filesystem::path beside(const std::string& journal) {
-        return std::filesystem::path(journal + ".checkpoints");
-    }
 
     /// Keeps `c` as trial `id`'s checkpoint. On disk, the file is complete and synced when this
     /// returns, and the one before is kept as the previous checkpoint: a crash can tear the
