@@ -1,14 +1,17 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 // The core of hypertune: search space, configurations, trials, samplers and schedulers (random and
-// grid search, Hyperband, ASHA, median stopping), the tuner, results and the journal. Bayesian and
+// grid search, Hyperband, ASHA, median stopping), the tuner, several objectives and constraints
+// (metrics.hpp, pareto.hpp), results and the journal. Bayesian and
 // model-based strategies (they need LBFGSpp), the report, CommandObjective and mpi.hpp are included
 // on their own.
 
 #include <hypertune/config.hpp>
 #include <hypertune/error.hpp>
+#include <hypertune/metrics.hpp>
 #include <hypertune/objective.hpp>
 #include <hypertune/parameter.hpp>
+#include <hypertune/pareto.hpp>
 #include <hypertune/result.hpp>
 #include <hypertune/sampler.hpp>
 #include <hypertune/samplers/grid_sampler.hpp>

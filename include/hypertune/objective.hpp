@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 // The objective: the host program's training function. It takes a configuration (and, when it
-// wants to report progress or be stopped early, the Trial) and returns the final metric.
+// wants to report progress or be stopped early, the Trial) and returns the final metric, or, for a
+// run with several objectives or constraints, the named Metrics.
 
 #include <hypertune/config.hpp>
+#include <hypertune/metrics.hpp>
 #include <hypertune/trial.hpp>
 
 #include <concepts>
@@ -23,8 +25,17 @@ template <class F>
 concept PlainObjective = std::invocable<F&, const Config&> &&
                          std::convertible_to<std::invoke_result_t<F&, const Config&>, double>;
 
+/// Metrics(const Config&, Trial&) or Metrics(const Config&): a value per metric of the run
+/// (TunerOptions::objectives and constraints).
 template <class F>
-concept Objective = TrialObjective<F> || PlainObjective<F>;
+concept TrialMetricsObjective = std::invocable<F&, const Config&, Trial&> &&
+                                std::convertible_to<std::invoke_result_t<F&, const Config&, Trial&>, Metrics>;
+template <class F>
+concept PlainMetricsObjective = std::invocable<F&, const Config&> &&
+                                std::convertible_to<std::invoke_result_t<F&, const Config&>, Metrics>;
+
+template <class F>
+concept Objective = TrialObjective<F> || PlainObjective<F> || TrialMetricsObjective<F> || PlainMetricsObjective<F>;
 
 /// Either form of objective behind one callable type.
 struct ObjectiveFunction {
@@ -32,7 +43,10 @@ struct ObjectiveFunction {
     /// The objective takes the Trial, and may keep a reference to it: the runner then keeps the
     /// Trial alive until the run ends (see trial.hpp). A double(const Config&) objective cannot.
     bool sees_trial = true;
+    /// Set instead of `call` for an objective that returns Metrics.
+    std::function<Metrics(const Config&, Trial&)> call_metrics{};
 
+    [[nodiscard]] bool returns_metrics() const noexcept { return static_cast<bool>(call_metrics); }
     double operator()(const Config& config, Trial& trial) const { return call(config, trial); }
 };
 
@@ -41,13 +55,19 @@ template <class F>
 [[nodiscard]] ObjectiveFunction make_objective(F&& f) {
     static_assert(Objective<F>,
                   "hypertune: an objective must be callable as double(const hypertune::Config&, hypertune::Trial&) "
-                  "or double(const hypertune::Config&), returning something convertible to double");
-    if constexpr (TrialObjective<F>) {
-        return ObjectiveFunction{std::forward<F>(f), true};
+                  "or double(const hypertune::Config&), returning something convertible to double (or "
+                  "hypertune::Metrics, for a run with several objectives or constraints)");
+    if constexpr (TrialMetricsObjective<F>) {
+        return ObjectiveFunction{{}, true, std::forward<F>(f)};
+    } else if constexpr (PlainMetricsObjective<F>) {
+        return ObjectiveFunction{
+            {}, false, [g = std::forward<F>(f)](const Config& c, Trial&) mutable -> Metrics { return g(c); }};
+    } else if constexpr (TrialObjective<F>) {
+        return ObjectiveFunction{std::forward<F>(f), true, {}};
     } else {
         return ObjectiveFunction{
             [g = std::forward<F>(f)](const Config& c, Trial&) mutable -> double { return static_cast<double>(g(c)); },
-            false};
+            false, {}};
     }
 }
 

@@ -2,13 +2,15 @@
 #pragma once
 // Result: what a tuning run leaves behind. best(), one TrialRecord per trial, a cost summary
 // (billable time with and without early stopping, wall time against the sequential estimate,
-// worker utilisation), and CSV / JSON export with SageMaker AMT's column names.
+// worker utilisation), and CSV / JSON export with SageMaker AMT's column names. A run with several
+// objectives has a Pareto front and its hypervolume; with constraints, only feasible trials count.
 
 #include <hypertune/config.hpp>
 #include <hypertune/detail/csv.hpp>
 #include <hypertune/detail/file.hpp>
 #include <hypertune/direction.hpp>
 #include <hypertune/error.hpp>
+#include <hypertune/metrics.hpp>
 #include <hypertune/strategy.hpp>
 
 #include <fmt/format.h>
@@ -67,6 +69,13 @@ struct TrialRecord {
     std::string failure_reason;
     int retries = 0;
     std::vector<DecisionRecord> decisions;
+    /// A run with several objectives or constraints: the final value of each metric, in the order
+    /// of Result::metric_names() (the objectives first; `objective` is the first). Empty otherwise,
+    /// and for a trial that failed.
+    std::vector<double> values;
+    /// False when a final value breaks one of the run's constraints: the trial is then never
+    /// best() and never on the Pareto front.
+    bool feasible = true;
 
     [[nodiscard]] double start_time() const { return segments.empty() ? std::nan("") : segments.front().start; }
     [[nodiscard]] double end_time() const { return segments.empty() ? std::nan("") : segments.back().end; }
@@ -105,8 +114,11 @@ struct OverallBest {
 class Result {
 public:
     struct Setup {
-        std::string metric = "objective";
+        std::string metric = "objective";  ///< the first objective
         Direction direction = Direction::Minimize;
+        /// Every objective, the first being {metric, direction}; empty means just that one.
+        std::vector<Metric> objectives;
+        std::vector<Constraint> constraints;
         std::string strategy;
         std::size_t max_parallel_jobs = 1;
         int instances_per_trial = 1;
@@ -127,14 +139,19 @@ public:
     [[nodiscard]] const std::vector<TrialRecord>& trials() const noexcept { return trials_; }
     [[nodiscard]] std::string_view stop_reason() const noexcept { return setup_.stop_reason; }
 
-    /// The best trial among those Completed (ran to their full budget); when none completed, the
-    /// best of those with any final value. Throws when no trial has a value.
+    /// The best trial on the (first) objective among those Completed (ran to their full budget);
+    /// when none completed, the best of those with any final value. Only feasible trials count.
+    /// Throws when no trial has a value, or none is feasible. With several objectives, see
+    /// pareto_front().
     [[nodiscard]] const TrialRecord& best() const {
         const TrialRecord* found = find_best(true);
         if (!found) found = find_best(false);
-        if (!found)
-            throw Error(trials_.empty() ? "Result::best: no trial ran"
-                                        : fmt::format("Result::best: none of the {} trials produced a value", trials_.size()));
+        if (!found) {
+            if (trials_.empty()) throw Error("Result::best: no trial ran");
+            const bool any_value = std::any_of(trials_.begin(), trials_.end(), [](const auto& t) { return t.has_objective(); });
+            throw Error(any_value ? fmt::format("Result::best: none of the {} trials met the constraints", trials_.size())
+                                  : fmt::format("Result::best: none of the {} trials produced a value", trials_.size()));
+        }
         return *found;
     }
     [[nodiscard]] bool has_best() const noexcept { return find_best(false) != nullptr; }
@@ -161,6 +178,32 @@ public:
         return has_best() || std::any_of(setup_.parent_bests.begin(), setup_.parent_bests.end(),
                                          [](const ParentBest& p) { return std::isfinite(p.objective); });
     }
+
+    /// The run's objectives, the first being {metric, direction}.
+    [[nodiscard]] std::vector<Metric> objectives() const {
+        return setup_.objectives.empty() ? std::vector<Metric>{{setup_.metric, setup_.direction}} : setup_.objectives;
+    }
+    /// The names of the values each trial records (TrialRecord::values): the objectives, then
+    /// the constrained metrics that are not objectives.
+    [[nodiscard]] std::vector<std::string> metric_names() const {
+        return hypertune::metric_names(objectives(), setup_.constraints);
+    }
+    /// A trial's final value of metric `name`; empty when it has none (it failed, or there is no
+    /// such metric).
+    [[nodiscard]] std::optional<double> metric(const TrialRecord& t, std::string_view name) const;
+
+    /// The completed, feasible trials that no other such trial dominates on the objectives (each
+    /// in its own direction), ordered by the first objective, best first. With one objective:
+    /// the trials that share the best value.
+    [[nodiscard]] std::vector<TrialRecord> pareto_front() const;
+    /// The hypervolume of the Pareto front up to `reference` (one value per objective, in the
+    /// objectives' own units and directions: a value every front member should beat, e.g. the
+    /// worst acceptable accuracy and the largest acceptable cost). Larger is better. Throws
+    /// InvalidArgument when `reference` does not have one value per objective.
+    [[nodiscard]] double hypervolume(const std::vector<double>& reference) const;
+    /// The trial's objectives as losses (each negated when maximised): what Pareto dominance and
+    /// the strategies compare. Empty when the trial has no value.
+    [[nodiscard]] std::vector<double> losses(const TrialRecord& t) const;
 
     [[nodiscard]] std::size_t count(TrialStatus s) const noexcept {
         return static_cast<std::size_t>(std::count_if(trials_.begin(), trials_.end(), [&](const auto& t) { return t.status == s; }));
@@ -221,7 +264,7 @@ private:
     [[nodiscard]] const TrialRecord* find_best(bool completed_only) const noexcept {
         const TrialRecord* found = nullptr;
         for (const auto& t : trials_) {
-            if (!t.has_objective() || (completed_only && t.status != TrialStatus::Completed)) continue;
+            if (!t.has_objective() || !t.feasible || (completed_only && t.status != TrialStatus::Completed)) continue;
             if (!found || better(t.objective, found->objective)) found = &t;
         }
         return found;

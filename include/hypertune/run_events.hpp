@@ -6,10 +6,13 @@
 // to_json() and event_from_json() below are the one place that knows the journal's field names.
 //
 // Journal format 2 added trial_retried (a failed attempt whose reports are forgotten before the
-// retry). Format 1 journals (no such event) still load.
+// retry). Format 1 journals (no such event) still load. A run with several objectives or
+// constraints adds "objectives" and "constraints" to run_started and "values" to trial_ended;
+// a journal without them is a single-objective run.
 
 #include <hypertune/config.hpp>
 #include <hypertune/error.hpp>
+#include <hypertune/metrics.hpp>
 #include <hypertune/result.hpp>
 #include <hypertune/search_space.hpp>
 #include <hypertune/strategy.hpp>
@@ -36,6 +39,10 @@ struct RunStarted {
     int instances_per_trial = 1;
     std::optional<Resource> max_resource;
     SearchSpace space;
+    /// A run with several objectives (the first is {metric, direction}) or constraints; empty
+    /// objectives: just {metric, direction}.
+    std::vector<Metric> objectives{};
+    std::vector<Constraint> constraints{};
 };
 
 /// A session after a crash or a stop picks the run up again.
@@ -89,6 +96,9 @@ struct TrialEnded {
     Resource resource = 0;
     std::string failure;
     int retries = 0;
+    /// A run with several objectives or constraints: each metric's final value
+    /// (Result::metric_names() order); empty otherwise, and for a failed trial.
+    std::vector<double> values{};
 };
 
 /// Something the user should know, kept as a warning of the result.
@@ -117,6 +127,11 @@ namespace detail {
 inline constexpr int journal_format_written = 2;
 
 [[nodiscard]] nlohmann::json to_json(const RunEvent& event);
+/// The run's objectives and constraints as run_started holds them (also what a resumed run must match).
+[[nodiscard]] nlohmann::json objectives_to_json(const std::vector<Metric>& objectives);
+[[nodiscard]] nlohmann::json constraints_to_json(const std::vector<Constraint>& constraints);
+[[nodiscard]] std::vector<Metric> objectives_from_json(const nlohmann::json& j);
+[[nodiscard]] std::vector<Constraint> constraints_from_json(const nlohmann::json& j);
 
 /// The event of one journal line. `space` is the run's (from its run_started line): it reads the
 /// configurations. Throws IoError naming the event and the field.

@@ -8,8 +8,9 @@
 //   resume point is dropped (it reports those steps again); a new run segment opens.
 // - report: a curve point. decision: kept on the record; a Pause parks a trial that ran to its
 //   rung, a Stop ends a paused one. trial_retried: the failed attempt's reports go.
-// - trial_ended: status, value, resource, failure and retries; the open segment closes and its
-//   time counts (elapsed, and billable = elapsed x instances_per_trial).
+// - trial_ended: status, value (and each metric's, with whether the constraints hold), resource,
+//   failure and retries; the open segment closes and its time counts (elapsed, and billable =
+//   elapsed x instances_per_trial).
 // - run_resumed: the previous session's wall time closes; trials still open from it lose their
 //   open segment and wait (Paused) to run again.
 // - run_ended: the stop reason; the session's wall time closes.
@@ -51,7 +52,7 @@ public:
     [[nodiscard]] const TrialRecord& record(TrialId id) const { return records_[index_.at(id)]; }
     [[nodiscard]] bool has(TrialId id) const { return index_.contains(id); }
     [[nodiscard]] std::size_t count(TrialStatus s) const noexcept { return count_[static_cast<std::size_t>(s)]; }
-    /// The best Completed trial so far in the run's direction (ties: the earlier), if any.
+    /// The best feasible Completed trial so far on the first objective (ties: the earlier), if any.
     [[nodiscard]] std::optional<TrialId> best() const noexcept { return best_; }
     /// Trials started and not ended, with what they were started with, by id.
     [[nodiscard]] std::vector<TrialStarted> open_trials() const;
@@ -129,6 +130,8 @@ private:
     std::unordered_map<TrialId, TrialStarted> open_;  // started, not ended
     std::array<std::size_t, 5> count_{};               // trials by TrialStatus
     std::optional<TrialId> best_;
+    std::vector<std::string> metric_names_;      // what a trial's values are, in order
+    std::vector<std::size_t> constraint_index_;  // each constraint's metric in metric_names_
     double last_time_ = 0.0, session_start_ = 0.0, wall_ = 0.0;
     bool session_open_ = false;
 };

@@ -68,6 +68,9 @@ public:
     virtual bool warm_start(const std::vector<WarmStartObservation>& /*observations*/, WarmStartType /*type*/) {
         return false;
     }
+    /// Whether it can choose configurations for a run with `objectives` objectives (given as
+    /// Outcome::losses). By default, one; a sampler that never looks at losses takes any number.
+    [[nodiscard]] virtual bool supports_objectives(std::size_t objectives) const { return objectives == 1; }
     /// Its fallbacks and changes of model, for the result's warnings.
     [[nodiscard]] virtual std::vector<Note> notes() const { return {}; }
 

@@ -80,6 +80,10 @@ public:
 
     /// The full resource of a trial, for multi-fidelity schedulers and cost estimates.
     [[nodiscard]] virtual std::optional<Resource> max_resource() const { return std::nullopt; }
+    /// Whether it can run a search with `objectives` objectives (a multi-objective run passes each
+    /// trial's as Outcome::losses). By default, one: a scheduler that stops or promotes trials on
+    /// their reports compares a single loss.
+    [[nodiscard]] virtual bool supports_objectives(std::size_t objectives) const { return objectives == 1; }
     /// Fallbacks and changes of model worth a warning in the result (the sampler's by default).
     [[nodiscard]] virtual std::vector<std::string> notes() const;
     /// Earlier runs' trials (called once, after start()); false when nothing learns from them.
@@ -163,6 +167,10 @@ public:
 
     [[nodiscard]] std::string name() const override;
     [[nodiscard]] std::optional<Resource> max_resource() const override { return max_resource_; }
+    /// Nothing is stopped early, so as many objectives as the sampler handles.
+    [[nodiscard]] bool supports_objectives(std::size_t objectives) const override {
+        return objectives == 1 || (sampler() && sampler()->supports_objectives(objectives));
+    }
 
 protected:
     RunToCompletion(std::string label, Resource max_resource, AnySampler sampler)

@@ -49,11 +49,14 @@ struct Outcome {
     Status status = Status::Completed;
     double loss = std::numeric_limits<double>::quiet_NaN();  ///< NaN when failed
     Resource resource = 0;                                    ///< the resource the trial reached
+    /// A run with several objectives: each objective as a loss (negated where maximised), the
+    /// first being `loss`. Empty otherwise, and when the trial failed.
+    std::vector<double> losses{};
 
-    [[nodiscard]] static Outcome completed(double loss, Resource resource) { return {Status::Completed, loss, resource}; }
-    [[nodiscard]] static Outcome stopped(double loss, Resource resource) { return {Status::Stopped, loss, resource}; }
+    [[nodiscard]] static Outcome completed(double loss, Resource resource) { return {Status::Completed, loss, resource, {}}; }
+    [[nodiscard]] static Outcome stopped(double loss, Resource resource) { return {Status::Stopped, loss, resource, {}}; }
     [[nodiscard]] static Outcome failed(Resource resource = 0) {
-        return {Status::Failed, std::numeric_limits<double>::quiet_NaN(), resource};
+        return {Status::Failed, std::numeric_limits<double>::quiet_NaN(), resource, {}};
     }
 };
 

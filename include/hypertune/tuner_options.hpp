@@ -4,6 +4,7 @@
 // Progress (a snapshot of a run), for the Tuner (tuner.hpp).
 
 #include <hypertune/direction.hpp>
+#include <hypertune/metrics.hpp>
 #include <hypertune/result.hpp>
 #include <hypertune/run_events.hpp>
 #include <hypertune/run_state.hpp>
@@ -14,6 +15,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace hypertune {
 
@@ -25,6 +27,14 @@ inline constexpr std::size_t max_parallel_jobs_limit = 1024;
 struct TunerOptions {
     std::string metric = "objective";  ///< the objective metric's name, for output
     Direction direction = Direction::Minimize;
+    /// Several objectives, e.g. {{"accuracy", Maximize}, {"rank_seconds", Minimize}}: the objective
+    /// then returns hypertune::Metrics, and Result::pareto_front() holds the trade-off. The first
+    /// is the run's metric and direction (leave those at their defaults, or give the same). Empty:
+    /// just {metric, direction}.
+    std::vector<Metric> objectives{};
+    /// Bounds a trial's metrics must meet to count, e.g. Constraint::at_most("seconds_per_epoch",
+    /// 30): the objective returns each constrained metric among its Metrics.
+    std::vector<Constraint> constraints{};
     std::size_t max_jobs = 100;          ///< trials to start in all
     /// Worker threads: never more trials in flight. At most max_parallel_jobs_limit; no more than
     /// max_jobs threads start.

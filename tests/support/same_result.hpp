@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 // check_same_result(live, loaded): a run's live Result and the one load_result() rebuilds from its
-// journal agree field by field: the setup, and every trial's record (status, value, curve, run
-// segments, time, cost, failure, retries, decisions). Times are compared exactly: both come from
-// the same journaled numbers.
+// journal agree field by field: the setup, and every trial's record (status, value, each metric's
+// value and feasibility, curve, run segments, time, cost, failure, retries, decisions). Times are
+// compared exactly: both come from the same journaled numbers.
 
 #include <hypertune/hypertune.hpp>
 
@@ -42,6 +42,8 @@ inline void check_same_result(const Result& live, const Result& loaded) {
     CHECK(a.start_time == b.start_time);
     CHECK(a.wall_seconds == doctest::Approx(b.wall_seconds).epsilon(1e-9));
     CHECK(a.parameter_names == b.parameter_names);
+    CHECK(live.objectives() == loaded.objectives());
+    CHECK(a.constraints == b.constraints);
     CHECK(a.warnings == b.warnings);
     REQUIRE(a.parent_bests.size() == b.parent_bests.size());
     for (std::size_t i = 0; i < a.parent_bests.size(); ++i) {
@@ -57,6 +59,9 @@ inline void check_same_result(const Result& live, const Result& loaded) {
         CHECK(x.config == y.config);
         CHECK(x.status == y.status);
         CHECK(same_number(x.objective, y.objective));
+        REQUIRE(x.values.size() == y.values.size());
+        for (std::size_t k = 0; k < x.values.size(); ++k) CHECK(same_number(x.values[k], y.values[k]));
+        CHECK(x.feasible == y.feasible);
         REQUIRE(x.curve.size() == y.curve.size());
         for (std::size_t k = 0; k < x.curve.size(); ++k) {
             CHECK(x.curve[k].step == y.curve[k].step);

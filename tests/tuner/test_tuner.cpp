@@ -277,7 +277,9 @@ TEST_CASE("early stopping: decisions are recorded, cost is estimated without ear
     auto result = tuner.fit([](const ht::Config& c, ht::Trial& trial) {
         double v = quadratic(c);
         for (ht::Resource step = 1; step <= trial.budget(); ++step) {
-            std::this_thread::sleep_for(200us);
+            // Long enough that scheduling jitter on a loaded machine does not blur the time per
+            // step the estimate without early stopping scales up.
+            std::this_thread::sleep_for(1ms);
             trial.report(step, v);
             if (trial.should_stop()) break;
         }

@@ -24,9 +24,14 @@ inline constexpr std::array<std::string_view, 5> csv_columns_after_parameters{"T
                                                                               "BillableSeconds", "Retries",
                                                                               "FailureReason"};
 
+/// The columns a run with constraints, and one with several objectives, adds after its metrics.
+inline constexpr std::string_view csv_feasible_column = "Feasible";
+inline constexpr std::string_view csv_pareto_column = "ParetoOptimal";
+
 [[nodiscard]] inline bool is_csv_column(std::string_view name) {
     auto in = [&](const auto& columns) { return std::find(columns.begin(), columns.end(), name) != columns.end(); };
-    return in(csv_columns_before_parameters) || in(csv_columns_after_parameters);
+    return in(csv_columns_before_parameters) || in(csv_columns_after_parameters) || name == csv_feasible_column ||
+           name == csv_pareto_column;
 }
 
 /// The length of the well-formed UTF-8 sequence at the start of `s` (RFC 3629: no overlong forms,

@@ -2,7 +2,8 @@
 #pragma once
 // Resuming a run from its journal, in two steps the Tuner takes:
 // - check_same_run(): an existing journal must come from the same search space, strategy, seed,
-//   metric, max_resource and direction; otherwise resuming would mix two different runs.
+//   metric, max_resource, direction, objectives and constraints; otherwise resuming would mix two
+//   different runs.
 // - replay_journal(): the strategy is given the journal's calls in their order (ask for every new
 //   trial, report, tell), which brings it back to the state it had, since strategies are
 //   deterministic; its decisions must be the journal's, in the same order (a decision made in ask()
@@ -21,6 +22,7 @@
 #include <deque>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -30,7 +32,8 @@ namespace hypertune::detail {
 /// Throws InvalidArgument naming the first difference between the journal's run and this one.
 inline void check_same_run(const std::string& path, const json& start, const SearchSpace& space,
                            const std::string& strategy, std::uint64_t seed, const std::string& metric,
-                           std::optional<Resource> max_resource, Direction direction) {
+                           std::optional<Resource> max_resource, Direction direction,
+                           const std::vector<Metric>& objectives, const std::vector<Constraint>& constraints) {
     try {
         auto differs = [&](std::string_view what, const std::string& then, const std::string& now) {
             return InvalidArgument(
@@ -47,6 +50,16 @@ inline void check_same_run(const std::string& path, const json& start, const Sea
                           max_resource ? std::to_string(*max_resource) : std::string("null"));
         if (start.at("direction") != to_string(direction))
             throw differs("direction", start.at("direction").get<std::string>(), std::string(to_string(direction)));
+        // A single objective is written as metric and direction alone.
+        const json objectives_now = objectives.size() > 1 ? objectives_to_json(objectives) : json::array();
+        const json objectives_then = start.value("objectives", json::array());
+        const json constraints_now = constraints_to_json(constraints);
+        const json constraints_then = start.value("constraints", json::array());
+        for (const auto& [what, then, now] : {std::tuple{"objectives", &objectives_then, &objectives_now},
+                                              std::tuple{"constraints", &constraints_then, &constraints_now}})
+            if (*then != *now)
+                throw InvalidArgument(fmt::format("journal '{}' belongs to another run: its {} are {}, this tuner's are {}",
+                                                  path, what, then->dump(), now->dump()));
     } catch (const json::exception& e) {
         throw IoError(fmt::format("journal '{}' line 1: {}", path, e.what()));
     }
@@ -107,9 +120,12 @@ struct Replayed {
         } else if (const auto* e = std::get_if<TrialEnded>(&event)) {
             out.last_said.erase(e->trial);
             const double loss = loss_of(e->objective);
-            strategy.tell(e->trial, e->status == TrialStatus::Failed    ? Outcome::failed(e->resource)
-                                    : e->status == TrialStatus::Stopped ? Outcome::stopped(loss, e->resource)
-                                                                        : Outcome::completed(loss, e->resource));
+            Outcome outcome = e->status == TrialStatus::Failed    ? Outcome::failed(e->resource)
+                              : e->status == TrialStatus::Stopped ? Outcome::stopped(loss, e->resource)
+                                                                  : Outcome::completed(loss, e->resource);
+            if (e->status != TrialStatus::Failed && out.state.setup().objectives.size() > 1)
+                outcome.losses = objective_losses(out.state.setup().objectives, e->values);
+            strategy.tell(e->trial, outcome);
         }
         try {
             out.state.apply(event);

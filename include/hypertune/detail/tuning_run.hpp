@@ -54,7 +54,9 @@ public:
         : space_(std::move(space)), strategy_(std::move(strategy)), options_(std::move(options)),
           objective_(std::move(objective)), journal_(std::move(journal)), earlier_(std::move(earlier)),
           warm_(std::move(warm)), strategy_name_(strategy_.name()), max_resource_(strategy_.max_resource()),
-          checkpoints_(options_.journal) {
+          checkpoints_(options_.journal),
+          metric_names_(metric_names(options_.objectives, options_.constraints)),
+          several_metrics_(options_.objectives.size() > 1 || !options_.constraints.empty()) {
         if (options_.progress == ProgressBar::Always ||
             (options_.progress == ProgressBar::Auto && ::isatty(STDERR_FILENO) == 1))
             progress_line_.emplace(options_.max_jobs);
@@ -237,6 +239,8 @@ private:
                          options_.seed,         options_.max_jobs,
                          options_.max_parallel_jobs, options_.instances_per_trial,
                          max_resource_,         space_};
+        if (options_.objectives.size() > 1) start.objectives = options_.objectives;
+        start.constraints = options_.constraints;
         emit(start);
         if (!warm_.parent_bests.empty()) emit(RunWarmStarted{session_start_, std::move(warm_.parent_bests)});
         for (auto& note : warm_.notes) warn(std::move(note), session_start_);
@@ -395,6 +399,7 @@ private:
         bool failed = false;
         bool stopped = false;
         double value = std::numeric_limits<double>::quiet_NaN();
+        std::vector<double> values;  // every metric's, when the run has several (metric_names_)
         Resource resource = 0;
         std::size_t reports = 0;
         std::string failure;
@@ -403,6 +408,26 @@ private:
         Resource ignored_stop_at = 0;  // > 0: told to stop at this step, the objective went on
         Resource resumed_from = 0;     // the checkpoint's step it continued from
     };
+
+    // The Metrics an objective returned, in the run's order (the first objective becomes the
+    // trial's value); or why they cannot be used: a metric missing, not finite, or not the run's.
+    [[nodiscard]] std::optional<std::string> take_metrics(const Metrics& m, Attempt& a) const {
+        a.values.assign(metric_names_.size(), std::numeric_limits<double>::quiet_NaN());
+        for (const auto& [name, value] : m.values()) {
+            auto it = std::find(metric_names_.begin(), metric_names_.end(), name);
+            if (it == metric_names_.end())
+                return fmt::format("the objective returned metric '{}', which is not one of the run's ({})", name,
+                                   fmt::join(metric_names_, ", "));
+            a.values[static_cast<std::size_t>(it - metric_names_.begin())] = value;
+        }
+        for (std::size_t i = 0; i < metric_names_.size(); ++i)
+            if (!std::isfinite(a.values[i]))
+                return m.get(metric_names_[i]) ? fmt::format("the objective returned {} = {}", metric_names_[i], a.values[i])
+                                               : fmt::format("the objective returned no value for metric '{}'", metric_names_[i]);
+        a.value = a.values.front();
+        if (!several_metrics_) a.values.clear();
+        return std::nullopt;
+    }
 
     // Each attempt's Trial lives until the run ends, not just the objective call: an objective may
     // leave a thread behind that still calls it (see Trial::end).
@@ -436,10 +461,15 @@ private:
             a.retries = attempt;
             a.resumed_from = from;
             try {
-                a.value = objective_(s.config, trial);
+                std::optional<std::string> bad_metrics;
+                if (objective_.returns_metrics()) bad_metrics = take_metrics(objective_.call_metrics(s.config, trial), a);
+                else a.value = objective_(s.config, trial);
                 if (!trial.failure().empty()) {
                     a.failed = true;
                     a.failure = trial.failure();
+                } else if (bad_metrics) {
+                    a.failed = true;
+                    a.failure = std::move(*bad_metrics);
                 } else if (!std::isfinite(a.value)) {
                     a.failed = true;
                     a.failure = fmt::format("the objective returned {}", a.value);
@@ -495,11 +525,13 @@ private:
         const TrialStatus status = a.failed    ? TrialStatus::Failed
                                    : a.stopped ? TrialStatus::Stopped
                                                : TrialStatus::Completed;
+        if (a.failed) a.values.clear();
         emit(TrialEnded{t1, id, status, a.failed ? std::nan("") : a.value, resource, a.failed ? a.failure : "",
-                        a.retries});
+                        a.retries, a.values});
         Outcome outcome = a.failed    ? Outcome::failed(resource)
                           : a.stopped ? Outcome::stopped(loss_of(a.value), resource)
                                       : Outcome::completed(loss_of(a.value), resource);
+        if (options_.objectives.size() > 1) outcome.losses = objective_losses(options_.objectives, a.values);
         if (a.ignored_stop_at > 0 && !warned_ignored_stop_) {
             warned_ignored_stop_ = true;
             warn(fmt::format("trial {} went on to step {} after {} told it to stop at step {}: check "
@@ -544,7 +576,9 @@ private:
     void check_completion(const TrialRecord& rec, bool may_stop) {
         const double v = rec.objective;
         const bool maximize = options_.direction == Direction::Maximize;
-        if (!best_) {
+        if (!rec.feasible) {
+            ++since_improvement_;  // breaking a constraint improves nothing
+        } else if (!best_) {
             best_ = rec.id;
             best_value_ = v;
             since_improvement_ = 0;
@@ -559,7 +593,8 @@ private:
             ++since_improvement_;
         }
         if (!may_stop) return;
-        if (options_.target_objective && (maximize ? v >= *options_.target_objective : v <= *options_.target_objective))
+        if (options_.target_objective && rec.feasible &&
+            (maximize ? v >= *options_.target_objective : v <= *options_.target_objective))
             request_stop(fmt::format("target objective {} reached by trial {}", *options_.target_objective, rec.id));
         if (options_.max_trials_without_improvement > 0 &&
             since_improvement_ >= options_.max_trials_without_improvement)
@@ -586,6 +621,8 @@ private:
     RunState state_;                // the records: changed only by emit()
     std::optional<Result> final_;
     CheckpointStore checkpoints_;
+    std::vector<std::string> metric_names_;  // what Attempt::values holds, in order
+    bool several_metrics_ = false;           // several objectives or constraints: values are kept
     std::mutex trials_mu_;
     std::deque<Trial> trials_;  // the Trials objectives received, kept until the run ends
     std::deque<Suggestion> reruns_;  // in flight when an earlier session died

@@ -9,6 +9,7 @@
 #include <hypertune/json.hpp>
 #include <hypertune/detail/csv.hpp>
 #include <hypertune/detail/file.hpp>
+#include <hypertune/pareto.hpp>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -18,17 +19,102 @@
 
 namespace hypertune {
 
+HYPERTUNE_INLINE std::optional<double> Result::metric(const TrialRecord& t, std::string_view name) const {
+    if (t.values.empty()) {
+        if (name == setup_.metric && t.has_objective()) return t.objective;
+        return std::nullopt;
+    }
+    const auto names = metric_names();
+    for (std::size_t i = 0; i < names.size() && i < t.values.size(); ++i)
+        if (names[i] == name) return t.values[i];
+    return std::nullopt;
+}
+
+HYPERTUNE_INLINE std::vector<double> Result::losses(const TrialRecord& t) const {
+    if (!t.has_objective()) return {};
+    const auto objs = objectives();
+    if (t.values.empty()) return {objs.front().direction == Direction::Maximize ? -t.objective : t.objective};
+    return objective_losses(objs, t.values);
+}
+
+HYPERTUNE_INLINE std::vector<TrialRecord> Result::pareto_front() const {
+    const std::size_t k = objectives().size();
+    std::vector<const TrialRecord*> candidates;
+    std::vector<std::vector<double>> points;
+    for (const auto& t : trials_) {
+        if (t.status != TrialStatus::Completed || !t.feasible) continue;
+        auto l = losses(t);
+        if (l.size() != k) continue;
+        candidates.push_back(&t);
+        points.push_back(std::move(l));
+    }
+    const auto ranks = non_dominated_ranks(points);
+    std::vector<std::size_t> front;
+    for (std::size_t i = 0; i < candidates.size(); ++i)
+        if (ranks[i] == 0) front.push_back(i);
+    std::stable_sort(front.begin(), front.end(), [&](std::size_t a, std::size_t b) { return points[a] < points[b]; });
+    std::vector<TrialRecord> out;
+    for (std::size_t i : front) out.push_back(*candidates[i]);
+    return out;
+}
+
+HYPERTUNE_INLINE double Result::hypervolume(const std::vector<double>& reference) const {
+    const auto objs = objectives();
+    if (reference.size() != objs.size())
+        throw InvalidArgument(fmt::format("Result::hypervolume: the reference point has {} values, the run {} objective{}",
+                                          reference.size(), objs.size(), objs.size() == 1 ? "" : "s"));
+    std::vector<double> ref;
+    for (std::size_t i = 0; i < objs.size(); ++i)
+        ref.push_back(objs[i].direction == Direction::Maximize ? -reference[i] : reference[i]);
+    std::vector<std::vector<double>> points;
+    for (const auto& t : pareto_front()) points.push_back(losses(t));
+    return hypertune::hypervolume(points, ref);
+}
+
 HYPERTUNE_INLINE std::string Result::summary() const {
     std::string s;
     s += fmt::format("{} trials of {} ({} {}): {} completed, {} stopped early, {} failed{}\n", trials_.size(),
                      setup_.strategy, to_string(setup_.direction), setup_.metric, count(TrialStatus::Completed),
                      count(TrialStatus::Stopped), count(TrialStatus::Failed),
                      setup_.stop_reason.empty() ? "" : fmt::format("; ended: {}", setup_.stop_reason));
+    const auto objs = objectives();
+    const auto names = metric_names();
+    const auto values_of = [&](const TrialRecord& t) {
+        std::string v;
+        for (std::size_t i = 0; i < names.size() && i < t.values.size(); ++i)
+            v += fmt::format("{}{} = {:.6g}", i ? ", " : "", names[i], t.values[i]);
+        return v;
+    };
+    if (!setup_.constraints.empty()) {
+        std::size_t with_values = 0, feasible = 0;
+        for (const auto& t : trials_)
+            if (t.has_objective()) {
+                ++with_values;
+                feasible += t.feasible ? 1 : 0;
+            }
+        std::string bounds;
+        for (const auto& c : setup_.constraints)
+            bounds += fmt::format("{}{} {} {:.6g}", bounds.empty() ? "" : ", ", c.metric, to_string(c.kind), c.bound);
+        s += fmt::format("constraints {}: {} of {} trials with values feasible\n", bounds, feasible, with_values);
+    }
+    const std::string best_label = objs.size() > 1 ? fmt::format("best on {}", setup_.metric) : std::string("best");
     if (has_best()) {
         const auto& b = best();
-        s += fmt::format("best: trial {}, {} = {:.6g}, {}\n", b.id, setup_.metric, b.objective, b.config);
+        s += fmt::format("{}: trial {}, {} = {:.6g}, {}\n", best_label, b.id, setup_.metric, b.objective, b.config);
     } else {
-        s += "best: none (no trial produced a value)\n";
+        const bool any_value = std::any_of(trials_.begin(), trials_.end(), [](const auto& t) { return t.has_objective(); });
+        s += fmt::format("{}: none ({})\n", best_label,
+                         any_value ? "no trial met the constraints" : "no trial produced a value");
+    }
+    if (objs.size() > 1) {
+        const auto front = pareto_front();
+        std::string dirs;
+        for (const auto& m : objs) dirs += fmt::format("{}{} {}", dirs.empty() ? "" : ", ", to_string(m.direction), m.name);
+        s += fmt::format("Pareto front ({}): {} trial{}\n", dirs, front.size(), front.size() == 1 ? "" : "s");
+        const std::size_t shown = std::min<std::size_t>(front.size(), 10);
+        for (std::size_t i = 0; i < shown; ++i)
+            s += fmt::format("  trial {}: {}, {}\n", front[i].id, values_of(front[i]), front[i].config);
+        if (front.size() > shown) s += fmt::format("  ... and {} more (see to_json)\n", front.size() - shown);
     }
     if (!setup_.parent_bests.empty() && has_overall_best()) {
         auto o = overall_best();
@@ -80,7 +166,18 @@ HYPERTUNE_INLINE std::string Result::to_csv() const {
         if (!s.empty()) s += ',';
         s += name;
     };
+    // A run with several objectives or constraints: a column per metric, then whether the trial
+    // is feasible and on the Pareto front, before the hyperparameters.
+    const auto objs = objectives();
+    const bool has_metric_columns = objs.size() > 1 || !setup_.constraints.empty();
+    const auto names = has_metric_columns ? metric_names() : std::vector<std::string>{};
+    std::vector<TrialId> front;
+    if (objs.size() > 1)
+        for (const auto& t : pareto_front()) front.push_back(t.id);
     for (auto name : detail::csv_columns_before_parameters) column(name);
+    for (const auto& n : names) column(detail::csv_field(n));
+    if (!setup_.constraints.empty()) column(detail::csv_feasible_column);
+    if (objs.size() > 1) column(detail::csv_pareto_column);
     for (const auto& n : setup_.parameter_names) column(detail::csv_field(n));
     for (auto name : detail::csv_columns_after_parameters) column(name);
     s += '\n';
@@ -88,6 +185,12 @@ HYPERTUNE_INLINE std::string Result::to_csv() const {
         s += fmt::format("{},{},{},{},{},{}", detail::csv_field(job_name(t.id)), to_string(t.status),
                          t.has_objective() ? fmt::format("{}", t.objective) : "", detail::iso8601(t.start_time()),
                          detail::iso8601(t.end_time()), t.elapsed_seconds);
+        for (std::size_t i = 0; i < names.size(); ++i) {
+            s += ',';
+            if (i < t.values.size() && std::isfinite(t.values[i])) s += fmt::format("{}", t.values[i]);
+        }
+        if (!setup_.constraints.empty()) s += t.has_objective() ? (t.feasible ? ",True" : ",False") : ",";
+        if (objs.size() > 1) s += std::find(front.begin(), front.end(), t.id) != front.end() ? ",True" : ",False";
         for (std::size_t i = 0; i < t.config.size(); ++i) {
             s += ',';
             s += detail::csv_field(format_value(t.config.value(i)));
@@ -109,6 +212,20 @@ HYPERTUNE_INLINE nlohmann::ordered_json Result::to_json() const {
     json j;
     j["metric"] = setup_.metric;
     j["direction"] = std::string(to_string(setup_.direction));
+    const auto objs = objectives();
+    const auto names = metric_names();
+    const bool multi = objs.size() > 1;
+    if (multi) {
+        json o = json::array();
+        for (const auto& m : objs) o.push_back({{"name", m.name}, {"direction", std::string(to_string(m.direction))}});
+        j["objectives"] = std::move(o);
+    }
+    if (!setup_.constraints.empty()) {
+        json c = json::array();
+        for (const auto& k : setup_.constraints)
+            c.push_back({{"metric", k.metric}, {"kind", std::string(to_string(k.kind))}, {"bound", k.bound}});
+        j["constraints"] = std::move(c);
+    }
     j["strategy"] = setup_.strategy;
     j["seed"] = setup_.seed;
     j["max_parallel_jobs"] = setup_.max_parallel_jobs;
@@ -147,12 +264,29 @@ HYPERTUNE_INLINE nlohmann::ordered_json Result::to_json() const {
                  {"utilisation", c.utilisation},
                  {"resource_used", c.resource_used},
                  {"full_resource", c.full_resource}};
+    std::vector<TrialId> front;
+    if (multi) {
+        json ids = json::array();
+        for (const auto& t : pareto_front()) {
+            front.push_back(t.id);
+            ids.push_back(t.id);
+        }
+        j["pareto_front"] = std::move(ids);
+    }
     json trials = json::array();
     for (const auto& t : trials_) {
         json r;
         r["TrainingJobName"] = job_name(t.id);
         r["TrainingJobStatus"] = std::string(to_string(t.status));
         r["FinalObjectiveValue"] = detail::number_or_null(t.objective);
+        if (multi || !setup_.constraints.empty()) {
+            json m = json::object();
+            for (std::size_t i = 0; i < names.size(); ++i)
+                m[names[i]] = i < t.values.size() ? json(detail::number_or_null(t.values[i])) : json(nullptr);
+            r["metrics"] = std::move(m);
+        }
+        if (!setup_.constraints.empty()) r["feasible"] = t.has_objective() ? json(t.feasible) : json(nullptr);
+        if (multi) r["pareto_optimal"] = std::find(front.begin(), front.end(), t.id) != front.end();
         r["TrainingStartTime"] = detail::iso8601(t.start_time());
         r["TrainingEndTime"] = detail::iso8601(t.end_time());
         r["TrainingElapsedTimeSeconds"] = t.elapsed_seconds;

@@ -18,10 +18,45 @@
 namespace hypertune {
 namespace detail {
 
+HYPERTUNE_INLINE json objectives_to_json(const std::vector<Metric>& objectives) {
+    json out = json::array();
+    for (const auto& m : objectives) out.push_back({{"name", m.name}, {"direction", std::string(to_string(m.direction))}});
+    return out;
+}
+
+HYPERTUNE_INLINE json constraints_to_json(const std::vector<Constraint>& constraints) {
+    json out = json::array();
+    for (const auto& c : constraints)
+        out.push_back({{"metric", c.metric}, {"kind", std::string(to_string(c.kind))}, {"bound", c.bound}});
+    return out;
+}
+
+HYPERTUNE_INLINE std::vector<Metric> objectives_from_json(const json& j) {
+    std::vector<Metric> out;
+    for (const auto& m : j.get_ref<const json::array_t&>()) {
+        const auto direction = m.at("direction").get<std::string>();
+        if (direction != "Minimize" && direction != "Maximize")
+            throw IoError(fmt::format("objective direction '{}' is neither Minimize nor Maximize", direction));
+        out.push_back({m.at("name").get<std::string>(), direction == "Maximize" ? Direction::Maximize : Direction::Minimize});
+    }
+    return out;
+}
+
+HYPERTUNE_INLINE std::vector<Constraint> constraints_from_json(const json& j) {
+    std::vector<Constraint> out;
+    for (const auto& c : j.get_ref<const json::array_t&>()) {
+        const auto kind = c.at("kind").get<std::string>();
+        if (kind != "<=" && kind != ">=") throw IoError(fmt::format("constraint kind '{}' is neither <= nor >=", kind));
+        out.push_back({c.at("metric").get<std::string>(), kind == "<=" ? Constraint::Kind::AtMost : Constraint::Kind::AtLeast,
+                       c.at("bound").get<double>()});
+    }
+    return out;
+}
+
 HYPERTUNE_INLINE json to_json(const RunEvent& event) {
     struct Writer {
         json operator()(const RunStarted& e) const {
-            return {{"event", "run_started"},
+            json j = {{"event", "run_started"},
                     {"format", journal_format_written},
                     {"time", e.time},
                     {"metric", e.metric},
@@ -33,6 +68,9 @@ HYPERTUNE_INLINE json to_json(const RunEvent& event) {
                     {"instances_per_trial", e.instances_per_trial},
                     {"max_resource", e.max_resource ? json(*e.max_resource) : json(nullptr)},
                     {"space", e.space.to_json()}};
+            if (!e.objectives.empty()) j["objectives"] = objectives_to_json(e.objectives);
+            if (!e.constraints.empty()) j["constraints"] = constraints_to_json(e.constraints);
+            return j;
         }
         json operator()(const RunResumed& e) const {
             return {{"event", "run_resumed"}, {"time", e.time}, {"trials", e.trials}, {"in_flight", e.in_flight}};
@@ -66,7 +104,7 @@ HYPERTUNE_INLINE json to_json(const RunEvent& event) {
                     {"keep_through", e.keep_through}, {"reason", e.reason}};
         }
         json operator()(const TrialEnded& e) const {
-            return {{"event", "trial_ended"},
+            json j = {{"event", "trial_ended"},
                     {"time", e.time},
                     {"trial", e.trial},
                     {"status", std::string(to_string(e.status))},
@@ -74,6 +112,12 @@ HYPERTUNE_INLINE json to_json(const RunEvent& event) {
                     {"resource", e.resource},
                     {"failure", e.failure},
                     {"retries", e.retries}};
+            if (!e.values.empty()) {
+                json v = json::array();
+                for (double x : e.values) v.push_back(number_or_null(x));
+                j["values"] = std::move(v);
+            }
+            return j;
         }
         json operator()(const RunWarned& e) const {
             return {{"event", "warning"}, {"time", e.time}, {"message", e.message}};
@@ -112,6 +156,8 @@ HYPERTUNE_INLINE RunEvent event_from_json(const json& e, const SearchSpace& spac
             s.max_parallel_jobs = integer_at<std::size_t>(e, "max_parallel_jobs");
             s.instances_per_trial = integer_at<int>(e, "instances_per_trial");
             if (!e.at("max_resource").is_null()) s.max_resource = integer_at<Resource>(e, "max_resource");
+            if (e.contains("objectives")) s.objectives = objectives_from_json(e.at("objectives"));
+            if (e.contains("constraints")) s.constraints = constraints_from_json(e.at("constraints"));
             return s;
         }
         if (kind == "run_resumed")
@@ -147,13 +193,16 @@ HYPERTUNE_INLINE RunEvent event_from_json(const json& e, const SearchSpace& spac
         if (kind == "trial_ended") {
             const auto retries = integer_or<int>(e, "retries", 0);
             if (retries < 0) throw IoError(fmt::format("retries {} out of range", retries));
-            return TrialEnded{time,
-                              integer_at<TrialId>(e, "trial"),
-                              status_from(e.at("status").get<std::string>()),
-                              number_from(e.at("objective")),
-                              integer_at<Resource>(e, "resource"),
-                              e.value("failure", ""),
-                              retries};
+            TrialEnded ended{time,
+                             integer_at<TrialId>(e, "trial"),
+                             status_from(e.at("status").get<std::string>()),
+                             number_from(e.at("objective")),
+                             integer_at<Resource>(e, "resource"),
+                             e.value("failure", ""),
+                             retries};
+            if (e.contains("values"))
+                for (const auto& v : e.at("values")) ended.values.push_back(number_from(v));
+            return ended;
         }
         if (kind == "warning") return RunWarned{time, e.at("message").get<std::string>()};
         if (kind == "warm_start") {

@@ -44,6 +44,17 @@ HYPERTUNE_INLINE void RunState::on(const RunStarted& e) {
     max_jobs_ = e.max_jobs;
     setup_.metric = e.metric;
     setup_.direction = e.direction;
+    if (!e.objectives.empty() && (e.objectives.front().name != e.metric || e.objectives.front().direction != e.direction))
+        throw IoError(fmt::format("run_started: the first objective '{}' is not the metric '{}' ({})",
+                                  e.objectives.front().name, e.metric, to_string(e.direction)));
+    setup_.objectives = e.objectives;
+    setup_.constraints = e.constraints;
+    metric_names_ = metric_names(setup_.objectives.empty() ? std::vector<Metric>{{e.metric, e.direction}} : e.objectives,
+                                 e.constraints);
+    constraint_index_.clear();
+    for (const auto& c : e.constraints)
+        constraint_index_.push_back(static_cast<std::size_t>(
+            std::find(metric_names_.begin(), metric_names_.end(), c.metric) - metric_names_.begin()));
     setup_.strategy = e.strategy;
     setup_.seed = e.seed;
     setup_.max_parallel_jobs = e.max_parallel_jobs;
@@ -105,6 +116,15 @@ HYPERTUNE_INLINE void RunState::on(const TrialEnded& e) {
     r.objective = e.objective;
     r.resource_used = std::max(r.resource_used, e.resource);
     r.failure_reason = e.failure;
+    const bool plain = setup_.objectives.size() <= 1 && setup_.constraints.empty();
+    if (!e.values.empty() && (plain || e.values.size() != metric_names_.size()))
+        throw IoError(fmt::format("trial {}: {} metric values, the run has {} metrics", r.id, e.values.size(),
+                                  plain ? 0 : metric_names_.size()));
+    r.values = e.values;
+    // A trial whose values are not all known cannot be shown to meet the constraints.
+    r.feasible = setup_.constraints.empty() || !r.values.empty();
+    for (std::size_t i = 0; i < setup_.constraints.size() && r.feasible; ++i)
+        r.feasible = setup_.constraints[i].satisfied_by(r.values[constraint_index_[i]]);
     if (e.retries < 0 || e.retries > std::numeric_limits<int>::max() - r.retries)
         throw IoError(fmt::format("trial {}: retries {} out of range", r.id, e.retries));
     r.retries += e.retries;
@@ -114,7 +134,7 @@ HYPERTUNE_INLINE void RunState::on(const TrialEnded& e) {
     }
     r.billable_seconds = r.elapsed_seconds * setup_.instances_per_trial;
     open_.erase(e.trial);
-    if (r.status == TrialStatus::Completed && r.has_objective()) {
+    if (r.status == TrialStatus::Completed && r.has_objective() && r.feasible) {
         const bool maximize = setup_.direction == Direction::Maximize;
         if (!best_ || (maximize ? r.objective > record(*best_).objective : r.objective < record(*best_).objective))
             best_ = r.id;

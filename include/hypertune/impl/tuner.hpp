@@ -9,7 +9,9 @@
 #include <hypertune/detail/replay.hpp>
 #include <hypertune/detail/tuning_run.hpp>
 #include <hypertune/journal.hpp>
+#include <hypertune/detail/csv.hpp>
 #include <fmt/format.h>
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 
@@ -18,6 +20,63 @@
 #endif
 
 namespace hypertune {
+
+namespace detail {
+
+// TunerOptions::objectives and constraints, checked; afterwards `objectives` holds every objective
+// (just {metric, direction} for a single one), the first being the run's metric and direction.
+HYPERTUNE_INLINE void check_metrics(TunerOptions& o, const SearchSpace& space) {
+    if (o.objectives.empty()) {
+        o.objectives.push_back({o.metric, o.direction});
+    } else {
+        const Metric& first = o.objectives.front();
+        const bool metric_given = o.metric != TunerOptions{}.metric || o.direction != TunerOptions{}.direction;
+        if (metric_given && (o.metric != first.name || o.direction != first.direction))
+            throw InvalidArgument(fmt::format("TunerOptions: metric '{}' ({}) and objectives (first: '{}', {}) disagree: "
+                                              "give the objectives alone",
+                                              o.metric, to_string(o.direction), first.name, to_string(first.direction)));
+        o.metric = first.name;
+        o.direction = first.direction;
+    }
+    const bool several = o.objectives.size() > 1 || !o.constraints.empty();
+    std::vector<std::string> seen;
+    for (const auto& m : o.objectives) {
+        if (m.name.empty()) throw InvalidArgument("TunerOptions: an objective has an empty name");
+        if (std::find(seen.begin(), seen.end(), m.name) != seen.end())
+            throw InvalidArgument(fmt::format("TunerOptions: objective '{}' is given twice", m.name));
+        seen.push_back(m.name);
+    }
+    for (const auto& c : o.constraints) {
+        if (c.metric.empty()) throw InvalidArgument("TunerOptions: a constraint has an empty metric name");
+        if (!std::isfinite(c.bound))
+            throw InvalidArgument(fmt::format("TunerOptions: the bound of constraint '{} {} {}' must be finite", c.metric,
+                                              to_string(c.kind), c.bound));
+    }
+    if (!several) return;
+    // Each metric becomes a CSV column beside the fixed ones and the hyperparameters.
+    for (const auto& name : metric_names(o.objectives, o.constraints)) {
+        if (detail::is_csv_column(name))
+            throw InvalidArgument(fmt::format("TunerOptions: metric '{}' is named like a column of Result::to_csv; "
+                                              "choose another name", name));
+        const auto& params = space.parameters();
+        if (std::any_of(params.begin(), params.end(), [&](const ParameterSpec& p) { return p.name == name; }))
+            throw InvalidArgument(fmt::format("TunerOptions: metric '{}' is named like a hyperparameter; choose "
+                                              "another name", name));
+    }
+    if (o.objectives.size() > 1) {
+        if (o.target_objective)
+            throw InvalidArgument(fmt::format("TunerOptions: target_objective needs a single objective; this run has {}",
+                                              o.objectives.size()));
+        if (o.max_trials_without_improvement > 0)
+            throw InvalidArgument(fmt::format("TunerOptions: max_trials_without_improvement needs a single objective; "
+                                              "this run has {}", o.objectives.size()));
+        if (!o.warm_start.empty())
+            throw InvalidArgument(fmt::format("TunerOptions: warm start needs a single objective; this run has {}",
+                                              o.objectives.size()));
+    }
+}
+
+}  // namespace detail
 
 HYPERTUNE_INLINE Tuner::Tuner(SearchSpace space, AnyStrategy strategy, TunerOptions options)
     : space_(std::move(space)), strategy_(std::move(strategy)), options_(std::move(options)) {
@@ -41,6 +100,14 @@ HYPERTUNE_INLINE Tuner::Tuner(SearchSpace space, AnyStrategy strategy, TunerOpti
     if (!(options_.improvement_tolerance >= 0.0))
         throw InvalidArgument("TunerOptions: improvement_tolerance must be >= 0");
     space_.require_tunable();
+    detail::check_metrics(options_, space_);
+    if (!strategy_->get().supports_objectives(options_.objectives.size())) {
+        std::string names;
+        for (const auto& m : options_.objectives) names += fmt::format("{}{}", names.empty() ? "" : ", ", m.name);
+        throw InvalidArgument(fmt::format("TunerOptions: {} objectives ({}), but {} optimises a single one; "
+                                          "RandomSearch and GridSearch take several",
+                                          options_.objectives.size(), names, strategy_->name()));
+    }
     strategy_->start(space_, StrategyContext{options_.seed, options_.max_jobs});
     if (!options_.warm_start.empty()) {
         warm_ = prepare_warm_start(options_.warm_start, space_, options_.metric, options_.direction);
@@ -58,6 +125,10 @@ HYPERTUNE_INLINE Tuner::~Tuner() = default;
 
 HYPERTUNE_INLINE TuningJob Tuner::start_objective(ObjectiveFunction objective) {
     if (!strategy_) throw Error("Tuner: this tuner has already run; make a new one");
+    if ((options_.objectives.size() > 1 || !options_.constraints.empty()) && !objective.returns_metrics())
+        throw InvalidArgument(fmt::format("Tuner: the run has metrics {}: the objective must return hypertune::Metrics "
+                                          "with a value for each, not a single number",
+                                          fmt::join(metric_names(options_.objectives, options_.constraints), ", ")));
     auto run = std::make_unique<detail::TuningRun>(space_, std::move(*strategy_), options_, std::move(objective),
                                                    std::move(journal_),
                                                    earlier_ ? std::move(*earlier_) : detail::JournalContents{},
@@ -78,7 +149,8 @@ HYPERTUNE_INLINE void Tuner::open_journal() {
         *earlier_ = detail::read_journal(path);
         if (!earlier_->events.empty())
             detail::check_same_run(path, earlier_->events.front(), space_, strategy_->name(), options_.seed,
-                                   options_.metric, strategy_->max_resource(), options_.direction);
+                                   options_.metric, strategy_->max_resource(), options_.direction,
+                                   options_.objectives, options_.constraints);
     }
     journal_ = std::make_unique<detail::JournalWriter>(path, earlier_->valid_bytes, std::move(lock));
 }

@@ -26,6 +26,8 @@ public:
     explicit GridSampler(std::map<std::string, std::size_t> points = {}) : points_(std::move(points)) {}
 
     [[nodiscard]] std::string name() const override { return "Grid"; }
+    /// It never looks at losses, so any number of objectives.
+    [[nodiscard]] bool supports_objectives(std::size_t) const override { return true; }
 
     /// Throws InvalidArgument (naming the parameter) for a continuous parameter without points.
     void start(const SearchSpace& space, const SamplerContext&) override;

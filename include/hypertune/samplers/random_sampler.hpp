@@ -21,6 +21,8 @@ namespace hypertune {
 class RandomSampler final : public Sampler {
 public:
     [[nodiscard]] std::string name() const override { return "Random"; }
+    /// It never looks at losses, so any number of objectives.
+    [[nodiscard]] bool supports_objectives(std::size_t) const override { return true; }
     void start(const SearchSpace& space, const SamplerContext& ctx) override;
     [[nodiscard]] std::optional<Config> sample(TrialId id) override { return sample(space_, seed_, id); }
 

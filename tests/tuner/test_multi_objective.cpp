@@ -1,0 +1,351 @@
+// SPDX-License-Identifier: MIT
+// Several objectives and constraints through the Tuner: the Pareto front against brute force,
+// its hypervolume, feasibility (an infeasible trial is never best nor on the front), the CSV,
+// JSON and journal forms (load_result and resume), what the strategy is told, and misuse named
+// before any trial runs.
+#include "../support/same_result.hpp"
+
+#include <hypertune/hypertune.hpp>
+#include <hypertune/json.hpp>
+#include <hypertune/journal.hpp>
+#include <hypertune/strategies/bayesian.hpp>
+
+#include <doctest/doctest.h>
+#include <nlohmann/json.hpp>
+
+#include <atomic>
+#include <cmath>
+#include <filesystem>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <unistd.h>
+
+namespace ht = hypertune;
+namespace fs = std::filesystem;
+
+namespace {
+
+ht::SearchSpace mo_space() {
+    return ht::SearchSpace{ht::ContinuousParameter("x", 0.0, 1.0), ht::ContinuousParameter("y", 0.0, 1.0)};
+}
+
+// A larger x buys accuracy at a cost; y only hurts both. seconds_per_epoch grows with x.
+ht::Metrics trade_off(const ht::Config& c) {
+    const double x = c.get<double>("x"), y = c.get<double>("y");
+    return {{"accuracy", 1.0 - (1.0 - x) * (1.0 - x) - 0.2 * y},
+            {"cost", x + 0.5 * y},
+            {"seconds_per_epoch", 10.0 + 30.0 * x}};
+}
+
+ht::TunerOptions mo_options(std::size_t jobs = 40, std::string journal = "") {
+    ht::TunerOptions o;
+    o.objectives = {{"accuracy", ht::Direction::Maximize}, {"cost", ht::Direction::Minimize}};
+    o.constraints = {ht::Constraint::at_most("seconds_per_epoch", 30.0)};
+    o.max_jobs = jobs;
+    o.max_parallel_jobs = 2;
+    o.seed = 9;
+    o.progress = ht::ProgressBar::Never;
+    o.journal = std::move(journal);
+    return o;
+}
+
+std::string mo_journal(const char* name) {
+    auto path = (fs::temp_directory_path() / fmt::format("hypertune-mo-{}-{}.jsonl", name, ::getpid())).string();
+    fs::remove(path);
+    return path;
+}
+
+std::size_t occurrences(const std::string& text, const std::string& what) {
+    std::size_t n = 0;
+    for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + what.size())) ++n;
+    return n;
+}
+
+}  // namespace
+
+TEST_CASE("several objectives: the Pareto front is exactly the feasible trials no other dominates") {
+    auto result = ht::Tuner(mo_space(), ht::RandomSearch(), mo_options(60)).fit(trade_off);
+    REQUIRE(result.trials().size() == 60);
+    CHECK(result.objectives() == std::vector<ht::Metric>{{"accuracy", ht::Direction::Maximize},
+                                                         {"cost", ht::Direction::Minimize}});
+    CHECK(result.metric_names() == std::vector<std::string>{"accuracy", "cost", "seconds_per_epoch"});
+
+    // Brute force: feasible (seconds_per_epoch <= 30, i.e. x <= 2/3) and dominated by no other.
+    std::vector<ht::TrialId> expected;
+    for (const auto& a : result.trials()) {
+        REQUIRE(a.status == ht::TrialStatus::Completed);
+        REQUIRE(a.values.size() == 3);
+        CHECK(a.objective == a.values[0]);
+        CHECK(a.feasible == (a.values[2] <= 30.0));
+        CHECK(*result.metric(a, "cost") == a.values[1]);
+        if (!a.feasible) continue;
+        bool dominated = false;
+        for (const auto& b : result.trials())
+            dominated = dominated || (b.feasible && b.values[0] >= a.values[0] && b.values[1] <= a.values[1] &&
+                                      (b.values[0] > a.values[0] || b.values[1] < a.values[1]));
+        if (!dominated) expected.push_back(a.id);
+    }
+    auto front = result.pareto_front();
+    std::vector<ht::TrialId> got;
+    for (const auto& t : front) got.push_back(t.id);
+    std::sort(expected.begin(), expected.end());
+    auto sorted = got;
+    std::sort(sorted.begin(), sorted.end());
+    CHECK(sorted == expected);
+    REQUIRE(front.size() >= 3);
+    // Ordered by the first objective, best (highest accuracy) first; cost then rises along it.
+    for (std::size_t i = 1; i < front.size(); ++i) {
+        CHECK(front[i - 1].values[0] >= front[i].values[0]);
+        CHECK(front[i - 1].values[1] >= front[i].values[1]);
+    }
+    // best() is the best feasible trial on the first objective: the front's first member.
+    CHECK(result.best().id == front.front().id);
+    CHECK(result.best().feasible);
+
+    // Hypervolume in the objectives' own units: the reference is the worst acceptable accuracy
+    // and the largest acceptable cost.
+    std::vector<std::vector<double>> losses;
+    for (const auto& t : front) losses.push_back({-t.values[0], t.values[1]});
+    CHECK(result.hypervolume({0.0, 2.0}) == doctest::Approx(ht::hypervolume(losses, {-0.0, 2.0})));
+    CHECK(result.hypervolume({0.0, 2.0}) > 0.5);
+    CHECK_THROWS_WITH_AS((void)result.hypervolume({0.0}),
+                         "Result::hypervolume: the reference point has 1 values, the run 2 objectives",
+                         ht::InvalidArgument);
+
+    auto summary = result.summary();
+    CHECK(summary.find("constraints seconds_per_epoch <= 30:") != std::string::npos);
+    CHECK(summary.find(fmt::format("Pareto front (Maximize accuracy, Minimize cost): {} trials", front.size())) !=
+          std::string::npos);
+    CHECK(summary.find("best on accuracy: trial") != std::string::npos);
+}
+
+TEST_CASE("several objectives: CSV and JSON carry each metric, feasibility and front membership") {
+    auto result = ht::Tuner(mo_space(), ht::RandomSearch(), mo_options(30)).fit(trade_off);
+    const auto csv = result.to_csv();
+    const auto header = csv.substr(0, csv.find('\n'));
+    CHECK(header ==
+          "TrainingJobName,TrainingJobStatus,FinalObjectiveValue,TrainingStartTime,TrainingEndTime,"
+          "TrainingElapsedTimeSeconds,accuracy,cost,seconds_per_epoch,Feasible,ParetoOptimal,x,y,TrialId,ResourceUsed,"
+          "BillableSeconds,Retries,FailureReason");
+    const auto front = result.pareto_front();
+    // Feasible,ParetoOptimal: True,True on the front; False,False when infeasible.
+    const std::size_t optimal_rows = occurrences(csv, ",True,True,");
+    const std::size_t infeasible_rows = occurrences(csv, ",False,False,");
+    CHECK(optimal_rows == front.size());
+    std::size_t infeasible = 0;
+    for (const auto& t : result.trials()) infeasible += t.feasible ? 0 : 1;
+    CHECK(infeasible > 0);
+    CHECK(infeasible_rows == infeasible);
+
+    const auto j = result.to_json();
+    CHECK(j["objectives"].size() == 2);
+    CHECK(j["objectives"][1]["name"] == "cost");
+    CHECK(j["constraints"][0]["kind"] == "<=");
+    CHECK(j["pareto_front"].size() == front.size());
+    const auto& t0 = j["trials"][0];
+    CHECK(t0["metrics"]["cost"].get<double>() == result.trials()[0].values[1]);
+    CHECK(t0["feasible"].get<bool>() == result.trials()[0].feasible);
+    CHECK(t0.contains("pareto_optimal"));
+}
+
+TEST_CASE("several objectives: load_result and a resumed run give the live run's values and front") {
+    auto path = mo_journal("attach");
+    auto live = ht::Tuner(mo_space(), ht::RandomSearch(), mo_options(30, path)).fit(trade_off);
+    auto loaded = ht::load_result(path);
+    ht::testing::check_same_result(live, loaded);
+    CHECK(loaded.pareto_front().size() == live.pareto_front().size());
+    CHECK(loaded.hypervolume({0.0, 2.0}) == live.hypervolume({0.0, 2.0}));
+    fs::remove(path);
+
+    // Stopped between trials, then resumed by a new tuner: the values of an uninterrupted run.
+    auto reference = ht::Tuner(mo_space(), ht::RandomSearch(), mo_options(30)).fit(trade_off);
+    path = mo_journal("resume");
+    {
+        auto o = mo_options(30, path);
+        o.max_parallel_jobs = 1;
+        // stop() from on_trial_end lands between two trials; the first trial waits for the handle.
+        std::atomic<ht::TuningJob*> self{nullptr};
+        o.on_trial_end = [&](const ht::TrialRecord& r) {
+            if (r.id == 11) self.load()->stop();
+        };
+        ht::Tuner first(mo_space(), ht::RandomSearch(), o);
+        auto job = first.start([&](const ht::Config& c) {
+            while (!self.load()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+            return trade_off(c);
+        });
+        self = &job;
+        CHECK(job.wait().trials().size() == 12);
+    }
+    auto o = mo_options(30, path);
+    o.max_parallel_jobs = 1;
+    auto resumed = ht::Tuner(mo_space(), ht::RandomSearch(), o).fit(trade_off);
+    REQUIRE(resumed.trials().size() == reference.trials().size());
+    for (std::size_t i = 0; i < resumed.trials().size(); ++i) {
+        CHECK(resumed.trials()[i].values == reference.trials()[i].values);
+        CHECK(resumed.trials()[i].feasible == reference.trials()[i].feasible);
+    }
+    std::vector<ht::TrialId> a, b;
+    for (const auto& t : resumed.pareto_front()) a.push_back(t.id);
+    for (const auto& t : reference.pareto_front()) b.push_back(t.id);
+    CHECK(a == b);
+    ht::testing::check_same_result(resumed, ht::load_result(path));
+    fs::remove(path);
+}
+
+TEST_CASE("a constraint with one objective: an infeasible trial is never best, and never ends the run") {
+    ht::TunerOptions o;
+    o.metric = "loss";
+    o.constraints = {ht::Constraint::at_least("throughput", 100.0)};
+    o.max_jobs = 40;
+    o.seed = 4;
+    o.progress = ht::ProgressBar::Never;
+    // The best loss lies at x = 0, where the throughput is too low; the target is only reachable there.
+    o.target_objective = 0.2;
+    auto objective = [](const ht::Config& c) {
+        const double x = c.get<double>("x");
+        return ht::Metrics{{"loss", x}, {"throughput", 50.0 + 200.0 * x}};
+    };
+    auto result = ht::Tuner(ht::SearchSpace{ht::ContinuousParameter("x", 0.0, 1.0)}, ht::RandomSearch(), o).fit(objective);
+    CHECK(result.stop_reason() == "max_jobs reached");
+    const auto& best = result.best();
+    CHECK(best.feasible);
+    CHECK(*result.metric(best, "throughput") >= 100.0);
+    for (const auto& t : result.trials()) {
+        CHECK(t.feasible == (t.values[1] >= 100.0));
+        if (t.feasible) CHECK(t.objective >= best.objective);
+    }
+    // the lowest loss overall is infeasible, and lower than best()'s
+    double lowest = 1e9;
+    for (const auto& t : result.trials()) lowest = std::min(lowest, t.objective);
+    CHECK(lowest < best.objective);
+    CHECK(result.to_csv().substr(0, 200).find(",loss,throughput,Feasible,x,") != std::string::npos);
+
+    // No feasible trial at all: best() says so.
+    o.constraints = {ht::Constraint::at_least("throughput", 1000.0)};
+    o.target_objective.reset();
+    o.max_jobs = 5;
+    auto none = ht::Tuner(ht::SearchSpace{ht::ContinuousParameter("x", 0.0, 1.0)}, ht::RandomSearch(), o).fit(objective);
+    CHECK_FALSE(none.has_best());
+    CHECK_THROWS_WITH_AS((void)none.best(), "Result::best: none of the 5 trials met the constraints", ht::Error);
+    CHECK(none.summary().find("best: none (no trial met the constraints)") != std::string::npos);
+    CHECK(none.pareto_front().empty());
+}
+
+TEST_CASE("metrics the objective gets wrong fail that trial, naming the metric") {
+    auto o = mo_options(1);
+    o.max_parallel_jobs = 1;
+    auto run = [&](auto objective) { return ht::Tuner(mo_space(), ht::RandomSearch(), o).fit(objective).trials().at(0); };
+    auto missing = run([](const ht::Config&) { return ht::Metrics{{"accuracy", 0.9}, {"seconds_per_epoch", 3}}; });
+    CHECK(missing.status == ht::TrialStatus::Failed);
+    CHECK(missing.failure_reason == "the objective returned no value for metric 'cost'");
+    auto unknown = run([](const ht::Config&) {
+        return ht::Metrics{{"accuracy", 0.9}, {"cots", 1}, {"cost", 1}, {"seconds_per_epoch", 3}};
+    });
+    CHECK(unknown.failure_reason ==
+          "the objective returned metric 'cots', which is not one of the run's (accuracy, cost, seconds_per_epoch)");
+    auto nan = run([](const ht::Config&) {
+        return ht::Metrics{{"accuracy", std::nan("")}, {"cost", 1}, {"seconds_per_epoch", 3}};
+    });
+    CHECK(nan.failure_reason == "the objective returned accuracy = nan");
+    CHECK(nan.values.empty());
+    CHECK_FALSE(nan.feasible);
+    auto twice = run([](const ht::Config&) { return ht::Metrics{{"cost", 1}, {"cost", 2}}; });
+    CHECK(twice.failure_reason == "the objective threw: Metrics: 'cost' is given twice");
+}
+
+TEST_CASE("several objectives: misuse is refused before any trial runs, naming the culprit") {
+    auto space = mo_space();
+    auto o = mo_options(5);
+    // a single number where metrics are needed
+    ht::Tuner scalar(space, ht::RandomSearch(), o);
+    CHECK_THROWS_WITH_AS((void)scalar.fit([](const ht::Config&) { return 1.0; }),
+                         "Tuner: the run has metrics accuracy, cost, seconds_per_epoch: the objective must return "
+                         "hypertune::Metrics with a value for each, not a single number",
+                         ht::InvalidArgument);
+    // strategies that compare one loss
+    CHECK_THROWS_WITH_AS(ht::Tuner(space, ht::ASHA({.max_resource = 9}), o),
+                         "TunerOptions: 2 objectives (accuracy, cost), but ASHA optimises a single one; RandomSearch "
+                         "and GridSearch take several",
+                         ht::InvalidArgument);
+    CHECK_THROWS_AS(ht::Tuner(space, ht::Bayesian(), o), ht::InvalidArgument);
+    CHECK_NOTHROW(ht::Tuner(space, ht::GridSearch({.points = {{"x", 3}, {"y", 3}}}), o));
+    // names
+    auto bad = o;
+    bad.objectives.push_back({"accuracy", ht::Direction::Minimize});
+    CHECK_THROWS_WITH_AS(ht::Tuner(space, ht::RandomSearch(), bad), "TunerOptions: objective 'accuracy' is given twice",
+                         ht::InvalidArgument);
+    bad = o;
+    bad.constraints = {ht::Constraint::at_most("x", 1.0)};
+    CHECK_THROWS_WITH_AS(ht::Tuner(space, ht::RandomSearch(), bad),
+                         "TunerOptions: metric 'x' is named like a hyperparameter; choose another name",
+                         ht::InvalidArgument);
+    bad = o;
+    bad.objectives[1].name = "TrialId";
+    CHECK_THROWS_WITH_AS(ht::Tuner(space, ht::RandomSearch(), bad),
+                         "TunerOptions: metric 'TrialId' is named like a column of Result::to_csv; choose another name",
+                         ht::InvalidArgument);
+    bad = o;
+    bad.metric = "loss";
+    CHECK_THROWS_WITH_AS(ht::Tuner(space, ht::RandomSearch(), bad),
+                         "TunerOptions: metric 'loss' (Minimize) and objectives (first: 'accuracy', Maximize) "
+                         "disagree: give the objectives alone",
+                         ht::InvalidArgument);
+    bad = o;
+    bad.constraints = {ht::Constraint::at_most("seconds_per_epoch", std::nan(""))};
+    CHECK_THROWS_AS(ht::Tuner(space, ht::RandomSearch(), bad), ht::InvalidArgument);
+    bad = o;
+    bad.target_objective = 0.9;
+    CHECK_THROWS_WITH_AS(ht::Tuner(space, ht::RandomSearch(), bad),
+                         "TunerOptions: target_objective needs a single objective; this run has 2",
+                         ht::InvalidArgument);
+    // a journal of a run with other objectives is another run
+    auto path = mo_journal("other-objectives");
+    (void)ht::Tuner(space, ht::RandomSearch(), mo_options(3, path)).fit(trade_off);
+    auto other = mo_options(5, path);
+    other.objectives[1].direction = ht::Direction::Maximize;
+    CHECK_THROWS_WITH_AS(ht::Tuner(space, ht::RandomSearch(), other),
+                         doctest::Contains("belongs to another run: its objectives are"), ht::InvalidArgument);
+    fs::remove(path);
+}
+
+namespace {
+
+// Records what it is told; any number of objectives.
+class Listening final : public ht::Sampler {
+public:
+    std::string name() const override { return "Listening"; }
+    void start(const ht::SearchSpace& space, const ht::SamplerContext&) override { space_ = space; }
+    std::optional<ht::Config> sample(ht::TrialId id) override {
+        return space_.decode(std::vector<double>{0.1 * static_cast<double>(id % 10), 0.5});
+    }
+    void on_result(ht::TrialId, const ht::Outcome& o) override {
+        std::lock_guard lk(*mu_);
+        told_->push_back(o.losses);
+    }
+    bool supports_objectives(std::size_t) const override { return true; }
+
+    std::shared_ptr<std::mutex> mu_ = std::make_shared<std::mutex>();
+    std::shared_ptr<std::vector<std::vector<double>>> told_ = std::make_shared<std::vector<std::vector<double>>>();
+
+private:
+    ht::SearchSpace space_;
+};
+
+}  // namespace
+
+TEST_CASE("the sampler is told every objective as a loss, each in its own direction") {
+    Listening sampler;
+    auto told = sampler.told_;
+    auto o = mo_options(6);
+    o.max_parallel_jobs = 1;
+    auto result = ht::Tuner(mo_space(), ht::RunToCompletion(1, sampler), o).fit(trade_off);
+    REQUIRE(told->size() == 6);
+    for (std::size_t i = 0; i < 6; ++i) {
+        const auto& t = result.trials()[i];
+        CHECK((*told)[i] == std::vector<double>{-t.values[0], t.values[1]});
+        CHECK((*told)[i] == result.losses(t));
+    }
+}
