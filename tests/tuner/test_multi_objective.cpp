@@ -267,10 +267,11 @@ TEST_CASE("several objectives: misuse is refused before any trial runs, naming t
                          ht::InvalidArgument);
     // strategies that compare one loss
     CHECK_THROWS_WITH_AS(ht::Tuner(space, ht::ASHA({.max_resource = 9}), o),
-                         "TunerOptions: 2 objectives (accuracy, cost), but ASHA optimises a single one; RandomSearch "
-                         "and GridSearch take several",
+                         "TunerOptions: 2 objectives (accuracy, cost), but ASHA optimises a single one; RandomSearch, "
+                         "GridSearch and Bayesian take several",
                          ht::InvalidArgument);
-    CHECK_THROWS_AS(ht::Tuner(space, ht::Bayesian(), o), ht::InvalidArgument);
+    CHECK_THROWS_AS(ht::Tuner(space, ht::Hyperband({.max_resource = 9}), o), ht::InvalidArgument);
+    CHECK_NOTHROW(ht::Tuner(space, ht::Bayesian(), o));  // ParEGO
     CHECK_NOTHROW(ht::Tuner(space, ht::GridSearch({.points = {{"x", 3}, {"y", 3}}}), o));
     // names
     auto bad = o;

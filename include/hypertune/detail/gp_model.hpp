@@ -77,6 +77,7 @@ public:
         warned_warp_ = false;
         last_fit_count_ = 0;
         fits_ = 0;
+        objectives_ = 1;
     }
 
     /// The k-th configuration asked for (k counts this sampler's trials): a seeded one, a point of
@@ -98,7 +99,15 @@ public:
         auto at = position_.find(id);
         if (at == position_.end()) return;
         TrialData& t = trials_[at->second];
-        const bool usable = outcome.status != Outcome::Status::Failed && std::isfinite(outcome.loss);
+        bool usable = outcome.status != Outcome::Status::Failed && std::isfinite(outcome.loss);
+        if (outcome.losses.size() > 1) {
+            objectives_ = outcome.losses.size();
+            usable = usable && std::all_of(outcome.losses.begin(), outcome.losses.end(),
+                                           [](double l) { return std::isfinite(l); });
+            t.losses = outcome.losses;
+        } else if (objectives_ > 1) {
+            usable = false;  // a run of several objectives: one loss alone cannot be placed
+        }
         t.state = usable ? State::Observed : State::Failed;
         t.loss = usable ? outcome.loss : std::numeric_limits<double>::quiet_NaN();
     }
@@ -177,12 +186,16 @@ private:
         std::vector<double> u;  // encode(decode(...)): rounded
         State state;
         double loss;
+        std::vector<double> losses{};  // several objectives: each one's; `loss` is then a scalarisation
     };
 
     static constexpr std::uint64_t stream_design = 0xb0001;
     static constexpr std::uint64_t stream_candidates = 0xb0002;
     static constexpr std::uint64_t stream_local = 0xb0003;
     static constexpr std::uint64_t stream_fit = 0xb0004;
+    static constexpr std::uint64_t stream_weights = 0xb0005;
+    // ParEGO's augmented Tchebycheff scalarisation: max_i w_i f_i + rho * sum_i w_i f_i.
+    static constexpr double tchebycheff_rho = 0.05;
     static constexpr std::size_t fit_points = 100;
     static constexpr std::size_t refit_always_below = 20;
     static constexpr std::size_t refine_starts = 3;
@@ -304,7 +317,40 @@ private:
         return space_filling();
     }
 
+    // Several objectives (ParEGO, Knowles 2006): each suggestion models one random weighting of
+    // them. Each objective is scaled to [0, 1] over the results so far, and a trial's loss becomes
+    // the augmented Tchebycheff scalarisation max_i w_i f_i + rho sum_i w_i f_i, with weights w
+    // drawn uniformly from the simplex for (seed, id). Maximising expected improvement of it
+    // finds a point of the front in that direction; over many suggestions, the front.
+    void scalarise(TrialId id) {
+        std::vector<double> low(objectives_, std::numeric_limits<double>::infinity());
+        std::vector<double> high(objectives_, -std::numeric_limits<double>::infinity());
+        for (const TrialData& t : trials_)
+            if (t.state == State::Observed && t.losses.size() == objectives_)
+                for (std::size_t i = 0; i < objectives_; ++i) {
+                    low[i] = std::min(low[i], t.losses[i]);
+                    high[i] = std::max(high[i], t.losses[i]);
+                }
+        detail::SplitMix rng(detail::hash3(seed_, stream_weights, id));
+        std::vector<double> w(objectives_);
+        double total = 0.0;
+        for (double& x : w) total += x = -std::log(1.0 - rng.uniform());  // Dirichlet(1, ..., 1)
+        for (double& x : w) x /= total;
+        for (TrialData& t : trials_) {
+            if (t.state != State::Observed || t.losses.size() != objectives_) continue;
+            double worst = 0.0, sum = 0.0;
+            for (std::size_t i = 0; i < objectives_; ++i) {
+                const double range = high[i] - low[i];
+                const double f = range > 0.0 ? (t.losses[i] - low[i]) / range : 0.0;
+                worst = std::max(worst, w[i] * f);
+                sum += w[i] * f;
+            }
+            t.loss = worst + tchebycheff_rho * sum;
+        }
+    }
+
     [[nodiscard]] std::vector<double> suggest(TrialId id) {
+        if (objectives_ > 1) scalarise(id);
         // Earlier evaluations first, then the trials: index order is recency for select().
         points_.clear();
         for (const TrialData& t : earlier_) points_.push_back(&t);
@@ -653,6 +699,7 @@ private:
     bool warned_warp_ = false;
     std::size_t last_fit_count_ = 0;
     std::size_t fits_ = 0;
+    std::size_t objectives_ = 1;  // > 1 once a result carries several (Outcome::losses)
 };
 
 }  // namespace hypertune::detail

@@ -105,7 +105,7 @@ HYPERTUNE_INLINE Tuner::Tuner(SearchSpace space, AnyStrategy strategy, TunerOpti
         std::string names;
         for (const auto& m : options_.objectives) names += fmt::format("{}{}", names.empty() ? "" : ", ", m.name);
         throw InvalidArgument(fmt::format("TunerOptions: {} objectives ({}), but {} optimises a single one; "
-                                          "RandomSearch and GridSearch take several",
+                                          "RandomSearch, GridSearch and Bayesian take several",
                                           options_.objectives.size(), names, strategy_->name()));
     }
     strategy_->start(space_, StrategyContext{options_.seed, options_.max_jobs});

@@ -87,6 +87,8 @@ public:
     ~GPSampler() override;
 
     [[nodiscard]] std::string name() const override { return "GP"; }
+    /// Several objectives: each suggestion models a random weighting of them (ParEGO).
+    [[nodiscard]] bool supports_objectives(std::size_t) const override { return true; }
     void start(const SearchSpace& space, const SamplerContext& ctx) override;
     /// The k-th configuration asked for (k counts this sampler's trials): a seeded one, a point of
     /// the initial design, then the model's. Every random draw depends on (seed, id).
