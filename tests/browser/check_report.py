@@ -6,7 +6,8 @@
 
 Fails when the page's script did not run to its end (it marks <body data-report="ok"> last, after
 sorting every table column once for #selftest), when Chromium logged a JavaScript error, when user
-text became markup (a second <script> element), or when the screenshot is blank. Exits 77 (ctest's
+text became markup (a second <script> element), or when the screenshot is blank. A second report,
+of a run with two objectives, must show its Pareto front: a marker and a table row per member. Exits 77 (ctest's
 SKIP_RETURN_CODE) when chromium is not installed. HYPERTUNE_CHROMIUM overrides the browser's path.
 """
 import os
@@ -111,6 +112,35 @@ def main():
         print(f"screenshot {png}: {width}x{height}, {len(rows)} distinct scanlines")
         if len(rows) < 100:
             failures.append(f"the screenshot looks blank: only {len(rows)} distinct scanlines of {height}")
+
+    # 3. A run with two objectives: the Pareto front section, one black marker per front member in
+    #    its scatter, the front's table, and a screenshot that is not blank.
+    front_report = os.path.join(work, "browser_report_front.html")
+    made = subprocess.run([maker, front_report, "multi-objective"], check=True, timeout=120, capture_output=True,
+                          text=True).stdout
+    members = int(re.search(r"front members: (\d+)", made).group(1))
+    rc, dom, err = run_chromium(browser, work, ["--dump-dom"], "file://" + os.path.abspath(front_report))
+    failures += [f"JavaScript console (front): {line}" for line in console_errors(err)]
+    if '<section id="front">' not in dom:
+        failures.append("the multi-objective report has no Pareto front section")
+    markers = len(re.findall(r'<circle class="P"', dom))
+    if members < 2 or markers != members:
+        failures.append(f"the front chart has {markers} front markers for {members} front members")
+    rows_in_table = dom.split('<table id="front">', 1)[-1].split("</table>", 1)[0].count("<tr>")
+    if rows_in_table != members + 1:
+        failures.append(f"the front table has {rows_in_table - 1} rows for {members} front members")
+    png = os.path.join(work, "browser_report_front.png")
+    if os.path.exists(png):
+        os.remove(png)
+    rc, _, err = run_chromium(browser, work, [f"--screenshot={png}", "--window-size=1400,1200"],
+                              "file://" + os.path.abspath(front_report) + "#front")
+    if not os.path.exists(png):
+        failures.append(f"no screenshot of the front (chromium exited {rc}): {err[-2000:]}")
+    else:
+        rows, width, height = png_rows(png)
+        print(f"screenshot {png}: {width}x{height}, {len(rows)} distinct scanlines, {members} front members")
+        if len(rows) < 100:
+            failures.append(f"the front's screenshot looks blank: only {len(rows)} distinct scanlines of {height}")
 
     for f in failures:
         print("FAIL:", f)

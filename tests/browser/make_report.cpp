@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Writes the HTML report of a small synthetic ASHA run (a few failures, hostile parameter names) for
-// the browser test: make_report <out.html>
+// the browser test: make_report <out.html>. With a second argument `multi-objective`, the report of
+// a run with two objectives and a constraint instead (its Pareto front section); it prints the
+// number of front members as "front members: N".
 #include <hypertune/hypertune.hpp>
 #include <hypertune/report.hpp>
 #include <hypertune/strategies/asha.hpp>
@@ -9,12 +11,39 @@
 #include <cmath>
 #include <exception>
 #include <stdexcept>
+#include <string>
 #include <thread>
 
 namespace ht = hypertune;
 
+namespace {
+
+int multi_objective_report(const char* path) {
+    ht::SearchSpace space;
+    auto workers = space.add(ht::CategoricalParameter("workers", {"1", "2", "4"}));
+    auto lr = space.add(ht::ContinuousParameter("learning_rate", 1e-3, 1.0));
+    ht::TunerOptions o;
+    o.objectives = {{"accuracy", ht::Direction::Maximize}, {"seconds", ht::Direction::Minimize}};
+    o.constraints = {ht::Constraint::at_most("rank_seconds", 300.0)};
+    o.max_jobs = 60;
+    o.seed = 5;
+    auto result = ht::Tuner(space, ht::RandomSearch(), o).fit([&](const ht::Config& c) {
+        const double w = std::stod(c[workers]);
+        const double miss = std::log10(c[lr] / (0.01 * w));
+        const double seconds = 200.0 / w + 20.0 * std::abs(miss);
+        return ht::Metrics{{"accuracy", 0.95 - 0.05 * miss * miss - 0.01 * w}, {"seconds", seconds},
+                           {"rank_seconds", w * seconds}};
+    });
+    ht::write_report(result, path);
+    fmt::print("{}front members: {}\nwrote {}\n", result.summary(), result.pareto_front().size(), path);
+    return 0;
+}
+
+}  // namespace
+
 int main(int argc, char** argv) try {
-    if (argc != 2) throw std::invalid_argument("usage: make_report <out.html>");
+    if (argc == 3 && std::string(argv[2]) == "multi-objective") return multi_objective_report(argv[1]);
+    if (argc != 2) throw std::invalid_argument("usage: make_report <out.html> [multi-objective]");
     ht::SearchSpace space;
     auto lr = space.add(ht::ContinuousParameter("learning_rate", 1e-4, 1.0));
     auto depth = space.add(ht::IntegerParameter("max_depth", 1, 10));

@@ -84,6 +84,39 @@ TEST_CASE("report: every section of a multi-fidelity run, with rungs and decisio
     CHECK(html.find("Completed at") == std::string::npos);
 }
 
+TEST_CASE("report: several objectives get a Pareto front section, with a pairwise view for three") {
+    ht::SearchSpace space{ht::ContinuousParameter("x", 0.0, 1.0, ht::Scaling::Linear),
+                          ht::ContinuousParameter("y", 0.0, 1.0, ht::Scaling::Linear)};
+    auto run = [&](std::size_t objectives) {
+        ht::TunerOptions o;
+        o.objectives = {{"a", ht::Direction::Minimize}, {"b", ht::Direction::Maximize}};
+        if (objectives == 3) o.objectives.push_back({"c", ht::Direction::Minimize});
+        o.constraints = {ht::Constraint::at_most("a", 0.9)};
+        o.max_jobs = 40;
+        o.progress = ht::ProgressBar::Never;
+        return ht::Tuner(space, ht::RandomSearch(), o).fit([&](const ht::Config& cfg) {
+            const double x = cfg.get<double>("x"), y = cfg.get<double>("y");
+            ht::Metrics m{{"a", x}, {"b", x * x + y}};
+            if (objectives == 3) m.set("c", 1.0 - y);
+            return m;
+        });
+    };
+    auto two = run(2);
+    auto html = ht::render_report(two);
+    check_structure(html);
+    REQUIRE(html.find("<section id=\"front\">") != std::string::npos);
+    const auto front = two.pareto_front();
+    CHECK(count(html, "<circle class=\"P\"") == front.size());
+    CHECK(count(html, "<polyline class=\"best\"") >= 1);
+    CHECK(html.find(fmt::format("{} of 40 completed trials are on the Pareto front", front.size())) != std::string::npos);
+    CHECK(html.find("break a constraint") != std::string::npos);  // a > 0.9 is infeasible
+    auto three = ht::render_report(run(3));
+    CHECK(count(three, "against") >= 3);  // a-b, a-c, b-c
+    CHECK(three.find("each chart is a projection") != std::string::npos);
+    // One objective: no such section.
+    CHECK(ht::render_report(asha_run(space, 10)).find("<section id=\"front\">") == std::string::npos);
+}
+
 TEST_CASE("report: text from the user is escaped everywhere") {
     const std::string evil = "<script>alert(1)</script>";
     const std::string quote = "a&b\"c'";

@@ -17,7 +17,7 @@ polyline{fill:none;stroke-width:1.1;stroke-opacity:.75}.dot{fill:none;stroke-wid
 rect.S,circle.S{fill:#dd8a2a}rect.F,circle.F{fill:#c53030}rect.R,circle.R{fill:#999}circle.C,circle.S,circle.F,circle.R{fill-opacity:.8}
 .halo{paint-order:stroke;stroke:#fff;stroke-width:3px;stroke-linejoin:round}
 rect.C,rect.S,rect.F,rect.R{stroke:#fff;stroke-width:.7}
-.dot.S{stroke-opacity:.55}.best{stroke:#111;stroke-width:2;fill:none}.band{fill:#bbb;fill-opacity:.45;stroke:none}
+circle.P{fill:#111;stroke:#fff;stroke-width:1;r:4px}.dot.S{stroke-opacity:.55}.best{stroke:#111;stroke-width:2;fill:none}.band{fill:#bbb;fill-opacity:.45;stroke:none}
 .idle{fill:#f1f1f1}.cat{fill:#f6f6f6}.key i{display:inline-block;width:10px;height:10px;margin:0 4px 0 10px}
 table{border-collapse:collapse;font-size:12.5px}td,th{padding:2px 7px;border-bottom:1px solid #eee;text-align:left;vertical-align:top}
 .kv th{font-weight:500;color:#555}#trials th{cursor:pointer;position:sticky;top:0;background:#f3f3f3}

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
-// The report's sections, each from the Context computed once: summary, best so far, curves,
-// timeline, objective against each parameter, parallel coordinates, importance, the table.
+// The report's sections, each from the Context computed once: summary, best so far, the Pareto
+// front (several objectives), curves, timeline, objective against each parameter, parallel
+// coordinates, importance, the table.
 
 #include <hypertune/detail/report_svg.hpp>
 #include <hypertune/detail/file.hpp>
@@ -430,6 +431,87 @@ inline std::string importance(const Context& c) {
 
 // Every trial, compactly (optional end tags omitted): what it reached and why first, then its
 // configuration and times.
+// A run with several objectives: each pair of objectives as a scatter of the completed trials
+// (grey: breaks a constraint), the Pareto front drawn over it, and a table of the front.
+inline std::string front(const Context& c) {
+    const auto& r = c.result;
+    const auto objectives = r.objectives();
+    const auto names = r.metric_names();
+    const auto members = r.pareto_front();
+    std::vector<const TrialRecord*> done;
+    for (const auto& t : r.trials())
+        if (t.status == TrialStatus::Completed && t.values.size() >= objectives.size()) done.push_back(&t);
+    if (done.empty()) return "<p class=\"note\">No trial completed with a value of every objective.</p>";
+    auto label = [&](std::size_t i) {
+        return fmt::format("{} ({})", objectives[i].name, objectives[i].direction == Direction::Maximize ? "max" : "min");
+    };
+    std::vector<std::pair<std::size_t, std::size_t>> pairs;  // (y, x) objective indices
+    for (std::size_t a = 0; a < objectives.size(); ++a)
+        for (std::size_t b = a + 1; b < objectives.size(); ++b) pairs.emplace_back(a, b);
+    const std::size_t shown_pairs = std::min<std::size_t>(pairs.size(), 6);
+    const double width = shown_pairs == 1 ? wide : third;
+    std::string out = "<div class=\"grid\">";
+    for (std::size_t k = 0; k < shown_pairs; ++k) {
+        const auto [yi, xi] = pairs[k];
+        std::vector<double> xs, ys;
+        for (auto* t : done) {
+            xs.push_back(t->values[xi]);
+            ys.push_back(t->values[yi]);
+        }
+        const Axis xa = Axis::fit(xs), ya = Axis::fit(ys);
+        Chart ch(width, shown_pairs == 1 ? 380 : 300, fmt::format("{} against {}", objectives[yi].name, objectives[xi].name));
+        ch.axes(xa.ticks(), ya.ticks(), label(xi), label(yi));
+        std::vector<Point> feasible, infeasible;
+        for (auto* t : done)
+            (t->feasible ? feasible : infeasible).push_back({xa.at(t->values[xi]), ya.at(t->values[yi])});
+        ch.dots(infeasible, "R");
+        ch.dots(feasible, "C");
+        std::vector<const TrialRecord*> on;
+        for (const auto& m : members) on.push_back(&m);
+        std::sort(on.begin(), on.end(), [&](auto* a, auto* b) { return a->values[xi] < b->values[xi]; });
+        if (objectives.size() == 2 && on.size() > 1) {
+            // The front as a staircase, the best value of one objective reachable at each value of
+            // the other: between two members it holds the value of the one that covers that stretch
+            // (the left one when x is minimised, the right one when maximised).
+            const bool x_up = objectives[xi].direction == Direction::Maximize;
+            std::vector<Point> steps;
+            for (std::size_t i = 0; i < on.size(); ++i) {
+                const Point p{xa.at(on[i]->values[xi]), ya.at(on[i]->values[yi])};
+                if (i > 0) steps.push_back(x_up ? Point{steps.back().x, p.y} : Point{p.x, steps.back().y});
+                steps.push_back(p);
+            }
+            ch.line(steps, "best", "the Pareto front");
+        }
+        for (auto* m : on)
+            ch.marker({xa.at(m->values[xi]), ya.at(m->values[yi])}, "P",
+                      fmt::format("trial {}: {} = {}, {} = {}", m->id, names[yi], num(m->values[yi], 6), names[xi],
+                                  num(m->values[xi], 6)));
+        out += ch.str();
+    }
+    out += "</div>";
+    std::size_t infeasible = 0;
+    for (auto* t : done) infeasible += t->feasible ? 0 : 1;
+    out += fmt::format("<p class=\"note\">{} of {} completed trials are on the Pareto front (black): no other feasible "
+                       "trial is at least as good on every objective and better on one.{}{}</p>",
+                       members.size(), done.size(),
+                       infeasible ? fmt::format(" Grey dots ({}) break a constraint.", infeasible) : std::string(),
+                       objectives.size() > 2 ? " With more than two objectives each chart is a projection: a front "
+                                               "member may look dominated in one of them."
+                                             : "");
+    std::string h = "<div class=\"scroll\"><table id=\"front\"><thead><tr><th>trial";
+    for (const auto& n : names) h += "<th>" + esc(n);
+    if (c.layout)
+        for (std::size_t i = 0; i < c.layout->size(); ++i) h += "<th>" + esc(c.layout->name(i));
+    h += "</thead><tbody>";
+    for (const auto& m : members) {
+        h += fmt::format("<tr><td>{}", m.id);
+        for (double v : m.values) h += "<td>" + num(v, 6);
+        for (std::size_t i = 0; i < m.config.size(); ++i) h += "<td>" + value_text(m.config.value(i), 5);
+        h += "\n";
+    }
+    return out + h + "</tbody></table></div>";
+}
+
 inline std::string table(const Context& c) {
     const auto& r = c.result;
     if (r.trials().empty()) return "<p class=\"note\">No trials.</p>";

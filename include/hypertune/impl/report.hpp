@@ -36,6 +36,7 @@ HYPERTUNE_INLINE std::string render_report(const Result& result, const ReportOpt
     };
     section("summary", "Summary", summary(c));
     section("progress", "Best so far", best_so_far(c));
+    if (result.objectives().size() > 1) section("front", "Pareto front", front(c));
     section("curves", "Intermediate values", curves(c));
     section("timeline", "Timeline", timeline(c));
     section("parameters", "Objective against each hyperparameter", parameters(c));
