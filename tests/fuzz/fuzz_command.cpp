@@ -12,6 +12,8 @@
 #include "fuzz_support.hpp"
 
 #include <hypertune/command_objective.hpp>
+#include <hypertune/detail/command_lines.hpp>
+#include <hypertune/detail/command_metrics.hpp>
 
 #include <regex>
 #include <string>

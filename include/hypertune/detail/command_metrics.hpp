@@ -1,0 +1,132 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// CommandObjective's metric reading: Pattern (a metric or step regex with one capture group,
+// checked when it is built) and the strict parsing of what it captures (parse_number,
+// stops_inside_number). The only command header that includes <regex>.
+
+#include <hypertune/error.hpp>
+
+#include <fmt/format.h>
+
+#include <cctype>
+#include <charconv>
+#include <cstddef>
+#include <optional>
+#include <regex>
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <utility>
+
+namespace hypertune::detail::command {
+
+inline std::string_view trim(std::string_view s) {
+    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
+    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+    return s;
+}
+
+/// The whole of `text` (trimmed, an optional '+') as a T, or nothing.
+template <class T>
+std::optional<T> parse_number(std::string_view text) {
+    text = trim(text);
+    if (!text.empty() && text.front() == '+') {
+        text.remove_prefix(1);
+        if (!text.empty() && text.front() == '-') return std::nullopt;  // from_chars would read "+-1" as -1
+    }
+    T v{};
+    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+    if (text.empty() || ec != std::errc{} || end != text.data() + text.size()) return std::nullopt;
+    return v;
+}
+
+/// True when `capture` (a view into `line`) stops inside a number: the line goes on with a digit,
+/// or with '.', ',' or an exponent and then a digit. "validation_loss=0,731" read with the regex
+/// validation_loss=([0-9.eE+-]+) captures "0"; that is a decimal comma, not the value 0.
+[[nodiscard]] inline bool stops_inside_number(std::string_view line, std::string_view capture) {
+    if (capture.empty() || capture.data() < line.data() || capture.data() + capture.size() > line.data() + line.size())
+        return false;
+    auto rest = line.substr(static_cast<std::size_t>(capture.data() - line.data()) + capture.size());
+    auto digit = [&](std::size_t i) { return i < rest.size() && rest[i] >= '0' && rest[i] <= '9'; };
+    if (rest.empty()) return false;
+    if (digit(0)) return true;
+    if ((rest[0] == '.' || rest[0] == ',') && digit(1)) return true;
+    if (rest[0] == 'e' || rest[0] == 'E') return digit(1) || (rest.size() > 1 && (rest[1] == '+' || rest[1] == '-') && digit(2));
+    return false;
+}
+
+/// A compiled metric regex with exactly one capture group.
+class Pattern {
+public:
+    Pattern(std::string_view what, std::string source) : source_(std::move(source)) {
+        if (has_oversized_number(source_))
+            throw InvalidArgument(fmt::format("CommandObjective: {}: regex '{}': a repeat count or back-reference "
+                                              "has more than 9 digits",
+                                              what, source_));
+        try {
+            re_ = std::regex(source_, std::regex::ECMAScript);
+        } catch (const std::regex_error& e) {
+            throw InvalidArgument(fmt::format("CommandObjective: {}: invalid regex '{}': {}", what, source_, e.what()));
+        }
+        if (re_.mark_count() != 1)
+            throw InvalidArgument(fmt::format("CommandObjective: {}: regex '{}' must have exactly one capture group "
+                                              "(the value), it has {}",
+                                              what, source_, re_.mark_count()));
+        literal_ = required_prefix(source_);
+    }
+
+    /// The captured text when `line` matches. With `ends_match`, also whether the capture ends
+    /// where the whole match does (nothing after it in the regex consumed any text).
+    [[nodiscard]] std::optional<std::string_view> capture(std::string_view line, bool* ends_match = nullptr) const {
+        // std::regex is slow (microseconds per line); a literal the match must contain skips most lines.
+        if (!literal_.empty() && line.find(literal_) == std::string_view::npos) return std::nullopt;
+        std::cmatch m;
+        if (!std::regex_search(line.data(), line.data() + line.size(), m, re_)) return std::nullopt;
+        if (ends_match) *ends_match = m[1].matched && m[1].second == m[0].second;
+        if (!m[1].matched) return std::string_view{};
+        return std::string_view(m[1].first, static_cast<std::size_t>(m[1].length()));
+    }
+
+    [[nodiscard]] const std::string& source() const noexcept { return source_; }
+
+private:
+    // libstdc++ 12 overflows a long (undefined behaviour) on a repeat count or back-reference of 19
+    // digits; none of more than 9 makes sense in a metric regex.
+    static bool has_oversized_number(std::string_view re) {
+        auto digits_from = [&](std::size_t i) {
+            std::size_t n = 0;
+            while (i + n < re.size() && re[i + n] >= '0' && re[i + n] <= '9') ++n;
+            return n;
+        };
+        for (std::size_t i = 0; i < re.size(); ++i) {
+            if (re[i] == '\\') {
+                if (digits_from(i + 1) > 9) return true;
+                ++i;
+            } else if (re[i] == '{') {
+                for (auto j = i + 1; j < re.size() && re[j] != '}'; ++j)
+                    if (digits_from(j) > 9) return true;
+            }
+        }
+        return false;
+    }
+
+    // The literal characters the regex starts with; every match contains them. Empty when unsure.
+    static std::string required_prefix(std::string_view re) {
+        if (re.find('|') != std::string_view::npos) return {};
+        std::string out;
+        for (char c : re) {
+            if (std::string_view("\\^$.|?*+()[]{}").find(c) != std::string_view::npos) {
+                if ((c == '?' || c == '*' || c == '{') && !out.empty()) out.pop_back();  // the last one is optional
+                break;
+            }
+            out += c;
+        }
+        return out;
+    }
+
+    std::string source_;
+    std::regex re_;
+    std::string literal_;
+};
+
+}  // namespace hypertune::detail::command

@@ -1,0 +1,191 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// CommandObjective's trainer process: whether the program can be run at all (require_runnable),
+// file descriptors and close-on-exec pipes, the child started with posix_spawnp in a process group
+// of its own (killed and reaped on destruction), and the text of errno values and signals.
+
+#include <hypertune/error.hpp>
+
+#include <fmt/format.h>
+
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <cerrno>
+#include <cstdlib>
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <utility>
+#include <vector>
+
+namespace hypertune::detail::command {
+
+inline std::string errno_text(int err) { return std::error_code(err, std::generic_category()).message(); }
+
+/// Checks what posix_spawnp will run: `program` itself when it holds a '/', otherwise the first
+/// executable file of that name in the directories of PATH (as posix_spawnp looks it up: the
+/// host's PATH, "/bin:/usr/bin" when unset, an empty entry meaning the working directory).
+/// Throws InvalidArgument naming the program and why it cannot be run.
+inline void require_runnable(const std::string& program) {
+    // 0 when `path` is an executable file, else the reason (an errno value).
+    auto runnable = [](const std::string& path) {
+        struct stat st{};
+        if (::stat(path.c_str(), &st) != 0) return errno;
+        if (S_ISDIR(st.st_mode)) return EISDIR;
+        return ::access(path.c_str(), X_OK) == 0 ? 0 : errno;
+    };
+    if (program.find('/') != std::string::npos) {
+        if (int err = runnable(program); err != 0)
+            throw InvalidArgument(fmt::format("CommandObjective: the program '{}' cannot be run: {}", program,
+                                              errno_text(err)));
+        return;
+    }
+    const char* env = std::getenv("PATH");
+    std::string search = env ? env : "/bin:/usr/bin";
+    std::string not_executable;
+    for (std::size_t from = 0; from <= search.size();) {
+        auto to = std::min(search.find(':', from), search.size());
+        std::string dir = search.substr(from, to - from);
+        std::string candidate = (dir.empty() ? std::string(".") : dir) + '/' + program;
+        int err = runnable(candidate);
+        if (err == 0) return;
+        if (err != ENOENT && err != ENOTDIR && not_executable.empty())
+            not_executable = fmt::format(" ('{}' is there but cannot be run: {})", candidate, errno_text(err));
+        from = to + 1;
+    }
+    throw InvalidArgument(fmt::format("CommandObjective: the program '{}' is not found: no executable file of that "
+                                      "name in PATH ({}){}",
+                                      program, search, not_executable));
+}
+
+inline std::string signal_name(int sig) {
+    static constexpr std::array<std::pair<int, std::string_view>, 15> names{{
+        {SIGHUP, "SIGHUP"}, {SIGINT, "SIGINT"}, {SIGQUIT, "SIGQUIT"}, {SIGILL, "SIGILL"}, {SIGTRAP, "SIGTRAP"},
+        {SIGABRT, "SIGABRT"}, {SIGBUS, "SIGBUS"}, {SIGFPE, "SIGFPE"}, {SIGKILL, "SIGKILL"}, {SIGUSR1, "SIGUSR1"},
+        {SIGSEGV, "SIGSEGV"}, {SIGUSR2, "SIGUSR2"}, {SIGPIPE, "SIGPIPE"}, {SIGALRM, "SIGALRM"}, {SIGTERM, "SIGTERM"},
+    }};
+    for (const auto& [n, name] : names)
+        if (n == sig) return fmt::format("{} ({})", sig, name);
+    return std::to_string(sig);
+}
+
+/// A file descriptor closed on destruction.
+class Fd {
+public:
+    Fd() = default;
+    explicit Fd(int fd) : fd_(fd) {}
+    Fd(Fd&& o) noexcept : fd_(std::exchange(o.fd_, -1)) {}
+    Fd& operator=(Fd&& o) noexcept {
+        if (this != &o) {
+            reset();
+            fd_ = std::exchange(o.fd_, -1);
+        }
+        return *this;
+    }
+    ~Fd() { reset(); }
+    void reset() {
+        if (fd_ >= 0) ::close(fd_);
+        fd_ = -1;
+    }
+    [[nodiscard]] int get() const noexcept { return fd_; }
+    [[nodiscard]] bool open() const noexcept { return fd_ >= 0; }
+
+private:
+    int fd_ = -1;
+};
+
+/// A pipe whose ends are close-on-exec, so that trainers started by other threads never inherit
+/// them (an inherited write end would keep the pipe from ever reaching end of file).
+struct Pipe {
+    Fd read, write;
+    Pipe() {
+        int fds[2];
+        if (::pipe2(fds, O_CLOEXEC) != 0) throw Error(fmt::format("CommandObjective: pipe2: {}", errno_text(errno)));
+        read = Fd(fds[0]);
+        write = Fd(fds[1]);
+    }
+};
+
+/// The trainer process, leader of its own process group. Destroying it kills the group and reaps.
+class ChildProcess {
+public:
+    ChildProcess(const std::vector<std::string>& argv, const std::vector<std::string>& env, int out_fd, int err_fd) {
+        posix_spawn_file_actions_t actions;
+        posix_spawnattr_t attr;
+        posix_spawn_file_actions_init(&actions);
+        posix_spawnattr_init(&attr);
+        posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+        posix_spawn_file_actions_adddup2(&actions, out_fd, STDOUT_FILENO);
+        posix_spawn_file_actions_adddup2(&actions, err_fd, STDERR_FILENO);
+        // Own process group (so the whole group can be signalled); nothing blocked or ignored that
+        // the host happens to block or ignore (a trainer that cannot see SIGTERM cannot stop cleanly).
+        sigset_t none, all;
+        sigemptyset(&none);
+        sigfillset(&all);
+        posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+        posix_spawnattr_setpgroup(&attr, 0);
+        posix_spawnattr_setsigmask(&attr, &none);
+        posix_spawnattr_setsigdefault(&attr, &all);
+
+        auto c_strings = [](const std::vector<std::string>& v) {
+            std::vector<char*> out;
+            for (const auto& s : v) out.push_back(const_cast<char*>(s.c_str()));
+            out.push_back(nullptr);
+            return out;
+        };
+        auto c_argv = c_strings(argv);
+        auto c_env = c_strings(env);
+        int err = ::posix_spawnp(&pid_, argv[0].c_str(), &actions, &attr, c_argv.data(), c_env.data());
+        posix_spawn_file_actions_destroy(&actions);
+        posix_spawnattr_destroy(&attr);
+        if (err != 0) {
+            pid_ = -1;
+            throw Error(fmt::format("cannot run '{}': {}", argv[0], errno_text(err)));
+        }
+    }
+
+    ChildProcess(const ChildProcess&) = delete;
+    ChildProcess& operator=(const ChildProcess&) = delete;
+
+    ~ChildProcess() {
+        if (pid_ <= 0 || reaped_) return;
+        signal_group(SIGKILL);
+        reap();
+    }
+
+    // Only before the leader is reaped: until then its pid (the group id) cannot be reused.
+    void signal_group(int sig) const {
+        if (pid_ > 0 && !reaped_) ::kill(-pid_, sig);
+    }
+
+    /// True once the leader has exited; it stays a zombie (not reaped) so the group id stays ours.
+    [[nodiscard]] bool exited() const {
+        siginfo_t info{};
+        if (::waitid(P_PID, static_cast<id_t>(pid_), &info, WEXITED | WNOHANG | WNOWAIT) != 0)
+            return errno == ECHILD;  // reaped by the kernel: the host ignores SIGCHLD
+        return info.si_pid != 0;
+    }
+
+    /// Waits for the leader and returns its wait status (0 when the host ignores SIGCHLD).
+    int reap() {
+        int status = 0;
+        while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+        }
+        reaped_ = true;
+        return status;
+    }
+
+private:
+    pid_t pid_ = -1;
+    bool reaped_ = false;
+};
+
+}  // namespace hypertune::detail::command
