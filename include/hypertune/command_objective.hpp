@@ -62,6 +62,7 @@
 #include <hypertune/config.hpp>
 #include <hypertune/error.hpp>
 #include <hypertune/linkage.hpp>
+#include <hypertune/metrics.hpp>
 #include <hypertune/search_space.hpp>
 #include <hypertune/trial.hpp>
 #include <hypertune/types.hpp>
@@ -122,6 +123,14 @@ public:
 
     /// Runs the command for one trial; see the top of this header.
     double operator()(const Config& config, Trial& trial) const;
+
+    /// Runs the command for one trial, as operator() does, and returns the latest value of every
+    /// metric definition that printed one: the objective of a run with several objectives or
+    /// constraints (TunerOptions::objectives), whose metrics the definitions name, e.g.
+    /// `tuner.fit([&](const ht::Config& c, ht::Trial& t) { return objective.metrics(c, t); })`.
+    /// The objective metric (intermediate reports, early stopping) must print a value, as for
+    /// operator(); a run metric no line matched makes the Tuner fail the trial, naming it.
+    [[nodiscard]] Metrics metrics(const Config& config, Trial& trial) const;
 
     [[nodiscard]] const CommandOptions& options() const noexcept;
 

@@ -101,6 +101,18 @@ private:
     return names;
 }
 
+/// Whether `values` (one per metric_names(objectives, constraints), in that order) meet every
+/// constraint. Without constraints, yes; with some, a trial without values cannot be shown to.
+[[nodiscard]] inline bool meets_constraints(const std::vector<Constraint>& constraints,
+                                            const std::vector<std::string>& names, const std::vector<double>& values) {
+    if (constraints.empty()) return true;
+    if (values.size() != names.size()) return false;
+    for (const auto& c : constraints)
+        for (std::size_t i = 0; i < names.size(); ++i)
+            if (names[i] == c.metric && !c.satisfied_by(values[i])) return false;
+    return true;
+}
+
 /// The first objectives.size() of `values` as losses (negated where maximised), what Pareto
 /// dominance and the strategies compare.
 [[nodiscard]] inline std::vector<double> objective_losses(const std::vector<Metric>& objectives,

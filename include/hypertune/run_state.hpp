@@ -47,6 +47,8 @@ public:
 
     [[nodiscard]] const Result::Setup& setup() const noexcept { return setup_; }
     [[nodiscard]] const SearchSpace& space() const noexcept { return space_; }
+    /// What each trial's values are (Result::metric_names()), once the run has started.
+    [[nodiscard]] const std::vector<std::string>& metric_names() const noexcept { return metric_names_; }
     [[nodiscard]] std::size_t max_jobs() const noexcept { return max_jobs_; }
     [[nodiscard]] const std::vector<TrialRecord>& records() const noexcept { return records_; }
     [[nodiscard]] const TrialRecord& record(TrialId id) const { return records_[index_.at(id)]; }
@@ -130,8 +132,7 @@ private:
     std::unordered_map<TrialId, TrialStarted> open_;  // started, not ended
     std::array<std::size_t, 5> count_{};               // trials by TrialStatus
     std::optional<TrialId> best_;
-    std::vector<std::string> metric_names_;      // what a trial's values are, in order
-    std::vector<std::size_t> constraint_index_;  // each constraint's metric in metric_names_
+    std::vector<std::string> metric_names_;  // what a trial's values are, in order
     double last_time_ = 0.0, session_start_ = 0.0, wall_ = 0.0;
     bool session_open_ = false;
 };

@@ -52,11 +52,14 @@ struct Outcome {
     /// A run with several objectives: each objective as a loss (negated where maximised), the
     /// first being `loss`. Empty otherwise, and when the trial failed.
     std::vector<double> losses{};
+    /// False when the trial's metrics break one of the run's constraints (TunerOptions::constraints):
+    /// a sampler should steer away from its region whatever its loss.
+    bool feasible = true;
 
-    [[nodiscard]] static Outcome completed(double loss, Resource resource) { return {Status::Completed, loss, resource, {}}; }
-    [[nodiscard]] static Outcome stopped(double loss, Resource resource) { return {Status::Stopped, loss, resource, {}}; }
+    [[nodiscard]] static Outcome completed(double loss, Resource resource) { return {Status::Completed, loss, resource, {}, true}; }
+    [[nodiscard]] static Outcome stopped(double loss, Resource resource) { return {Status::Stopped, loss, resource, {}, true}; }
     [[nodiscard]] static Outcome failed(Resource resource = 0) {
-        return {Status::Failed, std::numeric_limits<double>::quiet_NaN(), resource, {}};
+        return {Status::Failed, std::numeric_limits<double>::quiet_NaN(), resource, {}, true};
     }
 };
 

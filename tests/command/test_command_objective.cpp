@@ -486,6 +486,49 @@ TEST_CASE("through the tuner, a trial whose metric has a decimal comma fails and
     CHECK(result.best().objective == 0.9);
 }
 
+TEST_CASE("metrics(): a command's metrics become the objectives and constraint of a run") {
+    // The trainer prints its accuracy per epoch (the objective metric, reported) and, at the end,
+    // its time per epoch and a train loss that only goes to the log.
+    ht::CommandObjective objective(
+        {"/bin/sh", "-c",
+         "echo \"epoch=1 accuracy=0.5\"; echo \"epoch=2 accuracy=$1\"; echo \"seconds_per_epoch=$2\"; "
+         "echo train_loss=0.1; if [ \"$2\" = 50 ]; then echo \"seconds_per_epoch=oops\"; fi",
+         "sh", "{acc}", "{spe}"},
+        {.metrics = {{"accuracy", R"(accuracy=([0-9.]+))"},
+                     {"seconds_per_epoch", R"(seconds_per_epoch=([0-9.]+))"},
+                     {"train_loss", R"(train_loss=([0-9.]+))"}},
+         .step_regex = R"(epoch=(\d+))"});
+    ht::SearchSpace space{ht::CategoricalParameter("acc", {"0.7", "0.9"}), ht::CategoricalParameter("spe", {"20", "50"})};
+    ht::TunerOptions o;
+    o.objectives = {{"accuracy", ht::Direction::Maximize}};
+    o.constraints = {ht::Constraint::at_most("seconds_per_epoch", 30.0)};
+    o.max_jobs = 4;
+    o.progress = ht::ProgressBar::Never;
+    auto result = ht::Tuner(space, ht::GridSearch(), o).fit([&](const ht::Config& c, ht::Trial& t) {
+        return objective.metrics(c, t);
+    });
+    REQUIRE(result.trials().size() == 4);
+    for (const auto& t : result.trials()) {
+        CAPTURE(t.config);
+        CHECK(t.status == ht::TrialStatus::Completed);
+        CHECK(t.curve.size() == 2);  // the accuracy lines, reported at epochs 1 and 2
+        CHECK(t.objective == std::stod(t.config.get<std::string>("acc")));
+        // "oops" is skipped: the earlier value stands.
+        CHECK(*result.metric(t, "seconds_per_epoch") == std::stod(t.config.get<std::string>("spe")));
+        CHECK(t.feasible == (t.config.get<std::string>("spe") == "20"));
+    }
+    CHECK(result.best().objective == 0.9);
+    CHECK(result.best().config.get<std::string>("spe") == "20");
+
+    // A run metric no line matched fails the trial, naming it.
+    o.constraints = {ht::Constraint::at_most("memory_gb", 8.0)};
+    o.max_jobs = 1;
+    auto missing = ht::Tuner(space, ht::GridSearch(), o).fit([&](const ht::Config& c, ht::Trial& t) {
+        return objective.metrics(c, t);
+    });
+    CHECK(missing.trials().at(0).failure_reason.find("no value for metric 'memory_gb'") != std::string::npos);
+}
+
 TEST_CASE("a trainer that hangs is killed at the timeout and the trial fails") {
     auto r = run(ht::CommandObjective({"/bin/sleep", "1000"},
                                       {.metrics = {{"loss", "loss=(\\S+)"}}, .timeout_seconds = 0.3, .kill_grace_seconds = 0.2}));

@@ -241,11 +241,18 @@ TEST_CASE("metrics the objective gets wrong fail that trial, naming the metric")
     auto missing = run([](const ht::Config&) { return ht::Metrics{{"accuracy", 0.9}, {"seconds_per_epoch", 3}}; });
     CHECK(missing.status == ht::TrialStatus::Failed);
     CHECK(missing.failure_reason == "the objective returned no value for metric 'cost'");
-    auto unknown = run([](const ht::Config&) {
-        return ht::Metrics{{"accuracy", 0.9}, {"cots", 1}, {"cost", 1}, {"seconds_per_epoch", 3}};
+    // A name the run does not have is ignored (a command's logging-only metric), and shown when a
+    // run metric is missing: a misspelt name.
+    auto misspelt = run([](const ht::Config&) {
+        return ht::Metrics{{"accuracy", 0.9}, {"cots", 1}, {"seconds_per_epoch", 3}};
     });
-    CHECK(unknown.failure_reason ==
-          "the objective returned metric 'cots', which is not one of the run's (accuracy, cost, seconds_per_epoch)");
+    CHECK(misspelt.failure_reason ==
+          "the objective returned no value for metric 'cost' (it also returned cots, which the run does not have)");
+    auto extra = run([](const ht::Config&) {
+        return ht::Metrics{{"accuracy", 0.9}, {"cost", 1}, {"seconds_per_epoch", 3}, {"train_loss", 0.2}};
+    });
+    CHECK(extra.status == ht::TrialStatus::Completed);
+    CHECK(extra.values == std::vector<double>{0.9, 1.0, 3.0});
     auto nan = run([](const ht::Config&) {
         return ht::Metrics{{"accuracy", std::nan("")}, {"cost", 1}, {"seconds_per_epoch", 3}};
     });

@@ -99,7 +99,9 @@ public:
         auto at = position_.find(id);
         if (at == position_.end()) return;
         TrialData& t = trials_[at->second];
-        bool usable = outcome.status != Outcome::Status::Failed && std::isfinite(outcome.loss);
+        // A trial that breaks a constraint enters the model as a failed one does, at the worst loss:
+        // its region is discouraged whatever its own loss.
+        bool usable = outcome.status != Outcome::Status::Failed && outcome.feasible && std::isfinite(outcome.loss);
         if (outcome.losses.size() > 1) {
             objectives_ = outcome.losses.size();
             usable = usable && std::all_of(outcome.losses.begin(), outcome.losses.end(),

@@ -125,6 +125,7 @@ struct Replayed {
                                                                   : Outcome::completed(loss, e->resource);
             if (e->status != TrialStatus::Failed && out.state.setup().objectives.size() > 1)
                 outcome.losses = objective_losses(out.state.setup().objectives, e->values);
+            outcome.feasible = meets_constraints(out.state.setup().constraints, out.state.metric_names(), e->values);
             strategy.tell(e->trial, outcome);
         }
         try {

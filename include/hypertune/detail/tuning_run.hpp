@@ -410,20 +410,25 @@ private:
     };
 
     // The Metrics an objective returned, in the run's order (the first objective becomes the
-    // trial's value); or why they cannot be used: a metric missing, not finite, or not the run's.
+    // trial's value); or why they cannot be used: a metric missing or not finite. Other names are
+    // ignored (a command's metrics kept for its logs), but listed when one of the run's is missing:
+    // a misspelt name shows there.
     [[nodiscard]] std::optional<std::string> take_metrics(const Metrics& m, Attempt& a) const {
         a.values.assign(metric_names_.size(), std::numeric_limits<double>::quiet_NaN());
+        std::vector<std::string_view> others;
         for (const auto& [name, value] : m.values()) {
             auto it = std::find(metric_names_.begin(), metric_names_.end(), name);
-            if (it == metric_names_.end())
-                return fmt::format("the objective returned metric '{}', which is not one of the run's ({})", name,
-                                   fmt::join(metric_names_, ", "));
-            a.values[static_cast<std::size_t>(it - metric_names_.begin())] = value;
+            if (it == metric_names_.end()) others.push_back(name);
+            else a.values[static_cast<std::size_t>(it - metric_names_.begin())] = value;
         }
-        for (std::size_t i = 0; i < metric_names_.size(); ++i)
-            if (!std::isfinite(a.values[i]))
-                return m.get(metric_names_[i]) ? fmt::format("the objective returned {} = {}", metric_names_[i], a.values[i])
-                                               : fmt::format("the objective returned no value for metric '{}'", metric_names_[i]);
+        for (std::size_t i = 0; i < metric_names_.size(); ++i) {
+            if (std::isfinite(a.values[i])) continue;
+            if (m.get(metric_names_[i])) return fmt::format("the objective returned {} = {}", metric_names_[i], a.values[i]);
+            return fmt::format("the objective returned no value for metric '{}'{}", metric_names_[i],
+                               others.empty() ? std::string()
+                                              : fmt::format(" (it also returned {}, which the run does not have)",
+                                                            fmt::join(others, ", ")));
+        }
         a.value = a.values.front();
         if (!several_metrics_) a.values.clear();
         return std::nullopt;
@@ -532,6 +537,7 @@ private:
                           : a.stopped ? Outcome::stopped(loss_of(a.value), resource)
                                       : Outcome::completed(loss_of(a.value), resource);
         if (options_.objectives.size() > 1) outcome.losses = objective_losses(options_.objectives, a.values);
+        outcome.feasible = state_.record(id).feasible;
         if (a.ignored_stop_at > 0 && !warned_ignored_stop_) {
             warned_ignored_stop_ = true;
             warn(fmt::format("trial {} went on to step {} after {} told it to stop at step {}: check "

@@ -61,6 +61,15 @@ public:
         : spec_(spec), argv_(std::move(argv)), trial_(trial), log_(spec.options.log_dir, trial.id()),
           streams_{Stream{spec.options.max_line_bytes}, Stream{spec.options.max_line_bytes}} {}
 
+    // The latest value of every metric that printed one, by name; the objective metric must have.
+    Metrics execute_metrics() {
+        (void)execute();
+        Metrics out;
+        for (std::size_t m = 0; m < last_values_.size(); ++m)
+            if (last_values_[m]) out.set(spec_.options.metrics[m].name, *last_values_[m]);
+        return out;
+    }
+
     double execute() {
         log_.note(fmt::format("trial {} (budget {}, resumed from {}): {}", trial_.id(), trial_.budget(),
                               trial_.resumed_from(), join_quoted(argv_)));
@@ -239,6 +248,7 @@ private:
                 std::lock_guard lk(spec_.callback_mu);
                 spec_.options.on_metric(MetricValue{trial_.id(), name, step, *value});
             }
+            last_values_[m] = *value;
             if (!is_objective) continue;
             last_value_ = *value;
             if (step > trial_.last_step()) {
@@ -297,6 +307,7 @@ private:
     std::optional<Resource> step_;
     Resource objective_lines_ = 0;
     std::optional<double> last_value_;
+    std::vector<std::optional<double>> last_values_ = std::vector<std::optional<double>>(spec_.metrics.size());
 };
 
 }  // namespace detail::command
@@ -374,6 +385,10 @@ HYPERTUNE_INLINE std::vector<std::string> CommandObjective::arguments(const Conf
 
 HYPERTUNE_INLINE double CommandObjective::operator()(const Config& config, Trial& trial) const {
     return detail::command::CommandRun(*spec_, arguments(config, trial), trial).execute();
+}
+
+HYPERTUNE_INLINE Metrics CommandObjective::metrics(const Config& config, Trial& trial) const {
+    return detail::command::CommandRun(*spec_, arguments(config, trial), trial).execute_metrics();
 }
 
 HYPERTUNE_INLINE const CommandOptions& CommandObjective::options() const noexcept { return spec_->options; }

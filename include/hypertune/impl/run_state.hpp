@@ -49,12 +49,8 @@ HYPERTUNE_INLINE void RunState::on(const RunStarted& e) {
                                   e.objectives.front().name, e.metric, to_string(e.direction)));
     setup_.objectives = e.objectives;
     setup_.constraints = e.constraints;
-    metric_names_ = metric_names(setup_.objectives.empty() ? std::vector<Metric>{{e.metric, e.direction}} : e.objectives,
+    metric_names_ = hypertune::metric_names(setup_.objectives.empty() ? std::vector<Metric>{{e.metric, e.direction}} : e.objectives,
                                  e.constraints);
-    constraint_index_.clear();
-    for (const auto& c : e.constraints)
-        constraint_index_.push_back(static_cast<std::size_t>(
-            std::find(metric_names_.begin(), metric_names_.end(), c.metric) - metric_names_.begin()));
     setup_.strategy = e.strategy;
     setup_.seed = e.seed;
     setup_.max_parallel_jobs = e.max_parallel_jobs;
@@ -121,10 +117,7 @@ HYPERTUNE_INLINE void RunState::on(const TrialEnded& e) {
         throw IoError(fmt::format("trial {}: {} metric values, the run has {} metrics", r.id, e.values.size(),
                                   plain ? 0 : metric_names_.size()));
     r.values = e.values;
-    // A trial whose values are not all known cannot be shown to meet the constraints.
-    r.feasible = setup_.constraints.empty() || !r.values.empty();
-    for (std::size_t i = 0; i < setup_.constraints.size() && r.feasible; ++i)
-        r.feasible = setup_.constraints[i].satisfied_by(r.values[constraint_index_[i]]);
+    r.feasible = meets_constraints(setup_.constraints, metric_names_, r.values);
     if (e.retries < 0 || e.retries > std::numeric_limits<int>::max() - r.retries)
         throw IoError(fmt::format("trial {}: retries {} out of range", r.id, e.retries));
     r.retries += e.retries;
