@@ -71,6 +71,22 @@ def png_rows(path):
     return rows, width, height
 
 
+def screenshot_failures(browser, work, url, png, size):
+    """Takes a screenshot of `url` into `png`; what is wrong with it. A single-colour page has a
+    handful of distinct scanlines (one per PNG filter type at most); a report has hundreds."""
+    if os.path.exists(png):
+        os.remove(png)
+    rc, _, err = run_chromium(browser, work, [f"--screenshot={png}", f"--window-size={size}"], url)
+    failures = [f"JavaScript console: {line}" for line in console_errors(err)]
+    if not os.path.exists(png):
+        return failures + [f"no screenshot of {url} (chromium exited {rc}): {err[-2000:]}"]
+    rows, width, height = png_rows(png)
+    print(f"screenshot {png}: {width}x{height}, {len(rows)} distinct scanlines")
+    if len(rows) < 100:
+        failures.append(f"the screenshot {png} looks blank: only {len(rows)} distinct scanlines of {height}")
+    return failures
+
+
 def main():
     if len(sys.argv) != 3:
         print(__doc__)
@@ -98,20 +114,8 @@ def main():
     if dom.count("<svg") < 8:
         failures.append(f"only {dom.count('<svg')} charts in the page")
 
-    # 2. The screenshot is not blank: a single-colour page has a handful of distinct scanlines
-    #    (one per PNG filter type at most); this report has hundreds.
-    png = os.path.join(work, "browser_report.png")
-    if os.path.exists(png):
-        os.remove(png)
-    rc, _, err = run_chromium(browser, work, [f"--screenshot={png}", "--window-size=1400,2400"], url)
-    failures += [f"JavaScript console: {line}" for line in console_errors(err)]
-    if not os.path.exists(png):
-        failures.append(f"no screenshot (chromium exited {rc}): {err[-2000:]}")
-    else:
-        rows, width, height = png_rows(png)
-        print(f"screenshot {png}: {width}x{height}, {len(rows)} distinct scanlines")
-        if len(rows) < 100:
-            failures.append(f"the screenshot looks blank: only {len(rows)} distinct scanlines of {height}")
+    # 2. The screenshot is not blank.
+    failures += screenshot_failures(browser, work, url, os.path.join(work, "browser_report.png"), "1400,2400")
 
     # 3. A run with two objectives: the Pareto front section, one black marker per front member in
     #    its scatter, the front's table, and a screenshot that is not blank.
@@ -129,18 +133,8 @@ def main():
     rows_in_table = dom.split('<table id="front">', 1)[-1].split("</table>", 1)[0].count("<tr>")
     if rows_in_table != members + 1:
         failures.append(f"the front table has {rows_in_table - 1} rows for {members} front members")
-    png = os.path.join(work, "browser_report_front.png")
-    if os.path.exists(png):
-        os.remove(png)
-    rc, _, err = run_chromium(browser, work, [f"--screenshot={png}", "--window-size=1400,1200"],
-                              "file://" + os.path.abspath(front_report) + "#front")
-    if not os.path.exists(png):
-        failures.append(f"no screenshot of the front (chromium exited {rc}): {err[-2000:]}")
-    else:
-        rows, width, height = png_rows(png)
-        print(f"screenshot {png}: {width}x{height}, {len(rows)} distinct scanlines, {members} front members")
-        if len(rows) < 100:
-            failures.append(f"the front's screenshot looks blank: only {len(rows)} distinct scanlines of {height}")
+    failures += screenshot_failures(browser, work, "file://" + os.path.abspath(front_report) + "#front",
+                                    os.path.join(work, "browser_report_front.png"), "1400,1200")
 
     for f in failures:
         print("FAIL:", f)

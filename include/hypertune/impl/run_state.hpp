@@ -49,8 +49,8 @@ HYPERTUNE_INLINE void RunState::on(const RunStarted& e) {
                                   e.objectives.front().name, e.metric, to_string(e.direction)));
     setup_.objectives = e.objectives;
     setup_.constraints = e.constraints;
-    metric_names_ = hypertune::metric_names(setup_.objectives.empty() ? std::vector<Metric>{{e.metric, e.direction}} : e.objectives,
-                                 e.constraints);
+    const std::vector<Metric> objectives = e.objectives.empty() ? std::vector<Metric>{{e.metric, e.direction}} : e.objectives;
+    metric_names_ = hypertune::metric_names(objectives, e.constraints);
     setup_.strategy = e.strategy;
     setup_.seed = e.seed;
     setup_.max_parallel_jobs = e.max_parallel_jobs;
