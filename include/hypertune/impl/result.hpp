@@ -38,13 +38,16 @@ HYPERTUNE_INLINE std::vector<double> Result::losses(const TrialRecord& t) const 
 }
 
 HYPERTUNE_INLINE std::vector<TrialRecord> Result::pareto_front() const {
-    const std::size_t k = objectives().size();
+    const auto objs = objectives();
     std::vector<const TrialRecord*> candidates;
     std::vector<std::vector<double>> points;
     for (const auto& t : trials_) {
-        if (t.status != TrialStatus::Completed || !t.feasible) continue;
-        auto l = losses(t);
-        if (l.size() != k) continue;
+        if (t.status != TrialStatus::Completed || !t.feasible || !t.has_objective()) continue;
+        // objectives() once for the run, not once per trial as losses(t) would.
+        auto l = t.values.empty() ? std::vector<double>{objs.front().direction == Direction::Maximize ? -t.objective
+                                                                                                    : t.objective}
+                                  : objective_losses(objs, t.values);
+        if (l.size() != objs.size()) continue;
         candidates.push_back(&t);
         points.push_back(std::move(l));
     }
