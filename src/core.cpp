@@ -4,6 +4,7 @@
 // sampler, decoding the unit cube) is inlined as in header-only mode.
 #include <hypertune/impl/config.hpp>
 #include <hypertune/impl/detail/promotion_rungs.hpp>
+#include <hypertune/impl/detail/rung_ranking.hpp>
 #include <hypertune/impl/detail/rungs.hpp>
 #include <hypertune/impl/parameter.hpp>
 #include <hypertune/impl/samplers/grid_sampler.hpp>

@@ -128,8 +128,11 @@ public:
     /// metric definition that printed one: the objective of a run with several objectives or
     /// constraints (TunerOptions::objectives), whose metrics the definitions name, e.g.
     /// `tuner.fit([&](const ht::Config& c, ht::Trial& t) { return objective.metrics(c, t); })`.
-    /// The objective metric (intermediate reports, early stopping) must print a value, as for
-    /// operator(); a run metric no line matched makes the Tuner fail the trial, naming it.
+    /// The objective metric must print a value, as for operator(); a run metric no line matched
+    /// makes the Tuner fail the trial, naming it. Each line of the objective metric is an
+    /// intermediate report carrying every metric's latest value, so that early stopping ranks on
+    /// all of them (MO-ASHA): print the other metrics of a step before the objective metric's line
+    /// (or on the same line), or a report carries the previous step's.
     [[nodiscard]] Metrics metrics(const Config& config, Trial& trial) const;
 
     [[nodiscard]] const CommandOptions& options() const noexcept;

@@ -57,6 +57,21 @@ using json = nlohmann::json;
     return j.is_number() ? j.get<double>() : std::numeric_limits<double>::quiet_NaN();
 }
 
+/// The array `key` of `j` as numbers (null: NaN); empty when there is no such key.
+[[nodiscard]] inline std::vector<double> numbers_from(const json& j, const char* key) {
+    std::vector<double> out;
+    if (j.contains(key))
+        for (const auto& v : j.at(key)) out.push_back(number_from(v));
+    return out;
+}
+
+/// Numbers as a JSON array, NaN and infinities as null.
+[[nodiscard]] inline json numbers_or_nulls(const std::vector<double>& xs) {
+    json out = json::array();
+    for (double x : xs) out.push_back(number_or_null(x));
+    return out;
+}
+
 /// An integer field. A real number is refused, not converted: out of range, that is undefined.
 template <class T>
 [[nodiscard]] T integer_at(const json& j, const char* key) {

@@ -2,14 +2,17 @@
 #pragma once
 // Pareto dominance over loss vectors (every coordinate minimised): dominance, non-dominated
 // sorting (Deb et al. 2002) and the exact hypervolume a point set dominates up to a reference
-// point. Result::pareto_front() and Result::hypervolume() use these on the trials' objectives;
-// a multi-objective scheduler ranks the trials at a rung with them.
+// point, the crowding distance (NSGA-II's tie-break within a front), and the priority order that
+// multi-objective early stopping ranks a rung by (feasible first, then non-dominated rank, then
+// crowding distance). Result::pareto_front() and Result::hypervolume() use these on the trials'
+// objectives; ASHA and Hyperband rank the trials at a rung with them (MO-ASHA).
 
 #include <hypertune/error.hpp>
 
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <limits>
 #include <numeric>
 #include <span>
 #include <string>
@@ -56,6 +59,66 @@ namespace hypertune {
         current = std::move(next);
     }
     return rank;
+}
+
+/// NSGA-II's crowding distance (Deb et al. 2002) of each point of `front` (indices into
+/// `points`, which share a non-dominated rank): per objective, the distance between a point's
+/// neighbours on either side, divided by the objective's range over the front, summed over the
+/// objectives. The extremes of each objective get infinity, so a front's ends are kept first.
+/// A point in a sparse region of the front scores higher than one in a crowd.
+[[nodiscard]] inline std::vector<double> crowding_distances(const std::vector<std::vector<double>>& points,
+                                                            const std::vector<std::size_t>& front) {
+    const std::size_t n = front.size();
+    std::vector<double> distance(n, 0.0);
+    if (n == 0) return distance;
+    const std::size_t d = points[front.front()].size();
+    std::vector<std::size_t> order(n);
+    for (std::size_t k = 0; k < d; ++k) {
+        std::iota(order.begin(), order.end(), std::size_t{0});
+        std::stable_sort(order.begin(), order.end(),
+                         [&](std::size_t a, std::size_t b) { return points[front[a]][k] < points[front[b]][k]; });
+        const double low = points[front[order.front()]][k], high = points[front[order.back()]][k];
+        distance[order.front()] = distance[order.back()] = std::numeric_limits<double>::infinity();
+        if (!(high > low) || !std::isfinite(high - low)) continue;  // a flat (or unbounded) objective tells nothing
+        for (std::size_t i = 1; i + 1 < n; ++i)
+            distance[order[i]] += (points[front[order[i + 1]]][k] - points[front[order[i - 1]]][k]) / (high - low);
+    }
+    return distance;
+}
+
+/// The order in which multi-objective early stopping ranks the points recorded at a rung, best
+/// first (indices into `points`): every feasible point before every infeasible one (Optuna's and
+/// Deb's feasibility-first rule; `feasible` is empty when nothing is constrained); within each
+/// group, by non-dominated rank; within a rank, by crowding distance, larger first; then by index,
+/// earlier first. NaN coordinates must have been replaced (by infinity, say) beforehand.
+/// O(d n^2) for n points in d objectives.
+[[nodiscard]] inline std::vector<std::size_t> priority_order(const std::vector<std::vector<double>>& points,
+                                                            const std::vector<bool>& feasible = {}) {
+    const std::size_t n = points.size();
+    std::vector<std::size_t> order;
+    order.reserve(n);
+    for (const bool want_feasible : {true, false}) {
+        std::vector<std::size_t> group;
+        for (std::size_t i = 0; i < n; ++i)
+            if ((feasible.empty() || feasible[i]) == want_feasible) group.push_back(i);
+        if (group.empty()) continue;
+        std::vector<std::vector<double>> sub;
+        sub.reserve(group.size());
+        for (std::size_t i : group) sub.push_back(points[i]);
+        const std::vector<std::size_t> rank = non_dominated_ranks(sub);
+        const std::size_t fronts = *std::max_element(rank.begin(), rank.end()) + 1;
+        for (std::size_t r = 0; r < fronts; ++r) {
+            std::vector<std::size_t> front;  // indices into `sub`, increasing
+            for (std::size_t i = 0; i < group.size(); ++i)
+                if (rank[i] == r) front.push_back(i);
+            const std::vector<double> crowding = crowding_distances(sub, front);
+            std::vector<std::size_t> by(front.size());
+            std::iota(by.begin(), by.end(), std::size_t{0});
+            std::stable_sort(by.begin(), by.end(), [&](std::size_t a, std::size_t b) { return crowding[a] > crowding[b]; });
+            for (std::size_t i : by) order.push_back(group[front[i]]);
+        }
+    }
+    return order;
 }
 
 namespace detail {

@@ -7,8 +7,9 @@
 //
 // Journal format 2 added trial_retried (a failed attempt whose reports are forgotten before the
 // retry). Format 1 journals (no such event) still load. A run with several objectives or
-// constraints adds "objectives" and "constraints" to run_started and "values" to trial_ended;
-// a journal without them is a single-objective run.
+// constraints adds "objectives" and "constraints" to run_started and "values" to trial_ended
+// (and to report, for a trial that reports ht::Metrics); a journal without them is a
+// single-objective run.
 
 #include <hypertune/config.hpp>
 #include <hypertune/error.hpp>
@@ -68,8 +69,11 @@ struct TrialReported {
     double time = 0.0;
     TrialId trial = 0;
     Resource step = 0;
-    double value = 0.0;
+    double value = 0.0;    ///< the (first) objective's
     double seconds = 0.0;  ///< since the trial's first start
+    /// A report of ht::Metrics in a run with several metrics: each one's value in the run's
+    /// metric_names() order, NaN for a constrained metric the report left out. Empty otherwise.
+    std::vector<double> values{};
 };
 
 /// A stop, pause or promotion.

@@ -6,7 +6,8 @@
 // runs the trials, the Tuner or the caller's own loop:
 //   start(space, ctx)          once, before anything else;
 //   ask()                      -> run a trial (new, or resume a paused one), wait, or done;
-//   report(trial, step, loss)  -> continue or stop (early stopping);
+//   report(trial, step, loss)  -> continue or stop (early stopping); with several objectives or
+//                                 constraints, an IntermediateReport with each loss;
 //   tell(trial, outcome)       -> the trial's run ended: its final loss, or that it failed;
 //   take_decisions()           -> the stops, pauses and promotions made since the last call.
 //
@@ -69,7 +70,13 @@ public:
     [[nodiscard]] Suggestion ask();
 
     /// Trial `id` reported `loss` after `step` units: Continue, or Stop it.
-    [[nodiscard]] Decision report(TrialId id, Resource step, double loss);
+    [[nodiscard]] Decision report(TrialId id, Resource step, double loss) {
+        return report(id, step, IntermediateReport{loss});
+    }
+    /// The same, with each objective's loss and the constraints' verdict (a run with several
+    /// objectives or with constraints). Throws InvalidArgument when a scheduler that ranks on
+    /// every objective is given fewer: the report cannot be judged.
+    [[nodiscard]] Decision report(TrialId id, Resource step, const IntermediateReport& report);
 
     /// Trial `id`'s run ended.
     void tell(TrialId id, const Outcome& outcome);
@@ -109,6 +116,12 @@ protected:
     /// Called at the end of start(): reset per-run state here.
     virtual void on_start() {}
     virtual Decision on_report(TrialId /*id*/, Resource /*step*/, double /*loss*/) { return Decision::Continue; }
+    /// A report with every objective's loss and the constraints' verdict; by default, on_report()
+    /// with the first objective's loss. A scheduler that ranks trials on several objectives or
+    /// puts infeasible ones last overrides this one.
+    virtual Decision on_report_losses(TrialId id, Resource step, const IntermediateReport& report) {
+        return on_report(id, step, report.loss);
+    }
     virtual void on_tell(TrialId /*id*/, const Outcome& /*outcome*/) {}
     /// The resources at which trials are compared (for a model-based sampler), increasing.
     [[nodiscard]] virtual std::vector<Resource> fidelity_levels() const;
@@ -197,6 +210,9 @@ public:
     void start(const SearchSpace& space, const StrategyContext& ctx) { impl_->start(space, ctx); }
     [[nodiscard]] Suggestion ask() { return impl_->ask(); }
     [[nodiscard]] Decision report(TrialId id, Resource step, double loss) { return impl_->report(id, step, loss); }
+    [[nodiscard]] Decision report(TrialId id, Resource step, const IntermediateReport& report) {
+        return impl_->report(id, step, report);
+    }
     void tell(TrialId id, const Outcome& o) { impl_->tell(id, o); }
     [[nodiscard]] std::string name() const { return impl_->name(); }
     [[nodiscard]] std::vector<DecisionRecord> take_decisions() { return impl_->take_decisions(); }

@@ -63,12 +63,28 @@ struct Outcome {
     }
 };
 
+/// An intermediate report as a scheduler is given it (Scheduler::report). `loss` is the (first)
+/// objective's, lower is better. In a run with several objectives, `losses` holds each objective's
+/// loss (negated where maximised), the first being `loss`; it is empty with one objective. In a
+/// run with constraints, `feasible` says whether the constrained metrics the report carries meet
+/// them (a constrained metric it leaves out counts as met: it cannot be judged yet).
+struct IntermediateReport {
+    double loss = std::numeric_limits<double>::quiet_NaN();
+    std::vector<double> losses{};
+    bool feasible = true;
+};
+
 class DecisionSink;
 
 /// What start() is given besides the space.
 struct StrategyContext {
     std::uint64_t seed = 0;
     std::size_t max_trials = 0;  ///< new trials the runner lets start in all; 0 = no limit
+    /// The run's objectives (TunerOptions::objectives): with several, reports and outcomes carry
+    /// each one's loss, and a scheduler that stops trials must rank them on all (MO-ASHA).
+    std::size_t objectives = 1;
+    /// Whether the run has constraints: reports and outcomes then say whether they are met.
+    bool constrained = false;
     /// Where decisions go; null: the scheduler keeps them for take_decisions().
     DecisionSink* decisions = nullptr;
 };

@@ -9,6 +9,7 @@
 
 #include <hypertune/config.hpp>
 #include <hypertune/error.hpp>
+#include <hypertune/metrics.hpp>
 #include <hypertune/strategy.hpp>
 
 #include <fmt/format.h>
@@ -29,10 +30,13 @@ namespace detail {
 
 class TuningRun;
 
-// How a Trial talks back to whoever runs it (the Tuner). Not for users.
+// How a Trial talks back to whoever runs it (the Tuner). Not for users. A report the run cannot
+// judge (a single value where every objective is needed, an objective missing) throws
+// InvalidArgument, which fails the trial.
 class TrialHost {
 public:
     virtual Decision on_report(Trial& trial, Resource step, double value) = 0;
+    virtual Decision on_report_metrics(Trial& trial, Resource step, const Metrics& values) = 0;
     virtual bool stop_requested() const noexcept = 0;
     // Keeps a checkpoint where a crash cannot lose it (with a journal); may throw IoError.
     virtual void on_checkpoint(Trial& trial, Resource step, const std::string& bytes) = 0;
@@ -78,16 +82,27 @@ public:
         last_step_ = step;
         last_value_ = value;
         ++reports_;
-        // A promoted trial with no checkpoint starts over: what it already reported was judged.
-        if (restarted_ && step <= restart_from_) return;
-        // A trial that failed here before (the objective caught the exception) ends Failed whatever
-        // it reports next: its later values reach neither the strategy nor the journal.
-        if (!failure_.empty()) return;
-        detail::TrialHost* host = host_.load(std::memory_order_acquire);
-        if (host && host->on_report(*this, step, value) == Decision::Stop && !stop_.load(std::memory_order_relaxed)) {
-            stop_step_ = step;
-            stop_.store(true, std::memory_order_relaxed);
-        }
+        if (detail::TrialHost* host = reaches_host(step)) pass_on(step, [&] { return host->on_report(*this, step, value); });
+    }
+
+    /// Reports several metrics after `step` resource units, by name: in a run with several
+    /// objectives (TunerOptions::objectives), every objective, so that early stopping can rank the
+    /// trial on all of them (MO-ASHA); constrained metrics it carries count too (an infeasible
+    /// trial ranks after every feasible one at a rung). Other names are ignored. Same rules as
+    /// report(step, value) otherwise; a missing objective or a value that is not finite throws
+    /// InvalidArgument and marks the trial Failed.
+    void report(Resource step, const Metrics& values) {
+        if (returned_.load(std::memory_order_acquire)) called_late(fmt::format("report(step {})", step));
+        if (values.empty()) fail(fmt::format("trial {}: reported no metrics at step {}", id_, step));
+        for (const auto& [name, value] : values.values())
+            if (!std::isfinite(value))
+                fail(fmt::format("trial {}: reported a non-finite value of '{}' ({}) at step {}", id_, name, value, step));
+        if (step <= last_step_)
+            fail(fmt::format("trial {}: reported step {} after step {} (steps must increase)", id_, step, last_step_));
+        last_step_ = step;
+        ++reports_;
+        if (detail::TrialHost* host = reaches_host(step))
+            pass_on(step, [&] { return host->on_report_metrics(*this, step, values); });
     }
 
     /// True once the strategy decided to stop this trial or the tuning run is stopping. Check it
@@ -140,6 +155,31 @@ public:
 
 private:
     friend class detail::TuningRun;
+
+    // The host, when a report of `step` reaches it.
+    [[nodiscard]] detail::TrialHost* reaches_host(Resource step) const noexcept {
+        // A promoted trial with no checkpoint starts over: what it already reported was judged.
+        if (restarted_ && step <= restart_from_) return nullptr;
+        // A trial that failed here before (the objective caught the exception) ends Failed whatever
+        // it reports next: its later values reach neither the strategy nor the journal.
+        if (!failure_.empty()) return nullptr;
+        return host_.load(std::memory_order_acquire);
+    }
+
+    // Hands a report to the host: a report it cannot judge fails the trial; Stop is kept.
+    template <class Call>
+    void pass_on(Resource step, Call&& call) {
+        Decision d = Decision::Continue;
+        try {
+            d = call();
+        } catch (const InvalidArgument& e) {
+            fail(e.what());
+        }
+        if (d == Decision::Stop && !stop_.load(std::memory_order_relaxed)) {
+            stop_step_ = step;
+            stop_.store(true, std::memory_order_relaxed);
+        }
+    }
 
     [[noreturn]] void called_late(std::string_view call) const {
         throw Error(fmt::format("trial {}: {} called after its objective returned; a Trial is only usable during the "

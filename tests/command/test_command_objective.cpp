@@ -529,6 +529,34 @@ TEST_CASE("metrics(): a command's metrics become the objectives and constraint o
     CHECK(missing.trials().at(0).failure_reason.find("no value for metric 'memory_gb'") != std::string::npos);
 }
 
+TEST_CASE("metrics(): every report carries each metric, so MO-ASHA ranks a command on all its objectives") {
+    // Per epoch, one line with both objectives: accuracy (the objective metric) and cost.
+    ht::CommandObjective objective(
+        {"/bin/sh", "-c",
+         "e=1; while [ $e -le $3 ]; do echo \"cost=$(( $e * $2 )) accuracy=0.$1$e\"; e=$(( e + 1 )); done", "sh",
+         "{a}", "{c}", "{budget}"},
+        {.metrics = {{"accuracy", R"(accuracy=([0-9.]+))"}, {"cost", R"(cost=([0-9]+))"}}});
+    ht::SearchSpace space{ht::IntegerParameter("a", 1, 8), ht::IntegerParameter("c", 1, 9)};
+    ht::TunerOptions o;
+    o.objectives = {{"accuracy", ht::Direction::Maximize}, {"cost", ht::Direction::Minimize}};
+    o.max_jobs = 18;
+    o.seed = 4;
+    o.progress = ht::ProgressBar::Never;
+    auto result = ht::Tuner(space, ht::ASHA({.min_resource = 1, .max_resource = 9}), o)
+                      .fit([&](const ht::Config& c, ht::Trial& t) { return objective.metrics(c, t); });
+    REQUIRE(result.trials().size() == 18);
+    std::size_t pareto = 0;
+    for (const auto& t : result.trials()) {
+        CAPTURE(t.config);
+        CHECK(t.status != ht::TrialStatus::Failed);
+        CHECK(*result.metric(t, "cost") == static_cast<double>(t.resource_used) * t.config.get<std::int64_t>("c"));
+        for (const auto& d : t.decisions)
+            if (d.reason.find("by Pareto priority") != std::string::npos) ++pareto;
+    }
+    CHECK(result.count(ht::TrialStatus::Stopped) > 0);
+    CHECK(pareto > 5);
+}
+
 TEST_CASE("a trainer that hangs is killed at the timeout and the trial fails") {
     auto r = run(ht::CommandObjective({"/bin/sleep", "1000"},
                                       {.metrics = {{"loss", "loss=(\\S+)"}}, .timeout_seconds = 0.3, .kill_grace_seconds = 0.2}));

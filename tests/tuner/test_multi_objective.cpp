@@ -16,6 +16,8 @@
 #include <atomic>
 #include <cmath>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -273,11 +275,14 @@ TEST_CASE("several objectives: misuse is refused before any trial runs, naming t
                          "hypertune::Metrics with a value for each, not a single number",
                          ht::InvalidArgument);
     // strategies that compare one loss
-    CHECK_THROWS_WITH_AS(ht::Tuner(space, ht::ASHA({.max_resource = 9}), o),
-                         "TunerOptions: 2 objectives (accuracy, cost), but ASHA optimises a single one; RandomSearch, "
-                         "GridSearch and Bayesian take several",
+    CHECK_THROWS_WITH_AS(ht::Tuner(space, ht::MedianStopping(ht::RandomSearch()), o),
+                         "TunerOptions: 2 objectives (accuracy, cost), but MedianStopping(RandomSearch) optimises a "
+                         "single one; RandomSearch, GridSearch, Bayesian, ASHA and asynchronous Hyperband take several",
                          ht::InvalidArgument);
-    CHECK_THROWS_AS(ht::Tuner(space, ht::Hyperband({.max_resource = 9}), o), ht::InvalidArgument);
+    CHECK_THROWS_AS(ht::Tuner(space, ht::Hyperband({.max_resource = 9, .mode = ht::HyperbandMode::Synchronous}), o),
+                    ht::InvalidArgument);
+    CHECK_NOTHROW(ht::Tuner(space, ht::ASHA({.max_resource = 9}), o));  // MO-ASHA
+    CHECK_NOTHROW(ht::Tuner(space, ht::Hyperband({.max_resource = 9}), o));
     CHECK_NOTHROW(ht::Tuner(space, ht::Bayesian(), o));  // ParEGO
     CHECK_NOTHROW(ht::Tuner(space, ht::GridSearch({.points = {{"x", 3}, {"y", 3}}}), o));
     // names
@@ -356,4 +361,106 @@ TEST_CASE("the sampler is told every objective as a loss, each in its own direct
         CHECK((*told)[i] == std::vector<double>{-t.values[0], t.values[1]});
         CHECK((*told)[i] == result.losses(t));
     }
+}
+
+// ---- multi-objective early stopping (MO-ASHA) through the tuner --------------------------------
+
+namespace {
+
+// trade_off() learnt over `epochs` epochs: accuracy rises towards its final value, cost grows with
+// the epochs run. Every epoch reports every metric; a stopped trial returns its metrics so far.
+ht::Metrics train_reporting(const ht::Config& c, ht::Trial& trial) {
+    const ht::Metrics final_metrics = trade_off(c);
+    ht::Metrics now;
+    for (ht::Resource epoch = trial.resumed_from() + 1; epoch <= trial.budget(); ++epoch) {
+        const double progress = static_cast<double>(epoch) / 9.0;
+        now = ht::Metrics{{"accuracy", *final_metrics.get("accuracy") * (1.0 - 0.5 / static_cast<double>(epoch))},
+                          {"cost", *final_metrics.get("cost") * progress},
+                          {"seconds_per_epoch", *final_metrics.get("seconds_per_epoch")}};
+        trial.report(epoch, now);
+        if (trial.should_stop()) break;
+    }
+    return now;
+}
+
+}  // namespace
+
+TEST_CASE("MO-ASHA through the tuner: rungs rank every objective, feasible first, and the journal replays it") {
+    auto options = [](std::string journal) {
+        auto o = mo_options(40, std::move(journal));
+        o.max_parallel_jobs = 1;  // one order of events: the runs below can be compared trial by trial
+        return o;
+    };
+    auto asha = [] { return ht::ASHA({.min_resource = 1, .max_resource = 9, .reduction_factor = 3}); };
+    auto path = mo_journal("mo-asha");
+    auto live = ht::Tuner(mo_space(), asha(), options(path)).fit(train_reporting);
+    REQUIRE(live.trials().size() == 40);
+    std::size_t stopped = 0, pareto_decisions = 0;
+    for (const auto& t : live.trials()) {
+        if (t.status == ht::TrialStatus::Stopped) ++stopped;
+        for (const auto& d : t.decisions)
+            if (d.reason.find("by Pareto priority") != std::string::npos) ++pareto_decisions;
+    }
+    CHECK(stopped >= 20);
+    CHECK(pareto_decisions >= 30);
+    CHECK_FALSE(live.pareto_front().empty());
+    for (const auto& t : live.pareto_front()) CHECK(t.feasible);
+    // The journal keeps each report's metrics; load_result gives the live run back.
+    std::ifstream in(path);
+    std::string journal((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    CHECK(journal.find("\"event\":\"report\"") != std::string::npos);
+    CHECK(occurrences(journal, "\"values\":[") > 40);
+    ht::testing::check_same_result(live, ht::load_result(path));
+    fs::remove(path);
+
+    // Stopped after 15 trials and resumed: the decisions of an uninterrupted run.
+    path = mo_journal("mo-asha-resume");
+    {
+        auto o = options(path);
+        std::atomic<ht::TuningJob*> self{nullptr};
+        o.on_trial_end = [&](const ht::TrialRecord& r) {
+            if (r.id == 14) self.load()->stop();
+        };
+        ht::Tuner first(mo_space(), asha(), o);
+        auto job = first.start([&](const ht::Config& c, ht::Trial& t) {
+            while (!self.load()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+            return train_reporting(c, t);
+        });
+        self = &job;
+        CHECK(job.wait().trials().size() < 40);
+    }
+    auto resumed = ht::Tuner(mo_space(), asha(), options(path)).fit(train_reporting);
+    REQUIRE(resumed.trials().size() == live.trials().size());
+    for (std::size_t i = 0; i < live.trials().size(); ++i) {
+        CAPTURE(i);
+        CHECK(resumed.trials()[i].status == live.trials()[i].status);
+        CHECK(resumed.trials()[i].values == live.trials()[i].values);
+        CHECK(resumed.trials()[i].decisions.size() == live.trials()[i].decisions.size());
+    }
+    ht::testing::check_same_result(resumed, ht::load_result(path));
+    fs::remove(path);
+}
+
+TEST_CASE("MO-ASHA: a report that lacks an objective fails that trial, naming what is missing, and is not journaled") {
+    auto path = mo_journal("mo-asha-bad-report");
+    auto o = mo_options(6, path);
+    o.max_parallel_jobs = 1;
+    auto result = ht::Tuner(mo_space(), ht::ASHA({.max_resource = 9}), o).fit([](const ht::Config& c, ht::Trial& t) {
+        if (t.id() == 1) t.report(1, 0.5);  // one value where two objectives are ranked
+        if (t.id() == 2) t.report(1, ht::Metrics{{"accuracy", 0.5}});  // cost is missing
+        return train_reporting(c, t);
+    });
+    REQUIRE(result.trials().size() == 6);
+    CHECK(result.trials()[0].status != ht::TrialStatus::Failed);
+    CHECK(result.trials()[1].status == ht::TrialStatus::Failed);
+    CHECK(result.trials()[1].failure_reason.find("ASHA ranks trials on 2 objectives, but trial 1 reported a single value at "
+                                          "step 1: report every objective") != std::string::npos);
+    CHECK(result.trials()[2].status == ht::TrialStatus::Failed);
+    CHECK(result.trials()[2].failure_reason.find("trial 2: the report at step 1 has no value for objective 'cost'") !=
+          std::string::npos);
+    for (std::size_t i = 3; i < 6; ++i) CHECK(result.trials()[i].status != ht::TrialStatus::Failed);
+    CHECK(result.trials()[1].curve.empty());
+    CHECK(result.trials()[2].curve.empty());
+    ht::testing::check_same_result(result, ht::load_result(path));
+    fs::remove(path);
 }

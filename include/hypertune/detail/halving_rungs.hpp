@@ -7,9 +7,13 @@
 
 #include <hypertune/detail/promotion_rungs.hpp>
 #include <hypertune/detail/rungs.hpp>
+#include <hypertune/error.hpp>
 #include <hypertune/strategies/halving_type.hpp>
 #include <hypertune/strategy.hpp>
 
+#include <fmt/format.h>
+
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <utility>
@@ -26,13 +30,18 @@ namespace hypertune::detail {
 class HalvingRungs {
 public:
     HalvingRungs() = default;
+    /// `objectives` and `constrained` are the run's (StrategyContext): with several objectives or
+    /// with constraints, rungs rank by Pareto priority and every report must carry each
+    /// objective's loss.
     HalvingRungs(HalvingType type, const std::vector<std::vector<Resource>>& brackets, std::vector<int> labels,
-                 int eta, Resource max_resource, bool wait_for_peers)
-        : type_(type) {
+                 int eta, Resource max_resource, bool wait_for_peers, std::size_t objectives = 1,
+                 bool constrained = false)
+        : type_(type), objectives_(objectives) {
+        const bool pareto = objectives > 1 || constrained;
         if (type_ == HalvingType::Stop)
-            stop_ = StopRungs(brackets, std::move(labels), eta, max_resource, wait_for_peers);
+            stop_ = StopRungs(brackets, std::move(labels), eta, max_resource, wait_for_peers, pareto);
         else
-            promotion_ = PromotionRungs(brackets, std::move(labels), eta, max_resource);
+            promotion_ = PromotionRungs(brackets, std::move(labels), eta, max_resource, pareto);
         max_resource_ = max_resource;
     }
 
@@ -61,9 +70,19 @@ public:
         return max_resource_;
     }
 
-    [[nodiscard]] Decision report(TrialId id, Resource step, double loss, std::vector<DecisionRecord>& out) {
-        return type_ == HalvingType::Stop ? stop_.report(id, step, loss, out)
-                                          : promotion_.report(id, step, loss, out);
+    /// Throws InvalidArgument, naming `scheduler`, when the run has several objectives and the
+    /// report does not carry each one's loss: the rungs could not rank it.
+    [[nodiscard]] Decision report(const char* scheduler, TrialId id, Resource step, const IntermediateReport& report,
+                                  std::vector<DecisionRecord>& out) {
+        if (objectives_ > 1 && report.losses.size() != objectives_)
+            throw InvalidArgument(fmt::format(
+                "{} ranks trials on {} objectives, but trial {} reported {} at step {}: report every objective, "
+                "trial.report(step, ht::Metrics{{...}})",
+                scheduler, objectives_, id,
+                report.losses.empty() ? std::string("a single value") : fmt::format("{} losses", report.losses.size()),
+                step));
+        return type_ == HalvingType::Stop ? stop_.report(id, step, report, out)
+                                          : promotion_.report(id, step, report, out);
     }
 
     void finish(TrialId id, const Outcome& outcome, std::vector<DecisionRecord>& out) {
@@ -90,6 +109,7 @@ public:
 
 private:
     HalvingType type_ = HalvingType::Stop;
+    std::size_t objectives_ = 1;
     Resource max_resource_ = 0;
     StopRungs stop_;
     PromotionRungs promotion_;

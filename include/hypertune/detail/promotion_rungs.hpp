@@ -25,6 +25,10 @@
 // ranks worst. Each rung keeps every recorded loss in a SplitHeap (the cut-off in O(1)) and its
 // paused trials in an ordered set (the best in O(1)), so recording and promoting cost O(log m) and
 // a scan costs O(rungs).
+// In a run with several objectives or with constraints (MO-ASHA), "in the top 1/eta" means a
+// place below q in the rung's Pareto priority order (feasible first, then non-dominated rank,
+// then crowding distance; detail/rung_ranking.hpp); the best paused trial is the one placed
+// first, and records carry no threshold.
 
 #include <hypertune/linkage.hpp>
 #include <hypertune/config.hpp>
@@ -47,8 +51,9 @@ public:
     /// @param brackets    per bracket, its increasing rung resources, all below max_resource
     /// @param labels      per bracket, the number put in DecisionRecord::bracket (-1 for ASHA)
     /// @param eta         promote the top 1/eta at each rung
+    /// @param pareto      rank by Pareto priority (several objectives or constraints)
     PromotionRungs(const std::vector<std::vector<Resource>>& brackets, std::vector<int> labels, int eta,
-                   Resource max_resource);
+                   Resource max_resource, bool pareto = false);
 
     /// Registers a new trial in `bracket` (its configuration is kept, to resume it with); returns
     /// its budget: the bracket's first rung, or max_resource for a bracket without rungs.
@@ -60,7 +65,8 @@ public:
 
     /// Continue, unless the step overruns the trial's budget (Stop) or max_resource (Stop and a
     /// record). Unknown trials and repeated or older steps get Continue.
-    [[nodiscard]] Decision report(TrialId id, Resource step, double loss, std::vector<DecisionRecord>& out);
+    [[nodiscard]] Decision report(TrialId id, Resource step, const IntermediateReport& report,
+                                  std::vector<DecisionRecord>& out);
 
     /// The trial's run ended. Having reached its budget (or Completed), its loss is recorded at its
     /// rung and it pauses (a Pause record) unless the budget was max_resource; failed, or stopped
@@ -81,7 +87,7 @@ public:
 private:
     struct Rung {
         Resource resource = 0;
-        SplitHeap values;                               // every loss recorded here
+        RungRanking ranking;                            // every trial recorded here
         std::set<std::pair<double, TrialId>> waiting;  // paused here: (rank value, id)
     };
     struct TrialState {
@@ -93,6 +99,9 @@ private:
         double loss = 0;  // its rank value where it waits
         Config config;
     };
+
+    // The paused trial that `rung` would promote now, if one is in its top 1/eta.
+    [[nodiscard]] std::optional<std::pair<double, TrialId>> promotable(Rung& rung);
 
     [[nodiscard]] Resource budget_at(std::size_t bracket, std::size_t rung) const {
         const auto& ladder = ladders_[bracket];

@@ -19,6 +19,7 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
 #include <deque>
 #include <optional>
 #include <string>
@@ -28,6 +29,23 @@
 #include <vector>
 
 namespace hypertune::detail {
+
+/// What the strategy is told of a report: its loss, each objective's loss when the run has
+/// several, and whether the constrained metrics it carries meet their bounds (NaN: not reported,
+/// counted as met). `values` follow `names` (metric_names()), or are empty for a report of a
+/// single value.
+[[nodiscard]] inline IntermediateReport intermediate_report(double loss, const std::vector<Metric>& objectives,
+                                                            const std::vector<Constraint>& constraints,
+                                                            const std::vector<std::string>& names,
+                                                            const std::vector<double>& values) {
+    IntermediateReport r{loss};
+    if (values.empty()) return r;
+    if (objectives.size() > 1) r.losses = objective_losses(objectives, values);
+    for (const Constraint& c : constraints)
+        for (std::size_t i = 0; i < names.size() && i < values.size(); ++i)
+            if (names[i] == c.metric && !std::isnan(values[i]) && !c.satisfied_by(values[i])) r.feasible = false;
+    return r;
+}
 
 /// Throws InvalidArgument naming the first difference between the journal's run and this one.
 inline void check_same_run(const std::string& path, const json& start, const SearchSpace& space,
@@ -116,7 +134,11 @@ struct Replayed {
                                                  now.runs() ? fmt::format("trial {}", now.trial) : std::string("no trial"),
                                                  s->trial));
         } else if (const auto* r = std::get_if<TrialReported>(&event)) {
-            out.last_said[r->trial] = strategy.report(r->trial, r->step, loss_of(r->value));
+            const Result::Setup& setup = out.state.setup();
+            out.last_said[r->trial] = strategy.report(
+                r->trial, r->step,
+                intermediate_report(loss_of(r->value), setup.objectives, setup.constraints, out.state.metric_names(),
+                                    r->values));
         } else if (const auto* e = std::get_if<TrialEnded>(&event)) {
             out.last_said.erase(e->trial);
             const double loss = loss_of(e->objective);

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: MIT
 #pragma once
-// Rung bookkeeping shared by ASHA and asynchronous Hyperband (and the order statistic that the
-// median stopping rule uses).
+// Rung bookkeeping shared by ASHA and asynchronous Hyperband.
 //
 // StopRungs is stop-based asynchronous successive halving (ASHA, Li et al., "A System for Massively
 // Parallel Hyperparameter Tuning", MLSys 2020) over one or more brackets. A bracket is a ladder of
@@ -14,6 +13,9 @@
 // rung always continue: stopping has to be decided now, it cannot wait for later trials as
 // promotion-based ASHA does. Ties go to the trial. Each rung keeps its losses split into the q
 // smallest and the rest (two heaps), so a decision is O(log m) and the cut-off is read in O(1).
+// In a run with several objectives or with constraints (MO-ASHA), "in the top 1/eta" means a
+// place below q in the rung's Pareto priority order instead (feasible first, then non-dominated
+// rank, then crowding distance; detail/rung_ranking.hpp), and records carry no threshold.
 //
 // With wait_for_peers, those first eta - 1 trials get no free pass: such a trial is told Stop and
 // held (a Pause record when its run ends). When the eta-th loss arrives at the rung, every trial
@@ -34,6 +36,7 @@
 #include <hypertune/linkage.hpp>
 #include <hypertune/config.hpp>
 #include <hypertune/error.hpp>
+#include <hypertune/detail/rung_ranking.hpp>
 #include <hypertune/strategy.hpp>
 
 #include <fmt/format.h>
@@ -56,62 +59,6 @@ namespace hypertune::detail {
 /// `who` is the strategy ("ASHA"), `factor_name` the option that holds the factor ("eta").
 void validate_rung_options(std::string_view who, std::string_view factor_name, Resource min_resource,
                                   Resource max_resource, int factor);
-
-/// The loss a rung ranks: NaN (a broken report) counts as the worst possible value.
-[[nodiscard]] inline double rank_value(double loss) noexcept {
-    return std::isnan(loss) ? std::numeric_limits<double>::infinity() : loss;
-}
-
-/// A multiset of doubles split into its `k` smallest values (a max-heap) and the rest (a min-heap),
-/// so that the k-th smallest value and the median are read in O(1) and an insertion costs O(log n).
-/// Changing k by one costs O(log n) too. Values must not be NaN.
-class SplitHeap {
-public:
-    /// Adds `x`, keeping the lower part at its current size.
-    void insert(double x) {
-        if (!lower_.empty() && x < lower_.front()) {
-            push(lower_, x, std::less<>{});
-            move_top(lower_, std::less<>{}, upper_, std::greater<>{});
-        } else {
-            push(upper_, x, std::greater<>{});
-        }
-    }
-
-    /// Makes the lower part hold the min(k, size()) smallest values.
-    void set_lower_size(std::size_t k) {
-        while (lower_.size() > k) move_top(lower_, std::less<>{}, upper_, std::greater<>{});
-        while (lower_.size() < k && !upper_.empty()) move_top(upper_, std::greater<>{}, lower_, std::less<>{});
-    }
-
-    [[nodiscard]] std::size_t size() const noexcept { return lower_.size() + upper_.size(); }
-    [[nodiscard]] std::size_t lower_size() const noexcept { return lower_.size(); }
-    /// The largest of the lower part: the k-th smallest value. Requires lower_size() > 0.
-    [[nodiscard]] double lower_max() const noexcept { return lower_.front(); }
-    /// The smallest of the upper part. Requires size() > lower_size().
-    [[nodiscard]] double upper_min() const noexcept { return upper_.front(); }
-
-    /// The median (the mean of the two middle values when the size is even). Requires size() > 0.
-    [[nodiscard]] double median() {
-        set_lower_size((size() + 1) / 2);
-        return size() % 2 == 1 ? lower_max() : 0.5 * (lower_max() + upper_min());
-    }
-
-private:
-    template <class Cmp>
-    static void push(std::vector<double>& heap, double x, Cmp cmp) {
-        heap.push_back(x);
-        std::push_heap(heap.begin(), heap.end(), cmp);
-    }
-    template <class From, class To>
-    static void move_top(std::vector<double>& from, From from_cmp, std::vector<double>& to, To to_cmp) {
-        std::pop_heap(from.begin(), from.end(), from_cmp);
-        push(to, from.back(), to_cmp);
-        from.pop_back();
-    }
-
-    std::vector<double> lower_;  // max-heap: the k smallest
-    std::vector<double> upper_;  // min-heap: the others
-};
 
 /// The rungs min_resource * factor^k that lie strictly below max_resource (ASHA's rung levels; the
 /// trial completes at max_resource, so no decision is taken there).
@@ -136,13 +83,14 @@ public:
     /// @param labels          per bracket, the number put in DecisionRecord::bracket (-1 for ASHA)
     /// @param eta             keep the top 1/eta at each rung
     /// @param wait_for_peers  hold the first eta - 1 trials at a rung instead of letting them pass
+    /// @param pareto          rank by Pareto priority (several objectives or constraints)
     StopRungs(const std::vector<std::vector<Resource>>& brackets, std::vector<int> labels, int eta,
-              Resource max_resource, bool wait_for_peers = false)
+              Resource max_resource, bool wait_for_peers = false, bool pareto = false)
         : labels_(std::move(labels)), eta_(static_cast<std::size_t>(eta)), max_resource_(max_resource),
           wait_for_peers_(wait_for_peers) {
         ladders_.resize(brackets.size());
         for (std::size_t b = 0; b < brackets.size(); ++b)
-            for (Resource r : brackets[b]) ladders_[b].push_back(Rung{r, {}, {}});
+            for (Resource r : brackets[b]) ladders_[b].push_back(Rung{r, RungRanking(eta_, pareto), {}});
     }
 
     /// Registers a new trial in `bracket` (an index into the ladders given at construction); its
@@ -169,7 +117,8 @@ public:
 
     /// The rung decision for a report. Unknown trials and repeated or older steps are ignored
     /// (Continue); a trial already stopped keeps getting Stop.
-    [[nodiscard]] Decision report(TrialId id, Resource step, double loss, std::vector<DecisionRecord>& out);
+    [[nodiscard]] Decision report(TrialId id, Resource step, const IntermediateReport& report,
+                                  std::vector<DecisionRecord>& out);
 
     /// The trial's run ended. A completed or stopped trial whose outcome reaches further than its
     /// last report counts as a report of its final loss at that resource (its value joins the rung it
@@ -190,7 +139,7 @@ public:
 private:
     struct Rung {
         Resource resource;
-        SplitHeap values;
+        RungRanking ranking;
         std::vector<TrialId> held;  // held here, not judged yet (wait_for_peers)
     };
     struct TrialState {
@@ -214,14 +163,14 @@ private:
     // only: its loss there is not comparable with the losses recorded at the lower ones.
     [[nodiscard]] std::ptrdiff_t advance(TrialState& t, Resource step) const;
 
-    [[nodiscard]] Decision decide(TrialId id, TrialState& t, std::size_t rung_index, double loss,
+    [[nodiscard]] Decision decide(TrialId id, TrialState& t, std::size_t rung_index, const IntermediateReport& report,
                                   std::vector<DecisionRecord>* out) {
         Rung& rung = ladders_[t.bracket][rung_index];
-        double value = rank_value(loss);
-        rung.values.insert(value);
-        std::size_t m = rung.values.size();
-        std::size_t q = m / eta_;
-        rung.values.set_lower_size(q);
+        const double loss = report.loss;
+        const double value = rank_value(loss);
+        rung.ranking.record(id, report);
+        const std::size_t m = rung.ranking.size();
+        const std::size_t q = rung.ranking.top_size();
         if (out == nullptr) return Decision::Continue;
 
         DecisionRecord rec{id,
@@ -249,9 +198,10 @@ private:
             return Decision::Continue;
         }
         if (!rung.held.empty()) judge_held(t.bracket, rung_index, *out);
-        rec.threshold = rung.values.lower_max();
-        if (value <= rec.threshold) {
-            rec.reason = fmt::format("in the top 1/{} ({} of {}) at resource {}: continues", eta_, q, m, rung.resource);
+        rec.threshold = rung.ranking.cutoff();
+        if (rung.ranking.in_top(id, value)) {
+            rec.reason = fmt::format("in the top 1/{} ({} of {}) at resource {}{}: continues", eta_, q, m, rung.resource,
+                                     by_what(rung));
             out->push_back(std::move(rec));
             return Decision::Continue;
         }
@@ -259,9 +209,15 @@ private:
         rec.kind = DecisionRecord::Kind::Stop;
         // Values stay out of the text: the record holds them, and the result prints them in the
         // objective's own sign (a maximised metric is a negated loss here).
-        rec.reason = fmt::format("not in the top 1/{} ({} of {}) at resource {}", eta_, q, m, rung.resource);
+        rec.reason = fmt::format("not in the top 1/{} ({} of {}) at resource {}{}", eta_, q, m, rung.resource,
+                                 by_what(rung));
         out->push_back(std::move(rec));
         return Decision::Stop;
+    }
+
+    // How the rung ranks, for a record's reason: said only when it is not by loss.
+    [[nodiscard]] static const char* by_what(const Rung& rung) noexcept {
+        return rung.ranking.pareto() ? " by Pareto priority" : "";
     }
 
     // The rung now has eta values or more: every trial held there is cleared or stopped.

@@ -143,18 +143,22 @@ public:
     }
 
     // TrialHost
-    Decision on_report(Trial& trial, Resource step, double value) override {
-        std::lock_guard lk(mu_);
-        const double now = run_clock();
-        emit(TrialReported{now, trial.id(), step, value, now - state_.record(trial.id()).start_time()});
-        Decision d = Decision::Continue;
-        try {
-            d = strategy_.report(trial.id(), step, loss_of(value));
-            apply_decisions();
-        } catch (const std::exception& e) {
-            request_stop(fmt::format("strategy '{}' failed in report(): {}", strategy_name_, e.what()));
-        }
-        return d;
+    Decision on_report(Trial& trial, Resource step, double value) override { return report(trial, step, value, {}); }
+
+    // The run's metrics in metric_names_ order (NaN for a constrained metric left out); every
+    // objective must be there.
+    Decision on_report_metrics(Trial& trial, Resource step, const Metrics& m) override {
+        std::vector<double> values(metric_names_.size(), std::numeric_limits<double>::quiet_NaN());
+        for (std::size_t i = 0; i < metric_names_.size(); ++i)
+            if (auto v = m.get(metric_names_[i])) values[i] = *v;
+        for (std::size_t i = 0; i < options_.objectives.size(); ++i)
+            if (std::isnan(values[i]))
+                throw InvalidArgument(fmt::format("trial {}: the report at step {} has no value for objective '{}'",
+                                                  trial.id(), step, metric_names_[i]));
+        trial.last_value_ = values.front();
+        const double value = values.front();
+        if (!several_metrics_) values.clear();
+        return report(trial, step, value, std::move(values));
     }
 
     bool stop_requested() const noexcept override { return stop_flag_.load(std::memory_order_relaxed); }
@@ -170,6 +174,34 @@ public:
 private:
     [[nodiscard]] double loss_of(double value) const noexcept {
         return options_.direction == Direction::Maximize ? -value : value;
+    }
+
+    // A report reaches the strategy before it is journaled: one it refuses as unjudgeable
+    // (InvalidArgument, e.g. a single value where it ranks every objective) fails the trial and
+    // leaves no trace, so that a resumed run replays only what the strategy took.
+    Decision report(Trial& trial, Resource step, double value, std::vector<double> values) {
+        std::lock_guard lk(mu_);
+        const double now = run_clock();
+        Decision d = Decision::Continue;
+        bool took = false;
+        try {
+            d = strategy_.report(trial.id(), step,
+                                 intermediate_report(loss_of(value), options_.objectives, options_.constraints,
+                                                     metric_names_, values));
+            took = true;
+        } catch (const InvalidArgument&) {
+            throw;
+        } catch (const std::exception& e) {
+            request_stop(fmt::format("strategy '{}' failed in report(): {}", strategy_name_, e.what()));
+        }
+        emit(TrialReported{now, trial.id(), step, value, now - state_.record(trial.id()).start_time(),
+                           std::move(values)});
+        if (took) try {
+                apply_decisions();
+            } catch (const std::exception& e) {
+                request_stop(fmt::format("strategy '{}' failed in report(): {}", strategy_name_, e.what()));
+            }
+        return d;
     }
 
     [[nodiscard]] double seconds_since_start() const {

@@ -62,12 +62,12 @@ public:
           streams_{Stream{spec.options.max_line_bytes}, Stream{spec.options.max_line_bytes}} {}
 
     // The latest value of every metric that printed one, by name; the objective metric must have.
+    // Each intermediate report then carries every metric's latest value too (multi-objective
+    // early stopping ranks on all of them).
     Metrics execute_metrics() {
+        report_metrics_ = true;
         (void)execute();
-        Metrics out;
-        for (std::size_t m = 0; m < last_values_.size(); ++m)
-            if (last_values_[m]) out.set(spec_.options.metrics[m].name, *last_values_[m]);
-        return out;
+        return latest_metrics();
     }
 
     double execute() {
@@ -220,6 +220,9 @@ private:
                                             trial_.id(), spec_.step->source(), *text, line));
                 step_ = *step;
             }
+        // The objective metric's value on this line, reported once the whole line is read (its
+        // other metrics included).
+        std::optional<Resource> report_at;
         for (std::size_t m = 0; m < spec_.metrics.size(); ++m) {
             bool ends_match = false;
             auto text = spec_.metrics[m].capture(line, &ends_match);
@@ -251,11 +254,14 @@ private:
             last_values_[m] = *value;
             if (!is_objective) continue;
             last_value_ = *value;
-            if (step > trial_.last_step()) {
-                trial_.report(step, *value);
-                check_stop(Clock::now());
-            }
+            if (step > trial_.last_step()) report_at = step;
         }
+        if (!report_at) return;
+        if (report_metrics_)
+            trial_.report(*report_at, latest_metrics());
+        else
+            trial_.report(*report_at, *last_value_);
+        check_stop(Clock::now());
     }
 
     [[nodiscard]] static std::string describe(int status) {
@@ -308,6 +314,14 @@ private:
     Resource objective_lines_ = 0;
     std::optional<double> last_value_;
     std::vector<std::optional<double>> last_values_ = std::vector<std::optional<double>>(spec_.metrics.size());
+    bool report_metrics_ = false;  // metrics(): reports carry every metric's latest value
+
+    [[nodiscard]] Metrics latest_metrics() const {
+        Metrics out;
+        for (std::size_t m = 0; m < last_values_.size(); ++m)
+            if (last_values_[m]) out.set(spec_.options.metrics[m].name, *last_values_[m]);
+        return out;
+    }
 };
 
 }  // namespace detail::command

@@ -81,8 +81,10 @@ HYPERTUNE_INLINE json to_json(const RunEvent& event) {
                     {"worker", e.worker},           {"rerun", e.rerun}};
         }
         json operator()(const TrialReported& e) const {
-            return {{"event", "report"}, {"time", e.time},   {"trial", e.trial},
-                    {"step", e.step},    {"value", e.value}, {"seconds", e.seconds}};
+            json j = {{"event", "report"}, {"time", e.time},   {"trial", e.trial},
+                      {"step", e.step},    {"value", e.value}, {"seconds", e.seconds}};
+            if (!e.values.empty()) j["values"] = numbers_or_nulls(e.values);
+            return j;
         }
         json operator()(const TrialDecided& e) const {
             const DecisionRecord& d = e.decision;
@@ -112,11 +114,7 @@ HYPERTUNE_INLINE json to_json(const RunEvent& event) {
                     {"resource", e.resource},
                     {"failure", e.failure},
                     {"retries", e.retries}};
-            if (!e.values.empty()) {
-                json v = json::array();
-                for (double x : e.values) v.push_back(number_or_null(x));
-                j["values"] = std::move(v);
-            }
+            if (!e.values.empty()) j["values"] = numbers_or_nulls(e.values);
             return j;
         }
         json operator()(const RunWarned& e) const {
@@ -173,9 +171,12 @@ HYPERTUNE_INLINE RunEvent event_from_json(const json& e, const SearchSpace& spac
                                 integer_or<std::size_t>(e, "worker", std::size_t{0}),
                                 e.value("rerun", false)};
         }
-        if (kind == "report")
-            return TrialReported{time, integer_at<TrialId>(e, "trial"), integer_at<Resource>(e, "step"),
-                                 e.at("value").get<double>(), e.value("seconds", 0.0)};
+        if (kind == "report") {
+            TrialReported reported{time, integer_at<TrialId>(e, "trial"), integer_at<Resource>(e, "step"),
+                                   e.at("value").get<double>(), e.value("seconds", 0.0), {}};
+            reported.values = numbers_from(e, "values");
+            return reported;
+        }
         if (kind == "decision")
             return TrialDecided{time,
                                 DecisionRecord{integer_at<TrialId>(e, "trial"),
@@ -200,8 +201,7 @@ HYPERTUNE_INLINE RunEvent event_from_json(const json& e, const SearchSpace& spac
                              integer_at<Resource>(e, "resource"),
                              e.value("failure", ""),
                              retries};
-            if (e.contains("values"))
-                for (const auto& v : e.at("values")) ended.values.push_back(number_from(v));
+            ended.values = numbers_from(e, "values");
             return ended;
         }
         if (kind == "warning") return RunWarned{time, e.at("message").get<std::string>()};

@@ -45,9 +45,9 @@ HYPERTUNE_INLINE Suggestion Scheduler::ask() {
     return s;
 }
 
-HYPERTUNE_INLINE Decision Scheduler::report(TrialId id, Resource step, double loss) {
-    const Decision d = on_report(id, step, loss);
-    if (sampler_) sampler_->on_report(id, step, loss);
+HYPERTUNE_INLINE Decision Scheduler::report(TrialId id, Resource step, const IntermediateReport& report) {
+    const Decision d = on_report_losses(id, step, report);
+    if (sampler_) sampler_->on_report(id, step, report.loss);
     return d;
 }
 

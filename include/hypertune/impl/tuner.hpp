@@ -105,10 +105,12 @@ HYPERTUNE_INLINE Tuner::Tuner(SearchSpace space, AnyStrategy strategy, TunerOpti
         std::string names;
         for (const auto& m : options_.objectives) names += fmt::format("{}{}", names.empty() ? "" : ", ", m.name);
         throw InvalidArgument(fmt::format("TunerOptions: {} objectives ({}), but {} optimises a single one; "
-                                          "RandomSearch, GridSearch and Bayesian take several",
+                                          "RandomSearch, GridSearch, Bayesian, ASHA and asynchronous Hyperband "
+                                          "take several",
                                           options_.objectives.size(), names, strategy_->name()));
     }
-    strategy_->start(space_, StrategyContext{options_.seed, options_.max_jobs});
+    strategy_->start(space_, StrategyContext{options_.seed, options_.max_jobs, options_.objectives.size(),
+                                              !options_.constraints.empty()});
     if (!options_.warm_start.empty()) {
         warm_ = prepare_warm_start(options_.warm_start, space_, options_.metric, options_.direction);
         if (!strategy_->warm_start(warm_.observations, options_.warm_start.type) && !warm_.observations.empty())

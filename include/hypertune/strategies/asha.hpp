@@ -61,6 +61,11 @@ public:
         return with_sampler_name(detail::halving_name("ASHA", options_.type, options_.wait_for_peers));
     }
     [[nodiscard]] std::optional<Resource> max_resource() const override { return options_.max_resource; }
+    /// Any number, as its sampler allows: with several objectives (or constraints) each rung ranks
+    /// by Pareto priority, MO-ASHA (detail/rung_ranking.hpp).
+    [[nodiscard]] bool supports_objectives(std::size_t objectives) const override {
+        return objectives == 1 || !sampler() || sampler()->supports_objectives(objectives);
+    }
 
     /// The rung resources where trials are judged, increasing, all below max_resource.
     [[nodiscard]] const std::vector<Resource>& rung_resources() const noexcept { return rungs_; }
@@ -70,7 +75,7 @@ protected:
     void on_start() override;
 
     [[nodiscard]] Suggestion next(const TrialBudget& budget) override;
-    [[nodiscard]] Decision on_report(TrialId id, Resource step, double loss) override;
+    [[nodiscard]] Decision on_report_losses(TrialId id, Resource step, const IntermediateReport& report) override;
     void on_tell(TrialId id, const Outcome& outcome) override;
 
     [[nodiscard]] std::vector<Resource> fidelity_levels() const override;

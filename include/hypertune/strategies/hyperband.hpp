@@ -151,6 +151,12 @@ public:
         return with_sampler_name(detail::halving_name("Hyperband", options_.type, options_.wait_for_peers));
     }
     [[nodiscard]] std::optional<Resource> max_resource() const override { return options_.max_resource; }
+    /// Asynchronous: any number, as its sampler allows (each rung ranks by Pareto priority,
+    /// MO-ASHA's rule in every bracket). Synchronous: one, ranked at its barriers by loss.
+    [[nodiscard]] bool supports_objectives(std::size_t objectives) const override {
+        if (objectives == 1) return true;
+        return options_.mode == HyperbandMode::Asynchronous && (!sampler() || sampler()->supports_objectives(objectives));
+    }
 
     /// The bracket s of trial `id`, or -1 for an id not handed out yet.
     [[nodiscard]] int bracket_of(TrialId id) const noexcept {
@@ -164,7 +170,7 @@ protected:
         return options_.mode == HyperbandMode::Asynchronous ? ask_async(budget) : ask_sync(budget);
     }
 
-    [[nodiscard]] Decision on_report(TrialId id, Resource step, double loss) override;
+    [[nodiscard]] Decision on_report_losses(TrialId id, Resource step, const IntermediateReport& report) override;
 
     void on_tell(TrialId id, const Outcome& outcome) override;
 

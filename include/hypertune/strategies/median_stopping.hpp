@@ -16,7 +16,7 @@
 // The wrapped scheduler still chooses the configurations (with its sampler) and sees every call; a
 // Stop it returns itself is passed on. Its decisions go to the same sink as the median rule's.
 
-#include <hypertune/detail/rungs.hpp>
+#include <hypertune/detail/split_heap.hpp>
 #include <hypertune/error.hpp>
 #include <hypertune/search_space.hpp>
 #include <hypertune/scheduler.hpp>

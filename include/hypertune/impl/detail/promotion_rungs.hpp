@@ -16,11 +16,30 @@
 namespace hypertune::detail {
 
 HYPERTUNE_INLINE PromotionRungs::PromotionRungs(const std::vector<std::vector<Resource>>& brackets,
-                                                std::vector<int> labels, int eta, Resource max_resource)
+                                                std::vector<int> labels, int eta, Resource max_resource,
+                                                bool pareto)
     : labels_(std::move(labels)), eta_(static_cast<std::size_t>(eta)), max_resource_(max_resource) {
     ladders_.resize(brackets.size());
     for (std::size_t b = 0; b < brackets.size(); ++b)
-        for (Resource r : brackets[b]) ladders_[b].push_back(Rung{r, {}, {}});
+        for (Resource r : brackets[b]) ladders_[b].push_back(Rung{r, RungRanking(eta_, pareto), {}});
+}
+
+HYPERTUNE_INLINE std::optional<std::pair<double, TrialId>> PromotionRungs::promotable(Rung& rung) {
+    const std::size_t q = rung.ranking.top_size();
+    if (rung.waiting.empty() || q == 0) return std::nullopt;
+    if (!rung.ranking.pareto()) {
+        const auto& best = *rung.waiting.begin();
+        if (best.first > rung.ranking.cutoff()) return std::nullopt;
+        return best;
+    }
+    const std::vector<TrialId>& order = rung.ranking.order();
+    for (std::size_t i = 0; i < q; ++i) {
+        // A trial waits at one rung at most, and `loss` holds its rank value there.
+        auto it = trials_.find(order[i]);
+        if (it != trials_.end() && rung.waiting.count({it->second.loss, order[i]}))
+            return std::pair{it->second.loss, order[i]};
+    }
+    return std::nullopt;
 }
 
 HYPERTUNE_INLINE Resource PromotionRungs::add_trial(TrialId id, std::size_t bracket, Config config) {
@@ -44,8 +63,7 @@ HYPERTUNE_INLINE std::optional<Resumption> PromotionRungs::promote(std::vector<D
         auto& ladder = ladders_[b];
         for (std::size_t k = ladder.size(); k-- > 0;) {
             Rung& rung = ladder[k];
-            if (rung.waiting.empty() || rung.values.lower_size() == 0) continue;
-            if (rung.waiting.begin()->first > rung.values.lower_max()) continue;
+            if (!promotable(rung)) continue;
             if (best_rung == nullptr || rung.resource > best_rung->resource) {
                 best_rung = &rung;
                 best_bracket = b;
@@ -56,23 +74,25 @@ HYPERTUNE_INLINE std::optional<Resumption> PromotionRungs::promote(std::vector<D
     }
     if (best_rung == nullptr) return std::nullopt;
 
-    const auto [value, id] = *best_rung->waiting.begin();
-    best_rung->waiting.erase(best_rung->waiting.begin());
+    const auto [value, id] = *promotable(*best_rung);
+    best_rung->waiting.erase({value, id});
     TrialState& t = trials_.at(id);
     const Resource from = best_rung->resource;
     t.rung = best_index + 1;
     t.budget = budget_at(best_bracket, t.rung);
     t.running = true;
     ++running_;
-    const std::size_t m = best_rung->values.size();
+    const std::size_t m = best_rung->ranking.size();
     out.push_back(DecisionRecord{id, DecisionRecord::Kind::Promote, labels_[best_bracket],
-                                 static_cast<int>(best_index), from, value, best_rung->values.lower_max(), m,
-                                 fmt::format("in the top 1/{} ({} of {}) at resource {}: resumes from {} to {}", eta_,
-                                             best_rung->values.lower_size(), m, from, from, t.budget)});
+                                 static_cast<int>(best_index), from, value, best_rung->ranking.cutoff(), m,
+                                 fmt::format("in the top 1/{} ({} of {}) at resource {}{}: resumes from {} to {}", eta_,
+                                             best_rung->ranking.top_size(), m, from,
+                                             best_rung->ranking.pareto() ? " by Pareto priority" : "", from,
+                                             t.budget)});
     return Resumption{id, t.config, from, t.budget};
 }
 
-HYPERTUNE_INLINE Decision PromotionRungs::report(TrialId id, Resource step, double loss,
+HYPERTUNE_INLINE Decision PromotionRungs::report(TrialId id, Resource step, const IntermediateReport& report,
                                                  std::vector<DecisionRecord>& out) {
     auto it = trials_.find(id);
     if (it == trials_.end() || !it->second.running) return Decision::Continue;
@@ -81,7 +101,7 @@ HYPERTUNE_INLINE Decision PromotionRungs::report(TrialId id, Resource step, doub
     t.last_step = step;
     if (step > max_resource_) {
         out.push_back(DecisionRecord{id, DecisionRecord::Kind::Stop, labels_[t.bracket], static_cast<int>(t.rung),
-                                     step, loss, std::numeric_limits<double>::quiet_NaN(), 0,
+                                     step, report.loss, std::numeric_limits<double>::quiet_NaN(), 0,
                                      fmt::format("step {} exceeds max_resource {}", step, max_resource_)});
         return Decision::Stop;
     }
@@ -103,12 +123,12 @@ HYPERTUNE_INLINE void PromotionRungs::finish(TrialId id, const Outcome& outcome,
     }
     Rung& rung = ladder[t.rung];
     const double value = rank_value(outcome.loss);
-    rung.values.insert(value);
-    rung.values.set_lower_size(rung.values.size() / eta_);
+    rung.ranking.record(id, IntermediateReport{outcome.loss, outcome.losses, outcome.feasible});
     rung.waiting.emplace(value, id);
+    t.loss = value;
     out.push_back(DecisionRecord{
         id, DecisionRecord::Kind::Pause, labels_[t.bracket], static_cast<int>(t.rung), rung.resource, outcome.loss,
-        std::numeric_limits<double>::quiet_NaN(), rung.values.size(),
+        std::numeric_limits<double>::quiet_NaN(), rung.ranking.size(),
         fmt::format("rung {} at resource {}: paused until it ranks in the top 1/{} of the trials there", t.rung,
                     rung.resource, eta_)});
 }
@@ -117,15 +137,14 @@ HYPERTUNE_INLINE void PromotionRungs::close(std::vector<DecisionRecord>& out) {
     for (std::size_t b = 0; b < ladders_.size(); ++b)
         for (std::size_t k = 0; k < ladders_[b].size(); ++k) {
             Rung& rung = ladders_[b][k];
-            const std::size_t m = rung.values.size();
-            const double cutoff =
-                rung.values.lower_size() > 0 ? rung.values.lower_max() : std::numeric_limits<double>::quiet_NaN();
+            const std::size_t m = rung.ranking.size();
+            const double cutoff = rung.ranking.cutoff();
             for (const auto& [value, id] : rung.waiting) {
                 out.push_back(DecisionRecord{id, DecisionRecord::Kind::Stop, labels_[b], static_cast<int>(k),
                                              rung.resource, value, cutoff, m,
                                              fmt::format("paused at resource {}, never in the top 1/{} ({} of {}) "
                                                          "before the run had nothing left to start",
-                                                         rung.resource, eta_, rung.values.lower_size(), m)});
+                                                         rung.resource, eta_, rung.ranking.top_size(), m)});
                 trials_.erase(id);
             }
             rung.waiting.clear();
@@ -140,7 +159,7 @@ HYPERTUNE_INLINE std::size_t PromotionRungs::paused() const noexcept {
 }
 
 HYPERTUNE_INLINE std::size_t PromotionRungs::recorded(std::size_t b, std::size_t rung) const {
-    return ladders_.at(b).at(rung).values.size();
+    return ladders_.at(b).at(rung).ranking.size();
 }
 
 }  // namespace hypertune::detail

@@ -36,7 +36,8 @@ HYPERTUNE_INLINE std::vector<Resource> geometric_rungs(Resource min_resource, Re
     return rungs;
 }
 
-HYPERTUNE_INLINE Decision StopRungs::report(TrialId id, Resource step, double loss, std::vector<DecisionRecord>& out) {
+HYPERTUNE_INLINE Decision StopRungs::report(TrialId id, Resource step, const IntermediateReport& report,
+                                            std::vector<DecisionRecord>& out) {
     auto it = trials_.find(id);
     if (it == trials_.end()) return Decision::Continue;
     TrialState& t = it->second;
@@ -45,14 +46,14 @@ HYPERTUNE_INLINE Decision StopRungs::report(TrialId id, Resource step, double lo
     t.last_step = step;
     if (step > max_resource_) {
         t.stopped = true;
-        out.push_back(DecisionRecord{id, DecisionRecord::Kind::Stop, labels_[t.bracket], -1, step, loss,
+        out.push_back(DecisionRecord{id, DecisionRecord::Kind::Stop, labels_[t.bracket], -1, step, report.loss,
                                      std::numeric_limits<double>::quiet_NaN(), 0,
                                      fmt::format("step {} exceeds max_resource {}", step, max_resource_)});
         return Decision::Stop;
     }
     auto rung = advance(t, step);
     if (rung < 0) return Decision::Continue;
-    return decide(id, t, static_cast<std::size_t>(rung), loss, &out);
+    return decide(id, t, static_cast<std::size_t>(rung), report, &out);
 }
 
 HYPERTUNE_INLINE void StopRungs::finish(TrialId id, const Outcome& outcome, std::vector<DecisionRecord>& out) {
@@ -67,13 +68,13 @@ HYPERTUNE_INLINE void StopRungs::finish(TrialId id, const Outcome& outcome, std:
         t.reached = std::max(outcome.resource, rung.resource);
         out.push_back(DecisionRecord{
             id, DecisionRecord::Kind::Pause, labels_[t.bracket], static_cast<int>(t.rung), t.reached, outcome.loss,
-            std::numeric_limits<double>::quiet_NaN(), rung.values.size(),
+            std::numeric_limits<double>::quiet_NaN(), rung.ranking.size(),
             t.cleared ? fmt::format("in the top 1/{} at resource {} once {} trials reached it: runs again when a "
                                     "worker is free",
                                     eta_, rung.resource, eta_)
                       : fmt::format("one of the first {} at resource {} (fewer than eta = {}): waits for more trials "
                                     "to reach it",
-                                    rung.values.size(), rung.resource, eta_)});
+                                    rung.ranking.size(), rung.resource, eta_)});
         if (t.cleared) cleared_.push_back(id);
         return;
     }
@@ -87,10 +88,10 @@ HYPERTUNE_INLINE void StopRungs::finish(TrialId id, const Outcome& outcome, std:
         auto rung = advance(t, outcome.resource);
         if (rung >= 0) {
             const auto k = static_cast<std::size_t>(rung);
-            (void)decide(id, t, k, outcome.loss, nullptr);
+            (void)decide(id, t, k, IntermediateReport{outcome.loss, outcome.losses, outcome.feasible}, nullptr);
             // Its value may be the eta-th at that rung: what is held there can be judged now.
             const Rung& reached = ladders_[t.bracket][k];
-            if (!reached.held.empty() && reached.values.lower_size() > 0) judge_held(t.bracket, k, out);
+            if (!reached.held.empty() && reached.ranking.top_size() > 0) judge_held(t.bracket, k, out);
         }
     }
     trials_.erase(it);
@@ -99,13 +100,13 @@ HYPERTUNE_INLINE void StopRungs::finish(TrialId id, const Outcome& outcome, std:
 HYPERTUNE_INLINE void StopRungs::judge_held(std::size_t bracket, std::size_t rung_index,
                                             std::vector<DecisionRecord>& out) {
     Rung& rung = ladders_[bracket][rung_index];
-    const double cutoff = rung.values.lower_max();
-    const std::size_t m = rung.values.size();
-    const std::size_t q = rung.values.lower_size();
+    const double cutoff = rung.ranking.cutoff();
+    const std::size_t m = rung.ranking.size();
+    const std::size_t q = rung.ranking.top_size();
     for (TrialId id : rung.held) {
         auto it = trials_.find(id);
         TrialState& t = it->second;
-        if (t.value <= cutoff) {
+        if (rung.ranking.in_top(id, t.value)) {
             t.held = false;
             t.cleared = true;
             if (!t.running) cleared_.push_back(id);  // paused already; else at finish()
@@ -115,8 +116,8 @@ HYPERTUNE_INLINE void StopRungs::judge_held(std::size_t bracket, std::size_t run
         out.push_back(DecisionRecord{id, DecisionRecord::Kind::Stop, labels_[bracket], static_cast<int>(rung_index),
                                      rung.resource, t.value, cutoff, m,
                                      fmt::format("held at resource {} until {} trials reached it: not in the top "
-                                                 "1/{} ({} of {})",
-                                                 rung.resource, eta_, eta_, q, m)});
+                                                 "1/{} ({} of {}){}",
+                                                 rung.resource, eta_, eta_, q, m, by_what(rung))});
         if (t.running)
             t.over = true;  // forgotten when its run ends
         else
@@ -137,7 +138,7 @@ HYPERTUNE_INLINE std::optional<Resumption> StopRungs::resume(std::vector<Decisio
     t.last_step = t.reached;
     ++running_;
     out.push_back(DecisionRecord{id, DecisionRecord::Kind::Promote, labels_[t.bracket], static_cast<int>(t.rung),
-                                 rung.resource, t.value, rung.values.lower_max(), rung.values.size(),
+                                 rung.resource, t.value, rung.ranking.cutoff(), rung.ranking.size(),
                                  fmt::format("in the top 1/{} at resource {} once {} trials reached it: resumes from "
                                              "{} to {}",
                                              eta_, rung.resource, eta_, t.reached, max_resource_)});
@@ -159,12 +160,9 @@ HYPERTUNE_INLINE std::optional<Resumption> StopRungs::release(std::vector<Decisi
         }
     if (top == nullptr) return std::nullopt;
     TrialId best = top->held.front();
-    for (TrialId id : top->held) {
-        const TrialState& t = trials_.at(id);
-        const TrialState& b = trials_.at(best);
-        if (t.value < b.value || (t.value == b.value && id < best)) best = id;
-    }
-    const std::size_t m = top->values.size();
+    for (TrialId id : top->held)
+        if (top->ranking.before(id, trials_.at(id).value, best, trials_.at(best).value)) best = id;
+    const std::size_t m = top->ranking.size();
     for (TrialId id : top->held) {
         if (id == best) continue;
         auto it = trials_.find(id);
@@ -199,7 +197,7 @@ HYPERTUNE_INLINE std::vector<Resource> StopRungs::rung_resources(std::size_t b) 
 }
 
 HYPERTUNE_INLINE std::size_t StopRungs::recorded(std::size_t b, std::size_t rung) const {
-    return ladders_.at(b).at(rung).values.size();
+    return ladders_.at(b).at(rung).ranking.size();
 }
 
 HYPERTUNE_INLINE std::ptrdiff_t StopRungs::advance(TrialState& t, Resource step) const {

@@ -14,8 +14,8 @@
 namespace hypertune {
 
 HYPERTUNE_INLINE void ASHA::on_start() {
-    ladder_ = detail::HalvingRungs(options_.type, {rungs_}, {-1}, options_.reduction_factor,
-                                        options_.max_resource, options_.wait_for_peers);
+    ladder_ = detail::HalvingRungs(options_.type, {rungs_}, {-1}, options_.reduction_factor, options_.max_resource,
+                                   options_.wait_for_peers, context().objectives, context().constrained);
 }
 
 HYPERTUNE_INLINE Suggestion ASHA::next(const TrialBudget& budget) {
@@ -25,8 +25,8 @@ HYPERTUNE_INLINE Suggestion ASHA::next(const TrialBudget& budget) {
     return s;
 }
 
-HYPERTUNE_INLINE Decision ASHA::on_report(TrialId id, Resource step, double loss) {
-    const Decision d = ladder_.report(id, step, loss, made_);
+HYPERTUNE_INLINE Decision ASHA::on_report_losses(TrialId id, Resource step, const IntermediateReport& report) {
+    const Decision d = ladder_.report("ASHA", id, step, report, made_);
     decide_all(made_);
     return d;
 }

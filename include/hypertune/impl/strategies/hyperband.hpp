@@ -64,7 +64,7 @@ HYPERTUNE_INLINE void Hyperband::on_start() {
             labels.push_back(b.s);
         }
         async_ = detail::HalvingRungs(options_.type, ladders, std::move(labels), options_.eta, options_.max_resource,
-                                      options_.wait_for_peers);
+                                      options_.wait_for_peers, context().objectives, context().constrained);
     }
     brackets_.clear();
     trials_.clear();
@@ -74,9 +74,9 @@ HYPERTUNE_INLINE void Hyperband::on_start() {
     sampler_exhausted_ = false;
 }
 
-HYPERTUNE_INLINE Decision Hyperband::on_report(TrialId id, Resource step, double loss) {
-    if (options_.mode == HyperbandMode::Synchronous) return report_sync(id, step, loss);
-    const Decision d = async_.report(id, step, loss, made_);
+HYPERTUNE_INLINE Decision Hyperband::on_report_losses(TrialId id, Resource step, const IntermediateReport& report) {
+    if (options_.mode == HyperbandMode::Synchronous) return report_sync(id, step, report.loss);
+    const Decision d = async_.report("Hyperband", id, step, report, made_);
     decide_all(made_);
     return d;
 }

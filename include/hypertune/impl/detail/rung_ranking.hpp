@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// Definitions of <hypertune/detail/rung_ranking.hpp>.
+// Inline in header-only mode, compiled into hypertune::compiled otherwise (see
+// <hypertune/linkage.hpp>).
+
+#include <hypertune/detail/rung_ranking.hpp>
+#include <hypertune/linkage.hpp>
+#include <hypertune/pareto.hpp>
+
+#if defined(HYPERTUNE_COMPILED) && !defined(HYPERTUNE_BUILDING_LIBRARY)
+#error "<hypertune/impl/detail/rung_ranking.hpp> is compiled into hypertune::compiled: include <hypertune/detail/rung_ranking.hpp>"
+#endif
+
+namespace hypertune::detail {
+
+HYPERTUNE_INLINE void RungRanking::record(TrialId id, const IntermediateReport& report) {
+    if (!pareto_) {
+        values_.insert(rank_value(report.loss));
+        values_.set_lower_size(values_.size() / eta_);
+        return;
+    }
+    std::vector<double> point = report.losses.empty() ? std::vector<double>{report.loss} : report.losses;
+    for (double& x : point) x = rank_value(x);
+    ids_.push_back(id);
+    points_.push_back(std::move(point));
+    feasible_.push_back(report.feasible);
+    sorted_ = false;
+}
+
+HYPERTUNE_INLINE bool RungRanking::in_top(TrialId id, double value) {
+    const std::size_t q = top_size();
+    if (q == 0) return false;
+    if (!pareto_) return value <= values_.lower_max();
+    sort();
+    auto it = place_.find(id);
+    return it != place_.end() && it->second < q;
+}
+
+HYPERTUNE_INLINE bool RungRanking::before(TrialId a, double va, TrialId b, double vb) {
+    if (!pareto_) return va < vb || (va == vb && a < b);
+    sort();
+    return place_.at(a) < place_.at(b);
+}
+
+HYPERTUNE_INLINE const std::vector<TrialId>& RungRanking::order() {
+    sort();
+    return order_;
+}
+
+HYPERTUNE_INLINE void RungRanking::sort() {
+    if (sorted_) return;
+    const std::vector<std::size_t> by = priority_order(points_, feasible_);
+    order_.clear();
+    place_.clear();
+    for (std::size_t i = 0; i < by.size(); ++i) {
+        order_.push_back(ids_[by[i]]);
+        place_[ids_[by[i]]] = i;
+    }
+    sorted_ = true;
+}
+
+}  // namespace hypertune::detail
