@@ -65,7 +65,10 @@ struct TrialRecord {
     Resource resource_used = 0;
     std::vector<RunSegment> segments;
     double elapsed_seconds = 0.0;   ///< time spent running, summed over segments
-    double billable_seconds = 0.0;  ///< elapsed x instances_per_trial
+    double billable_seconds = 0.0;  ///< elapsed x instances
+    /// The instances it ran on: instances_per_trial, times its instances parameter's value when
+    /// the run names one (TunerOptions::instances_parameter).
+    int instances = 1;
     std::string failure_reason;
     int retries = 0;
     std::vector<DecisionRecord> decisions;
@@ -122,6 +125,7 @@ public:
         std::string strategy;
         std::size_t max_parallel_jobs = 1;
         int instances_per_trial = 1;
+        std::string instances_parameter;  ///< TunerOptions::instances_parameter; empty: none
         std::optional<Resource> max_resource;
         std::uint64_t seed = 0;
         std::string stop_reason;
@@ -216,8 +220,8 @@ public:
         for (const auto& t : trials_)
             if (t.status == TrialStatus::Completed) full = std::max(full, t.resource_used);
         c.full_resource = full;
-        double instances = setup_.instances_per_trial;
         for (const auto& t : trials_) {
+            const double instances = setup_.instances_parameter.empty() ? setup_.instances_per_trial : t.instances;
             c.busy_seconds += t.elapsed_seconds;
             c.billable_seconds += t.billable_seconds;
             c.resource_used += t.resource_used;

@@ -44,6 +44,8 @@ struct RunStarted {
     /// objectives: just {metric, direction}.
     std::vector<Metric> objectives{};
     std::vector<Constraint> constraints{};
+    /// TunerOptions::instances_parameter; empty: every trial runs on instances_per_trial.
+    std::string instances_parameter{};
 };
 
 /// A session after a crash or a stop picks the run up again.

@@ -86,6 +86,8 @@ private:
 
     [[nodiscard]] TrialRecord& at(TrialId id) { return records_[index_.at(id)]; }
     [[nodiscard]] TrialRecord& record_of(TrialId id);
+    // The instances a trial with this configuration runs on (Result::Setup::instances_parameter).
+    [[nodiscard]] int instances_of(const Config& config) const;
 
     void set_status(TrialRecord& r, TrialStatus s) {
         --count_[static_cast<std::size_t>(r.status)];

@@ -47,6 +47,11 @@ struct TunerOptions {
     double improvement_tolerance = 0.01;
     int max_retries = 0;          ///< re-runs of a failed trial before it is recorded Failed
     int instances_per_trial = 1;  ///< for cost accounting: billable = elapsed x instances
+    /// For cost accounting when each trial runs on its own number of instances (workers, ranks):
+    /// the name of an integer-valued parameter (an integer, or a categorical whose values are
+    /// integers such as {"1", "2", "4"}) whose value in a trial's configuration multiplies
+    /// instances_per_trial, so billable = elapsed x instances_per_trial x that value. Empty: off.
+    std::string instances_parameter{};
     ProgressBar progress = ProgressBar::Auto;  ///< Auto: on stderr when it is a terminal
     /// A journal file (JSON lines): written as the run goes; an existing one is resumed.
     std::string journal{};

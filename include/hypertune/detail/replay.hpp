@@ -2,8 +2,8 @@
 #pragma once
 // Resuming a run from its journal, in two steps the Tuner takes:
 // - check_same_run(): an existing journal must come from the same search space, strategy, seed,
-//   metric, max_resource, direction, objectives and constraints; otherwise resuming would mix two
-//   different runs.
+//   metric, max_resource, direction, objectives, constraints and instances parameter; otherwise
+//   resuming would mix two different runs.
 // - replay_journal(): the strategy is given the journal's calls in their order (ask for every new
 //   trial, report, tell), which brings it back to the state it had, since strategies are
 //   deterministic; its decisions must be the journal's, in the same order (a decision made in ask()
@@ -51,7 +51,8 @@ namespace hypertune::detail {
 inline void check_same_run(const std::string& path, const json& start, const SearchSpace& space,
                            const std::string& strategy, std::uint64_t seed, const std::string& metric,
                            std::optional<Resource> max_resource, Direction direction,
-                           const std::vector<Metric>& objectives, const std::vector<Constraint>& constraints) {
+                           const std::vector<Metric>& objectives, const std::vector<Constraint>& constraints,
+                           const std::string& instances_parameter = {}) {
     try {
         auto differs = [&](std::string_view what, const std::string& then, const std::string& now) {
             return InvalidArgument(
@@ -78,6 +79,11 @@ inline void check_same_run(const std::string& path, const json& start, const Sea
             if (*then != *now)
                 throw InvalidArgument(fmt::format("journal '{}' belongs to another run: its {} are {}, this tuner's are {}",
                                                   path, what, then->dump(), now->dump()));
+        // It decides what every trial is billed, for the trials journaled and those to come.
+        const std::string instances_then = start.value("instances_parameter", std::string());
+        if (instances_then != instances_parameter)
+            throw differs("instances_parameter", instances_then.empty() ? "none" : "'" + instances_then + "'",
+                          instances_parameter.empty() ? "none" : "'" + instances_parameter + "'");
     } catch (const json::exception& e) {
         throw IoError(fmt::format("journal '{}' line 1: {}", path, e.what()));
     }

@@ -100,7 +100,9 @@ inline std::string summary(const Context& c) {
         row("best", "none: no trial produced a value");
     }
     const auto& k = c.cost;
-    row(fmt::format("billable time ({} instance{} per trial)", s.instances_per_trial, s.instances_per_trial == 1 ? "" : "s"),
+    row(s.instances_parameter.empty()
+            ? fmt::format("billable time ({} instance{} per trial)", s.instances_per_trial, s.instances_per_trial == 1 ? "" : "s")
+            : fmt::format("billable time (instances per trial: {} x its {})", s.instances_per_trial, s.instances_parameter),
         fmt::format("{} with early stopping, {} estimated without{}", human_duration(k.billable_seconds),
                     human_duration(k.billable_seconds_without_early_stopping),
                     k.billable_seconds > 0

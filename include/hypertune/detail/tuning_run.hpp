@@ -273,6 +273,7 @@ private:
                          max_resource_,         space_};
         if (options_.objectives.size() > 1) start.objectives = options_.objectives;
         start.constraints = options_.constraints;
+        start.instances_parameter = options_.instances_parameter;
         emit(start);
         if (!warm_.parent_bests.empty()) emit(RunWarmStarted{session_start_, std::move(warm_.parent_bests)});
         for (auto& note : warm_.notes) warn(std::move(note), session_start_);

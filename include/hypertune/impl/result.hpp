@@ -132,7 +132,9 @@ HYPERTUNE_INLINE std::string Result::summary() const {
         s += fmt::format("  {:<26}{:>12}    {}\n", label, now, other);
     };
     row("", "this run", "without early stopping (estimate)");
-    row(fmt::format("billable ({} instance{})", setup_.instances_per_trial, setup_.instances_per_trial == 1 ? "" : "s"),
+    row(setup_.instances_parameter.empty()
+            ? fmt::format("billable ({} instance{})", setup_.instances_per_trial, setup_.instances_per_trial == 1 ? "" : "s")
+            : fmt::format("billable (x {})", setup_.instances_parameter),
         detail::human_duration(c.billable_seconds), detail::human_duration(c.billable_seconds_without_early_stopping));
     row(fmt::format("wall time ({} parallel)", setup_.max_parallel_jobs), detail::human_duration(c.wall_seconds),
         fmt::format("sequential {}", detail::human_duration(c.sequential_seconds)));
@@ -233,6 +235,7 @@ HYPERTUNE_INLINE nlohmann::ordered_json Result::to_json() const {
     j["seed"] = setup_.seed;
     j["max_parallel_jobs"] = setup_.max_parallel_jobs;
     j["instances_per_trial"] = setup_.instances_per_trial;
+    if (!setup_.instances_parameter.empty()) j["instances_parameter"] = setup_.instances_parameter;
     j["max_resource"] = setup_.max_resource ? json(*setup_.max_resource) : json(nullptr);
     j["stop_reason"] = setup_.stop_reason;
     j["warnings"] = setup_.warnings;

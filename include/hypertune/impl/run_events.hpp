@@ -70,6 +70,7 @@ HYPERTUNE_INLINE json to_json(const RunEvent& event) {
                     {"space", e.space.to_json()}};
             if (!e.objectives.empty()) j["objectives"] = objectives_to_json(e.objectives);
             if (!e.constraints.empty()) j["constraints"] = constraints_to_json(e.constraints);
+            if (!e.instances_parameter.empty()) j["instances_parameter"] = e.instances_parameter;
             return j;
         }
         json operator()(const RunResumed& e) const {
@@ -156,6 +157,7 @@ HYPERTUNE_INLINE RunEvent event_from_json(const json& e, const SearchSpace& spac
             if (!e.at("max_resource").is_null()) s.max_resource = integer_at<Resource>(e, "max_resource");
             if (e.contains("objectives")) s.objectives = objectives_from_json(e.at("objectives"));
             if (e.contains("constraints")) s.constraints = constraints_from_json(e.at("constraints"));
+            if (e.contains("instances_parameter")) s.instances_parameter = e.at("instances_parameter").get<std::string>();
             return s;
         }
         if (kind == "run_resumed")

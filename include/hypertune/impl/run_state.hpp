@@ -9,6 +9,7 @@
 #include <hypertune/journal.hpp>
 #include <hypertune/json.hpp>
 #include <hypertune/run_events.hpp>
+#include <hypertune/detail/instance_count.hpp>
 #include <fmt/format.h>
 
 #if defined(HYPERTUNE_COMPILED) && !defined(HYPERTUNE_BUILDING_LIBRARY)
@@ -55,6 +56,7 @@ HYPERTUNE_INLINE void RunState::on(const RunStarted& e) {
     setup_.seed = e.seed;
     setup_.max_parallel_jobs = e.max_parallel_jobs;
     setup_.instances_per_trial = e.instances_per_trial;
+    setup_.instances_parameter = e.instances_parameter;
     setup_.max_resource = e.max_resource;
     setup_.start_time = e.time;
     setup_.parameter_names.clear();
@@ -82,6 +84,7 @@ HYPERTUNE_INLINE void RunState::on(const TrialStarted& e) {
         records_.emplace_back();
         records_.back().id = e.trial;
         records_.back().config = e.config;
+        records_.back().instances = instances_of(e.config);
         ++count_[static_cast<std::size_t>(TrialStatus::Running)];
     } else {
         set_status(records_[it->second], TrialStatus::Running);
@@ -125,7 +128,7 @@ HYPERTUNE_INLINE void RunState::on(const TrialEnded& e) {
         r.segments.back().end = e.time;
         r.elapsed_seconds += e.time - r.segments.back().start;
     }
-    r.billable_seconds = r.elapsed_seconds * setup_.instances_per_trial;
+    r.billable_seconds = r.elapsed_seconds * r.instances;
     open_.erase(e.trial);
     if (r.status == TrialStatus::Completed && r.has_objective() && r.feasible) {
         const bool maximize = setup_.direction == Direction::Maximize;
@@ -141,6 +144,21 @@ HYPERTUNE_INLINE void RunState::on(const RunWarmStarted& e) {
 HYPERTUNE_INLINE void RunState::on(const RunEnded& e) {
     setup_.stop_reason = e.reason;
     close_session();
+}
+
+HYPERTUNE_INLINE int RunState::instances_of(const Config& config) const {
+    const int per_trial = setup_.instances_per_trial;
+    if (setup_.instances_parameter.empty()) return per_trial;
+    std::int64_t n = 0;
+    try {
+        n = detail::count_in(config, setup_.instances_parameter);
+    } catch (const InvalidArgument& x) {
+        throw IoError(fmt::format("instances_parameter: {}", x.what()));
+    }
+    if (n < 1 || per_trial < 1 || n > std::numeric_limits<int>::max() / per_trial)
+        throw IoError(fmt::format("instances_parameter '{}' holds {}: not a count of instances",
+                                  setup_.instances_parameter, n));
+    return static_cast<int>(n) * per_trial;
 }
 
 HYPERTUNE_INLINE TrialRecord& RunState::record_of(TrialId id) {

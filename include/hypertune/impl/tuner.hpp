@@ -6,6 +6,7 @@
 
 #include <hypertune/tuner.hpp>
 #include <hypertune/linkage.hpp>
+#include <hypertune/detail/instance_count.hpp>
 #include <hypertune/detail/replay.hpp>
 #include <hypertune/detail/tuning_run.hpp>
 #include <hypertune/journal.hpp>
@@ -90,6 +91,8 @@ HYPERTUNE_INLINE Tuner::Tuner(SearchSpace space, AnyStrategy strategy, TunerOpti
     if (options_.instances_per_trial < 1)
         throw InvalidArgument(fmt::format("TunerOptions: instances_per_trial must be >= 1, got {}",
                                           options_.instances_per_trial));
+    if (!options_.instances_parameter.empty())
+        detail::check_count_parameter(space_.parameters(), options_.instances_parameter, "TunerOptions: instances_parameter");
     if (options_.max_retries < 0)
         throw InvalidArgument(fmt::format("TunerOptions: max_retries must be >= 0, got {}", options_.max_retries));
     if (!(options_.max_runtime_seconds >= 0.0) || std::isinf(options_.max_runtime_seconds))
@@ -152,7 +155,7 @@ HYPERTUNE_INLINE void Tuner::open_journal() {
         if (!earlier_->events.empty())
             detail::check_same_run(path, earlier_->events.front(), space_, strategy_->name(), options_.seed,
                                    options_.metric, strategy_->max_resource(), options_.direction,
-                                   options_.objectives, options_.constraints);
+                                   options_.objectives, options_.constraints, options_.instances_parameter);
     }
     journal_ = std::make_unique<detail::JournalWriter>(path, earlier_->valid_bytes, std::move(lock));
 }

@@ -1,0 +1,205 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// The message layer of hypertune::mpi (internal): tags, and point-to-point and collective helpers
+// that wait by polling with a growing sleep instead of blocking inside MPI. A blocked call on rank 0
+// would hold the mutex the tuner's threads share; a spinning one would take a core from the ranks
+// that train, which matters when ranks are oversubscribed.
+
+#include <hypertune/error.hpp>
+#include <hypertune/types.hpp>
+
+#include <fmt/format.h>
+#include <mpi.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <limits>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace hypertune::mpi {
+
+namespace detail {
+
+// Message tags; one per kind so a receive never mistakes one kind for another.
+enum Tag : int {
+    trial_tag = 7101,   // 0 -> every rank of a group: the trial header (JSON, with the group's ranks)
+    stop_tag,           // 0 -> every training rank: the run is over
+    checkpoint_tag,     // 0 -> leader: the checkpoint of a resumed trial
+    report_tag,         // leader -> 0: step and value
+    reply_tag,          // 0 -> leader: continue, stop, or an error message
+    save_tag,           // leader -> 0: a checkpoint to keep
+    result_tag,         // leader -> 0: the objective's value or metrics
+    failed_tag,         // leader -> 0: why the trial failed
+    group_tag,          // MPI_Comm_create_group among a trial's ranks (on a communicator of its own)
+};
+
+enum ReplyCode : char { reply_continue = 0, reply_stop = 1, reply_error = 2 };
+
+inline void check(int rc, const char* what) {
+    if (rc == MPI_SUCCESS) return;
+    char text[MPI_MAX_ERROR_STRING];
+    int length = 0;
+    MPI_Error_string(rc, text, &length);
+    throw Error(fmt::format("hypertune::mpi: {} failed: {}", what, std::string(text, static_cast<std::size_t>(length))));
+}
+
+inline int to_count(std::size_t n) {
+    if (n > static_cast<std::size_t>(std::numeric_limits<int>::max()))
+        throw Error(fmt::format("hypertune::mpi: a message of {} bytes is too large (limit 2 GiB)", n));
+    return static_cast<int>(n);
+}
+
+// Waits politely: yields a few times, then sleeps longer and longer up to the cap.
+class Backoff {
+public:
+    explicit Backoff(int max_us) : max_us_(std::max(0, max_us)) {}
+    void pause() {
+        if (++polls_ <= 20 || max_us_ == 0) {
+            std::this_thread::yield();
+            return;
+        }
+        sleep_us_ = std::min(max_us_, std::max(1, sleep_us_ * 2));
+        std::this_thread::sleep_for(std::chrono::microseconds(sleep_us_));
+    }
+
+private:
+    int max_us_;
+    int polls_ = 0;
+    int sleep_us_ = 1;
+};
+
+// Point-to-point and collective helpers that never block inside MPI. The mutex serialises MPI calls
+// between the tuner's threads on rank 0 (uncontended elsewhere).
+class Channel {
+public:
+    Channel(MPI_Comm comm, int max_sleep_us) : comm_(comm), max_sleep_us_(max_sleep_us) {}
+
+    void send(int dest, int tag, const std::string& bytes) {
+        MPI_Request request = MPI_REQUEST_NULL;
+        {
+            std::lock_guard lk(mu_);
+            check(MPI_Isend(bytes.data(), to_count(bytes.size()), MPI_BYTE, dest, tag, comm_, &request), "MPI_Isend");
+        }
+        wait(request);
+    }
+
+    // The next message from `source` with `tag` (MPI_ANY_TAG: any), as (tag, bytes).
+    std::pair<int, std::string> receive(int source, int tag = MPI_ANY_TAG) {
+        Backoff backoff(max_sleep_us_);
+        for (;;) {
+            {
+                std::lock_guard lk(mu_);
+                int found = 0;
+                MPI_Status status;
+                check(MPI_Iprobe(source, tag, comm_, &found, &status), "MPI_Iprobe");
+                if (found) {
+                    int count = 0;
+                    MPI_Get_count(&status, MPI_BYTE, &count);
+                    std::string bytes(static_cast<std::size_t>(count), '\0');
+                    // Matched by the probe and no other thread receives from this source: completes at once.
+                    check(MPI_Recv(bytes.data(), count, MPI_BYTE, source, status.MPI_TAG, comm_, MPI_STATUS_IGNORE),
+                          "MPI_Recv");
+                    return {status.MPI_TAG, std::move(bytes)};
+                }
+            }
+            backoff.pause();
+        }
+    }
+
+    void wait(MPI_Request& request) {
+        Backoff backoff(max_sleep_us_);
+        for (;;) {
+            int done = 0;
+            {
+                std::lock_guard lk(mu_);
+                check(MPI_Test(&request, &done, MPI_STATUS_IGNORE), "MPI_Test");
+            }
+            if (done) return;
+            backoff.pause();
+        }
+    }
+
+    [[nodiscard]] int max_sleep_us() const noexcept { return max_sleep_us_; }
+
+private:
+    MPI_Comm comm_;
+    int max_sleep_us_;
+    std::mutex mu_;
+};
+
+// Broadcasts a byte string within `comm` from `root` (MPI_Ibcast and polling, so waiting ranks sleep).
+inline void broadcast(std::string& bytes, int root, MPI_Comm comm, Channel& channel) {
+    long long size = static_cast<long long>(bytes.size());
+    MPI_Request request = MPI_REQUEST_NULL;
+    check(MPI_Ibcast(&size, 1, MPI_LONG_LONG, root, comm, &request), "MPI_Ibcast");
+    channel.wait(request);
+    bytes.resize(static_cast<std::size_t>(size));
+    if (size == 0) return;
+    check(MPI_Ibcast(bytes.data(), to_count(bytes.size()), MPI_BYTE, root, comm, &request), "MPI_Ibcast");
+    channel.wait(request);
+}
+
+template <class T>
+std::string pack(const T& x) {
+    static_assert(std::is_trivially_copyable_v<T>);
+    std::string s(sizeof(T), '\0');
+    std::memcpy(s.data(), &x, sizeof(T));
+    return s;
+}
+
+template <class T>
+T unpack(const std::string& s) {
+    static_assert(std::is_trivially_copyable_v<T>);
+    if (s.size() != sizeof(T)) throw Error(fmt::format("hypertune::mpi: malformed message of {} bytes", s.size()));
+    T x;
+    std::memcpy(&x, s.data(), sizeof(T));
+    return x;
+}
+
+struct ReportMessage {
+    Resource step;
+    double value;
+};
+
+// Owns an MPI communicator and frees it.
+class CommHandle {
+public:
+    CommHandle() = default;
+    explicit CommHandle(MPI_Comm c) : comm_(c) {}
+    CommHandle(const CommHandle&) = delete;
+    CommHandle& operator=(const CommHandle&) = delete;
+    ~CommHandle() {
+        if (comm_ != MPI_COMM_NULL) MPI_Comm_free(&comm_);
+    }
+    [[nodiscard]] MPI_Comm get() const noexcept { return comm_; }
+    MPI_Comm* out() noexcept { return &comm_; }
+    explicit operator bool() const noexcept { return comm_ != MPI_COMM_NULL; }
+
+private:
+    MPI_Comm comm_ = MPI_COMM_NULL;
+};
+
+// The communicator of `ranks` (ranks of `parent`, in this order), made by those ranks only:
+// MPI_Comm_create_group is collective over the new group, not over `parent`, so groups form while
+// other ranks train. Disjoint groups may form at once on the same parent.
+inline void create_group(MPI_Comm parent, const std::vector<int>& ranks, CommHandle& out) {
+    MPI_Group all = MPI_GROUP_NULL;
+    MPI_Group some = MPI_GROUP_NULL;
+    check(MPI_Comm_group(parent, &all), "MPI_Comm_group");
+    int rc = MPI_Group_incl(all, static_cast<int>(ranks.size()), ranks.data(), &some);
+    MPI_Group_free(&all);
+    check(rc, "MPI_Group_incl");
+    rc = MPI_Comm_create_group(parent, some, group_tag, out.out());
+    MPI_Group_free(&some);
+    check(rc, "MPI_Comm_create_group");
+}
+
+}  // namespace detail
+
+}  // namespace hypertune::mpi

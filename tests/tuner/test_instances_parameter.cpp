@@ -1,0 +1,98 @@
+// SPDX-License-Identifier: MIT
+// TunerOptions::instances_parameter: each trial is billed for the instances its own configuration
+// names (billable = elapsed x instances_per_trial x value), the same in the live result, in
+// load_result() of the journal and after a resume; a parameter that cannot hold a count is refused.
+#include <hypertune/hypertune.hpp>
+
+#include <doctest/doctest.h>
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <string>
+#include <thread>
+
+namespace ht = hypertune;
+
+namespace {
+
+ht::SearchSpace workers_space() {
+    return ht::SearchSpace{ht::ContinuousParameter("lr", 0.01, 1.0), ht::CategoricalParameter("workers", {"1", "2", "4"})};
+}
+
+double sleep_a_little(const ht::Config& c) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    return c.get<double>("lr");
+}
+
+void check_billed_per_trial(const ht::Result& r, int per_trial) {
+    for (const auto& t : r.trials()) {
+        const int want = per_trial * std::stoi(t.config.get<std::string>("workers"));
+        CHECK(t.instances == want);
+        CHECK(t.billable_seconds == doctest::Approx(want * t.elapsed_seconds));
+    }
+}
+
+}  // namespace
+
+TEST_CASE("instances_parameter: billable time is elapsed x the trial's own instance count") {
+    const auto journal =
+        (std::filesystem::temp_directory_path() / fmt::format("hypertune-instances-{}.jsonl", ::getpid())).string();
+    std::filesystem::remove(journal);
+    ht::TunerOptions options{.max_jobs = 12, .max_parallel_jobs = 2, .seed = 4, .instances_per_trial = 3,
+                             .instances_parameter = "workers", .journal = journal};
+    ht::Result live = ht::Tuner(workers_space(), ht::RandomSearch(), options).fit(sleep_a_little);
+    REQUIRE(live.trials().size() == 12);
+    check_billed_per_trial(live, 3);
+    bool sizes_differ = false;
+    for (const auto& t : live.trials()) sizes_differ = sizes_differ || t.instances != live.trials().front().instances;
+    CHECK(sizes_differ);
+    CHECK(live.setup().instances_parameter == "workers");
+    CHECK(live.summary().find("billable (x workers)") != std::string::npos);
+    double billed = 0.0;
+    for (const auto& t : live.trials()) billed += t.billable_seconds;
+    CHECK(live.cost().billable_seconds == doctest::Approx(billed));
+    CHECK(live.cost().billable_seconds_without_early_stopping == doctest::Approx(billed));
+
+    // The journal keeps the parameter: load_result() bills the same.
+    ht::Result loaded = ht::load_result(journal);
+    REQUIRE(loaded.trials().size() == live.trials().size());
+    for (std::size_t i = 0; i < live.trials().size(); ++i) {
+        CHECK(loaded.trials()[i].instances == live.trials()[i].instances);
+        CHECK(loaded.trials()[i].billable_seconds == doctest::Approx(live.trials()[i].billable_seconds));
+    }
+
+    // A resume with another instances parameter (or none) would bill the rest differently: refused.
+    options.instances_parameter = "";
+    options.max_jobs = 16;
+    CHECK_THROWS_WITH_AS(ht::Tuner(workers_space(), ht::RandomSearch(), options),
+                         doctest::Contains("its instances_parameter is 'workers', this tuner's is none"),
+                         ht::InvalidArgument);
+    // The same one resumes, and the trials of both sessions are billed by their own counts.
+    options.instances_parameter = "workers";
+    ht::Result resumed = ht::Tuner(workers_space(), ht::RandomSearch(), options).fit(sleep_a_little);
+    CHECK(resumed.trials().size() == 16);
+    check_billed_per_trial(resumed, 3);
+    std::filesystem::remove(journal);
+}
+
+TEST_CASE("instances_parameter must name an integer-valued parameter whose values are >= 1") {
+    ht::SearchSpace space{ht::ContinuousParameter("lr", 0.01, 1.0), ht::CategoricalParameter("opt", {"sgd", "adam"}),
+                          ht::CategoricalParameter("zero", {"0", "2"}), ht::IntegerParameter("n", 1, 8)};
+    auto refused = [&](const std::string& name) {
+        try {
+            ht::Tuner(space, ht::RandomSearch(), {.instances_parameter = name});
+        } catch (const ht::InvalidArgument& e) {
+            return std::string(e.what());
+        }
+        return std::string("(accepted)");
+    };
+    CHECK(refused("workers") ==
+          "TunerOptions: instances_parameter: 'workers' is not a parameter of the search space (it has: lr, opt, zero, n)");
+    CHECK(refused("lr").find("parameter 'lr' must be integer-valued") != std::string::npos);
+    CHECK(refused("opt").find("its value \"sgd\" is not an integer") != std::string::npos);
+    CHECK(refused("zero") == "TunerOptions: instances_parameter: parameter 'zero' can take the value 0; every value must be >= 1");
+    CHECK(refused("n") == "(accepted)");
+}
