@@ -128,10 +128,12 @@ int main(int argc, char** argv) {
                 real ? "Fashion-MNIST (10 classes, 196 features)" : "synthetic 10-class data (Fashion-MNIST not found)",
                 data.train.y.size(), epochs, result.trials().size(), size - 1);
     std::printf("%s\n", result.rank_usage().summary().c_str());
-    // The tuner bills elapsed x ranks, and a trial's elapsed time starts when the tuner hands it
-    // out, before it has its ranks: the waits are billed too.
-    std::printf("billable (elapsed x ranks, waits for ranks included) %.3g rank-s; busy on ranks %.3g rank-s\n",
-                result.cost().billable_seconds, result.rank_usage().busy_rank_seconds);
+    // The tuner bills elapsed x ranks from the moment a trial has its ranks (the wait before is
+    // TrialRecord::waited_seconds); the ranks' own account adds the messages around a trial.
+    double waited = 0.0;
+    for (const auto& t : result.trials()) waited += t.waited_seconds;
+    std::printf("billable (elapsed x ranks) %.3g rank-s, after %.3g s waiting for ranks; busy on ranks %.3g rank-s\n",
+                result.cost().billable_seconds, waited, result.rank_usage().busy_rank_seconds);
 
     // Time per epoch by worker count, over every trial (rank-seconds / workers / epochs).
     std::map<int, std::pair<double, int>> per_epoch;

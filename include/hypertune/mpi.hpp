@@ -34,9 +34,10 @@
 // a multiple of it) and, when left at 1, instances_per_trial = ranks_per_trial. With
 // ranks_parameter, max_parallel_jobs = N-1 (at most one trial per training rank in flight) and
 // TunerOptions::instances_parameter = ranks_parameter, so each trial is billed elapsed x its own
-// rank count (TrialRecord::instances, billable_seconds). A trial's elapsed time starts when the
-// tuner hands it out, so it includes the time it waited for ranks; RankUsage has the exact rank
-// time (mpi/rank_usage.hpp).
+// rank count (TrialRecord::instances, billable_seconds). The time a trial waits for its ranks is
+// not billed: the coordinator calls Trial::resources_acquired() once they are granted, and the
+// wait goes to TrialRecord::waited_seconds. RankUsage has the ranks' own account
+// (mpi/rank_usage.hpp).
 //
 // Rank utilisation. fit() returns an MpiResult: the Result, and rank_usage(): busy rank-seconds /
 // (training ranks x wall seconds), the waits for ranks, and the timeline of allocations (wait,
@@ -248,6 +249,7 @@ MpiResult fit(MPI_Comm world, const SearchSpace& space, AnyStrategy strategy, Tu
         const int wanted = by_parameter ? static_cast<int>(hypertune::detail::count_in(cfg, mpi_options.ranks_parameter))
                                         : mpi_options.ranks_per_trial;
         const std::vector<int> ranks = pool.acquire(trial.id(), wanted);
+        trial.resources_acquired();  // the wait for ranks is not billed
         struct Release {
             detail::RankPool& pool;
             TrialId trial;

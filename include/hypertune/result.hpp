@@ -65,6 +65,9 @@ struct TrialRecord {
     Resource resource_used = 0;
     std::vector<RunSegment> segments;
     double elapsed_seconds = 0.0;   ///< time spent running, summed over segments
+    /// Time spent waiting for resources before training (Trial::resources_acquired: MPI ranks,
+    /// say), left out of elapsed and billable time.
+    double waited_seconds = 0.0;
     double billable_seconds = 0.0;  ///< elapsed x instances
     /// The instances it ran on: instances_per_trial, times its instances parameter's value when
     /// the run names one (TunerOptions::instances_parameter).

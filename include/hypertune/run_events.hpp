@@ -105,6 +105,9 @@ struct TrialEnded {
     /// A run with several objectives or constraints: each metric's final value
     /// (Result::metric_names() order); empty otherwise, and for a failed trial.
     std::vector<double> values{};
+    /// Seconds of this run of the trial spent waiting for resources before training
+    /// (Trial::resources_acquired), all its attempts together: not billed.
+    double waited_seconds = 0.0;
 };
 
 /// Something the user should know, kept as a warning of the result.

@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 
 #include <atomic>
+#include <chrono>
 #include <cmath>
 #include <optional>
 #include <string>
@@ -144,6 +145,15 @@ public:
         return folder_;
     }
 
+    /// Says that the resources this trial waited for (a group of MPI ranks, a GPU, a licence) are
+    /// now held and training starts: the time before, since this run of the trial began, was
+    /// waiting and is not billed (TrialRecord::waited_seconds; elapsed and billable time leave it
+    /// out). Calls after the first are ignored; an objective that never calls it is billed from
+    /// the start, as before.
+    void resources_acquired() noexcept {
+        if (!acquired_at_) acquired_at_ = std::chrono::steady_clock::now();
+    }
+
     [[nodiscard]] Resource last_step() const noexcept { return last_step_; }
     [[nodiscard]] std::optional<double> last_value() const noexcept { return last_value_; }
     [[nodiscard]] std::size_t reports() const noexcept { return reports_; }
@@ -222,6 +232,7 @@ private:
     bool restarted_ = false;
     Resource restart_from_ = 0;
     Resource stop_step_ = 0;
+    std::optional<std::chrono::steady_clock::time_point> acquired_at_;  // resources_acquired()
 };
 
 }  // namespace hypertune

@@ -76,6 +76,7 @@ inline void check_same_result(const Result& live, const Result& loaded) {
             CHECK(x.segments[k].worker == y.segments[k].worker);
         }
         CHECK(x.elapsed_seconds == y.elapsed_seconds);
+        CHECK(x.waited_seconds == y.waited_seconds);
         CHECK(x.billable_seconds == y.billable_seconds);
         CHECK(x.failure_reason == y.failure_reason);
         CHECK(x.retries == y.retries);

@@ -96,3 +96,33 @@ TEST_CASE("instances_parameter must name an integer-valued parameter whose value
     CHECK(refused("zero") == "TunerOptions: instances_parameter: parameter 'zero' can take the value 0; every value must be >= 1");
     CHECK(refused("n") == "(accepted)");
 }
+
+TEST_CASE("time spent waiting for resources before Trial::resources_acquired() is not billed") {
+    ht::SearchSpace space{ht::CategoricalParameter("workers", {"1", "2", "4"}), ht::ContinuousParameter("x", 0.0, 1.0)};
+    ht::TunerOptions o;
+    o.max_jobs = 6;
+    o.max_parallel_jobs = 2;
+    o.instances_parameter = "workers";
+    o.progress = ht::ProgressBar::Never;
+    o.journal = (std::filesystem::temp_directory_path() / fmt::format("hypertune-waited-{}.jsonl", ::getpid())).string();
+    std::filesystem::remove(o.journal);
+    auto result = ht::Tuner(space, ht::RandomSearch(), o).fit([](const ht::Config& c, ht::Trial& trial) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(60));  // queued for its workers
+        trial.resources_acquired();
+        trial.resources_acquired();  // a second call changes nothing
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));  // trains
+        return c.get<double>("x");
+    });
+    REQUIRE(result.trials().size() == 6);
+    for (const auto& t : result.trials()) {
+        CHECK(t.waited_seconds >= 0.06);
+        CHECK(t.elapsed_seconds >= 0.02);
+        CHECK(t.elapsed_seconds < t.waited_seconds);
+        CHECK(t.billable_seconds == doctest::Approx(t.elapsed_seconds * t.instances));
+        CHECK(t.segments.back().end - t.segments.back().start ==
+              doctest::Approx(t.elapsed_seconds + t.waited_seconds));
+    }
+    ht::testing::check_same_result(result, ht::load_result(o.journal));
+    CHECK(result.to_json()["trials"][0].contains("WaitedSeconds"));
+    std::filesystem::remove(o.journal);
+}

@@ -439,6 +439,7 @@ private:
         int retries = 0;
         std::optional<SavedCheckpoint> checkpoint;
         Resource ignored_stop_at = 0;  // > 0: told to stop at this step, the objective went on
+        double waited_seconds = 0.0;   // waiting for resources, every attempt's (not billed)
         Resource resumed_from = 0;     // the checkpoint's step it continued from
     };
 
@@ -487,7 +488,9 @@ private:
         const Resource counted = std::max(s.resume_from, judged);
         const bool resumes = checkpoint && checkpoint->step > 0;
         const Resource from = resumes ? checkpoint->step : 0;
+        double waited = 0.0;  // every attempt's wait for resources (Trial::resources_acquired)
         for (int attempt = 0;; ++attempt) {
+            const auto began = std::chrono::steady_clock::now();
             std::optional<std::string> bytes = resumes ? std::optional<std::string>(checkpoint->bytes) : std::nullopt;
             // Only an objective that receives the Trial can keep a reference to it past its call.
             std::optional<Trial> unseen;
@@ -520,6 +523,8 @@ private:
                 a.failure = "the objective threw a non-standard exception";
             }
             trial.end();
+            if (trial.acquired_at_) waited += std::chrono::duration<double>(*trial.acquired_at_ - began).count();
+            a.waited_seconds = waited;
             // Stopped: told so by the strategy, or the run stopped before the trial reached its budget.
             a.stopped = trial.stop_decided() ||
                         (stop_flag_.load() && trial.reports() > 0 && trial.last_step() < s.budget);
@@ -565,7 +570,7 @@ private:
                                                : TrialStatus::Completed;
         if (a.failed) a.values.clear();
         emit(TrialEnded{t1, id, status, a.failed ? std::nan("") : a.value, resource, a.failed ? a.failure : "",
-                        a.retries, a.values});
+                        a.retries, a.values, a.waited_seconds});
         Outcome outcome = a.failed    ? Outcome::failed(resource)
                           : a.stopped ? Outcome::stopped(loss_of(a.value), resource)
                                       : Outcome::completed(loss_of(a.value), resource);

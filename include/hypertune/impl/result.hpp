@@ -300,6 +300,7 @@ HYPERTUNE_INLINE nlohmann::ordered_json Result::to_json() const {
         r["hyperparameters"] = t.config.to_json();
         r["ResourceUsed"] = t.resource_used;
         r["BillableSeconds"] = t.billable_seconds;
+        if (t.waited_seconds > 0.0) r["WaitedSeconds"] = t.waited_seconds;
         r["Retries"] = t.retries;
         r["FailureReason"] = t.failure_reason;
         json curve = json::array();

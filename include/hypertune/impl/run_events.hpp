@@ -116,6 +116,7 @@ HYPERTUNE_INLINE json to_json(const RunEvent& event) {
                     {"failure", e.failure},
                     {"retries", e.retries}};
             if (!e.values.empty()) j["values"] = numbers_or_nulls(e.values);
+            if (e.waited_seconds > 0.0) j["waited"] = e.waited_seconds;
             return j;
         }
         json operator()(const RunWarned& e) const {
@@ -204,6 +205,9 @@ HYPERTUNE_INLINE RunEvent event_from_json(const json& e, const SearchSpace& spac
                              e.value("failure", ""),
                              retries};
             ended.values = numbers_from(e, "values");
+            ended.waited_seconds = e.value("waited", 0.0);
+            if (!(ended.waited_seconds >= 0.0))
+                throw IoError(fmt::format("trial {}: waited {} out of range", ended.trial, ended.waited_seconds));
             return ended;
         }
         if (kind == "warning") return RunWarned{time, e.at("message").get<std::string>()};

@@ -126,7 +126,10 @@ HYPERTUNE_INLINE void RunState::on(const TrialEnded& e) {
     r.retries += e.retries;
     if (!r.segments.empty() && std::isnan(r.segments.back().end)) {
         r.segments.back().end = e.time;
-        r.elapsed_seconds += e.time - r.segments.back().start;
+        const double span = e.time - r.segments.back().start;
+        const double waited = std::min(e.waited_seconds, std::max(span, 0.0));
+        r.elapsed_seconds += span - waited;
+        r.waited_seconds += waited;
     }
     r.billable_seconds = r.elapsed_seconds * r.instances;
     open_.erase(e.trial);
