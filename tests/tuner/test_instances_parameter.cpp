@@ -2,9 +2,15 @@
 // TunerOptions::instances_parameter: each trial is billed for the instances its own configuration
 // names (billable = elapsed x instances_per_trial x value), the same in the live result, in
 // load_result() of the journal and after a resume; a parameter that cannot hold a count is refused.
+// Time spent waiting for resources (Trial::resources_acquired) is kept apart and not billed.
+#include "../support/same_result.hpp"
+
 #include <hypertune/hypertune.hpp>
+#include <hypertune/journal.hpp>
+#include <hypertune/json.hpp>
 
 #include <doctest/doctest.h>
+#include <nlohmann/json.hpp>
 
 #include <fmt/format.h>
 #include <unistd.h>
