@@ -113,6 +113,23 @@ private:
     return true;
 }
 
+/// Each constraint's violation for `values` (one per metric_names(objectives, constraints)):
+/// metric - bound for at_most, bound - metric for at_least, so <= 0 exactly when it is met
+/// (Optuna's constraints_func convention); NaN where the value is missing or NaN. Empty without
+/// constraints. What a sampler models to learn where the feasible region lies.
+[[nodiscard]] inline std::vector<double> constraint_violations(const std::vector<Constraint>& constraints,
+                                                               const std::vector<std::string>& names,
+                                                               const std::vector<double>& values) {
+    std::vector<double> out;
+    for (const auto& c : constraints) {
+        double v = std::nan("");
+        for (std::size_t i = 0; i < names.size() && i < values.size(); ++i)
+            if (names[i] == c.metric) v = c.kind == Constraint::Kind::AtMost ? values[i] - c.bound : c.bound - values[i];
+        out.push_back(v);
+    }
+    return out;
+}
+
 /// The first objectives.size() of `values` as losses (negated where maximised), what Pareto
 /// dominance and the strategies compare.
 [[nodiscard]] inline std::vector<double> objective_losses(const std::vector<Metric>& objectives,

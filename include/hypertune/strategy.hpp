@@ -55,6 +55,11 @@ struct Outcome {
     /// False when the trial's metrics break one of the run's constraints (TunerOptions::constraints):
     /// a sampler should steer away from its region whatever its loss.
     bool feasible = true;
+    /// A run with constraints: each constraint's violation (constraint_violations() in
+    /// metrics.hpp: <= 0 when met, NaN when the metric is missing), in TunerOptions::constraints
+    /// order, so a sampler can model where the feasible region lies. Empty otherwise, and when the
+    /// trial failed.
+    std::vector<double> violations{};
 
     [[nodiscard]] static Outcome completed(double loss, Resource resource) { return {Status::Completed, loss, resource, {}, true}; }
     [[nodiscard]] static Outcome stopped(double loss, Resource resource) { return {Status::Stopped, loss, resource, {}, true}; }

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include <hypertune/detail/gaussian_process.hpp>
+#include <hypertune/detail/gp_feasibility.hpp>
 #include <hypertune/detail/sobol.hpp>
 
 #include <doctest/doctest.h>
@@ -82,6 +83,22 @@ TEST_CASE("log EI matches the direct formula where that is accurate and stays fi
     CHECK(far == doctest::Approx(-0.5e6 - 0.5 * std::log(2.0 * std::numbers::pi) - 2.0 * std::log(1e3)).epsilon(1e-9));
     CHECK(hd::log_h(-40.0).log_h < hd::log_h(-39.0).log_h);
     CHECK(hd::log_h(-10.0).log_h < hd::log_h(-9.0).log_h);
+}
+
+TEST_CASE("log Phi matches the direct formula where that is accurate and stays finite far below") {
+    for (double z : {-5.0, -2.0, 0.0, 1.5, 6.0}) {
+        CHECK(hd::log_normal_cdf(z).log_cdf == doctest::Approx(std::log(hd::normal_cdf(z))).epsilon(1e-12));
+        CHECK(hd::log_normal_cdf(z).ratio == doctest::Approx(hd::normal_pdf(z) / hd::normal_cdf(z)).epsilon(1e-10));
+    }
+    // Where the two branches meet, and where the series takes over, no jump.
+    CHECK(hd::log_normal_cdf(-5.0 - 1e-12).log_cdf == doctest::Approx(hd::log_normal_cdf(-5.0).log_cdf).epsilon(1e-9));
+    CHECK(hd::log_normal_cdf(-30.0 + 1e-9).log_cdf == doctest::Approx(hd::log_normal_cdf(-30.0).log_cdf).epsilon(1e-9));
+    CHECK(hd::log_normal_cdf(-20.0).log_cdf == doctest::Approx(std::log(hd::normal_cdf(-20.0))).epsilon(1e-9));
+    // Far below: Phi underflows to 0 but log Phi ~ -z^2/2 - log(2 pi)/2 - log|z| and phi / Phi ~ |z|.
+    const auto far = hd::log_normal_cdf(-1e3);
+    CHECK(far.log_cdf == doctest::Approx(-0.5e6 - 0.5 * std::log(2.0 * std::numbers::pi) - std::log(1e3)).epsilon(1e-9));
+    CHECK(far.ratio == doctest::Approx(1e3).epsilon(1e-5));
+    CHECK(hd::log_normal_cdf(-40.0).log_cdf < hd::log_normal_cdf(-39.0).log_cdf);
 }
 
 TEST_CASE("GP predicts its training points (low noise) and reverts to the prior mean far away") {
@@ -180,6 +197,51 @@ TEST_CASE("GP prediction gradients match finite differences") {
     Eigen::VectorXd exact = gp.variance_from(cross);
     Eigen::VectorXd bound = gp.variance_bound_from(cross);
     for (Eigen::Index i = 0; i < 50; ++i) CHECK(bound[i] >= exact[i] - 1e-12);
+}
+
+TEST_CASE("feasibility model: its bound holds, its gradient matches finite differences, its probability is right") {
+    // Two constraints on the sample points: x0 - 0.5 <= 0 and 0.3 - x1 <= 0 (feasible: x0 <= 0.5, x1 >= 0.3).
+    Eigen::MatrixXd x;
+    Eigen::VectorXd y;
+    sample_data(x, y, 40);
+    Eigen::MatrixXd v(x.rows(), 2);
+    v.col(0) = x.col(0).array() - 0.5;
+    v.col(1) = 0.3 - x.col(1).array();
+    hd::FeasibilityModel model;
+    REQUIRE(model.set(x, v, {hyper(0.4, 0.4, 1.0, 1e-4), hyper(0.4, 0.4, 1.0, 1e-4)}));
+
+    Eigen::MatrixXd probe(200, 2);
+    hd::ScrambledSobol s(2, 5);
+    for (Eigen::Index i = 0; i < 200; ++i) probe.row(i) << s.at(static_cast<std::uint32_t>(i), 0), s.at(static_cast<std::uint32_t>(i), 1);
+    const Eigen::VectorXd bound = model.upper_bounds(probe);
+    std::vector<Eigen::Index> rows(200);
+    for (Eigen::Index i = 0; i < 200; ++i) rows[static_cast<std::size_t>(i)] = i;
+    const Eigen::VectorXd exact = model.exact(rows);
+    const std::vector<bool> likely = model.likely_feasible(probe);
+    std::size_t agree = 0;
+    for (Eigen::Index i = 0; i < 200; ++i) {
+        CHECK(exact[i] <= 0.0);
+        CHECK(bound[i] >= exact[i] - 1e-12);
+        Eigen::VectorXd g;
+        CHECK(model.at(probe.row(i).transpose(), g) == doctest::Approx(exact[i]).epsilon(1e-9).scale(1e-9));
+        const bool truly = probe(i, 0) <= 0.5 && probe(i, 1) >= 0.3;
+        agree += likely[static_cast<std::size_t>(i)] == truly ? 1 : 0;
+        // well inside or well outside the region, the probability says so
+        if (probe(i, 0) < 0.35 && probe(i, 1) > 0.45) CHECK(exact[i] > std::log(0.9));
+        if (probe(i, 0) > 0.7) CHECK(exact[i] < std::log(0.1));
+    }
+    CHECK(agree >= 190);  // linear violations: the means get the boundary right but for a few near it
+
+    Eigen::VectorXd p(2);
+    p << 0.47, 0.33;  // near both boundaries, where the gradient is steep
+    Eigen::VectorXd grad;
+    (void)model.at(p, grad);
+    for (Eigen::Index i = 0; i < 2; ++i) {
+        Eigen::VectorXd a = p, b = p, unused;
+        a[i] += 1e-6;
+        b[i] -= 1e-6;
+        CHECK(grad[i] == doctest::Approx((model.at(a, unused) - model.at(b, unused)) / 2e-6).epsilon(1e-5).scale(1e-4));
+    }
 }
 
 TEST_CASE("GP Cholesky recovers from duplicate points with zero noise by adding jitter") {

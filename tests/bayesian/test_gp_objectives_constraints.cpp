@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 #include <vector>
 
 namespace ht = hypertune;
@@ -35,6 +36,22 @@ ht::TunerOptions zdt_options(std::uint64_t seed, std::size_t jobs) {
     ht::TunerOptions o;
     o.objectives = {{"f1", ht::Direction::Minimize}, {"f2", ht::Direction::Minimize}};
     o.max_jobs = jobs;
+    o.seed = seed;
+    o.progress = ht::ProgressBar::Never;
+    return o;
+}
+
+ht::SearchSpace unit_square() {
+    return ht::SearchSpace{ht::ContinuousParameter("x", 0.0, 1.0, ht::Scaling::Linear),
+                           ht::ContinuousParameter("y", 0.0, 1.0, ht::Scaling::Linear)};
+}
+
+// 30 trials minimising "loss" under one constraint.
+ht::TunerOptions constrained_options(ht::Constraint constraint, std::uint64_t seed) {
+    ht::TunerOptions o;
+    o.metric = "loss";
+    o.constraints = {std::move(constraint)};
+    o.max_jobs = 30;
     o.seed = seed;
     o.progress = ht::ProgressBar::Never;
     return o;
@@ -74,8 +91,7 @@ TEST_CASE("Bayesian with two objectives beats RandomSearch on ZDT1 (4-D), 40 eva
 
 TEST_CASE("Bayesian with a constraint steers its suggestions into the feasible region") {
     // The unconstrained minimum (0.2, 0.2) breaks x + y >= 1; the constrained one is (0.5, 0.5).
-    ht::SearchSpace space{ht::ContinuousParameter("x", 0.0, 1.0, ht::Scaling::Linear),
-                          ht::ContinuousParameter("y", 0.0, 1.0, ht::Scaling::Linear)};
+    const ht::SearchSpace space = unit_square();
     auto objective = [](const ht::Config& c) {
         const double x = c.get<double>("x"), y = c.get<double>("y");
         return ht::Metrics{{"loss", (x - 0.2) * (x - 0.2) + (y - 0.2) * (y - 0.2)}, {"sum", x + y}};
@@ -89,24 +105,64 @@ TEST_CASE("Bayesian with a constraint steers its suggestions into the feasible r
             }
         return static_cast<double>(feasible) / static_cast<double>(counted);
     };
-    std::vector<double> aware, blind, best;
+    std::vector<double> modelled, modelled_best, worst_loss, worst_loss_best, blind;
     for (std::uint64_t seed = 1; seed <= 3; ++seed) {
-        ht::TunerOptions o;
-        o.metric = "loss";
-        o.constraints = {ht::Constraint::at_least("sum", 1.0)};
-        o.max_jobs = 30;
-        o.seed = seed;
-        o.progress = ht::ProgressBar::Never;
+        ht::TunerOptions o = constrained_options(ht::Constraint::at_least("sum", 1.0), seed);
+        // The default: a model of the constraint weights expected improvement.
         auto told = ht::Tuner(space, ht::Bayesian(), o).fit(objective);
-        aware.push_back(feasible_after_design(told, 10));
-        best.push_back(told.best().objective);
+        modelled.push_back(feasible_after_design(told, 10));
+        modelled_best.push_back(told.best().objective);
+        // model_constraints = false: an infeasible trial enters the one model at the worst loss.
+        auto simple = ht::Tuner(space, ht::Bayesian({.model_constraints = false}), o).fit(objective);
+        worst_loss.push_back(feasible_after_design(simple, 10));
+        worst_loss_best.push_back(simple.best().objective);
         // The same metrics without the constraint: the model chases the infeasible minimum.
         o.constraints = {ht::Constraint::at_least("sum", -1.0)};
         blind.push_back(feasible_after_design(ht::Tuner(space, ht::Bayesian(), o).fit(objective), 10));
     }
-    MESSAGE("feasible share of the model's suggestions: told ", median_of_runs(aware), ", not told ",
-            median_of_runs(blind), "; best feasible loss ", median_of_runs(best), " (optimum 0.18)");
-    CHECK(median_of_runs(aware) >= 0.7);
-    CHECK(median_of_runs(aware) > median_of_runs(blind));
-    CHECK(median_of_runs(best) < 0.25);  // feasible points span 0.18 to 1.28
+    MESSAGE("feasible share of the model's suggestions: constraint modelled ", median_of_runs(modelled),
+            ", infeasible at the worst loss ", median_of_runs(worst_loss), ", not told ", median_of_runs(blind),
+            "; best feasible loss ", median_of_runs(modelled_best), " against ", median_of_runs(worst_loss_best),
+            " (optimum 0.18)");
+    CHECK(median_of_runs(modelled) >= 0.7);
+    CHECK(median_of_runs(worst_loss) >= 0.7);
+    CHECK(median_of_runs(blind) < 0.5);
+    // The constrained optimum lies on the boundary: a model of the constraint gets there.
+    CHECK(median_of_runs(modelled_best) < 0.185);
+    CHECK(median_of_runs(modelled_best) < median_of_runs(worst_loss_best));
+    CHECK(median_of_runs(worst_loss_best) < 0.25);  // feasible points span 0.18 to 1.28
+}
+
+TEST_CASE("Bayesian with no feasible trial yet looks where the constraint models expect one") {
+    // The feasible region is a disc of radius 0.07 around (0.8, 0.3), 1.5% of the square: random
+    // search needs about 65 trials on average to land in it, and the space-filling design of 5
+    // points misses it. The distance to its centre is smooth, so its model leads there.
+    const ht::SearchSpace space = unit_square();
+    auto objective = [](const ht::Config& c) {
+        const double x = c.get<double>("x"), y = c.get<double>("y");
+        return ht::Metrics{{"loss", x + y}, {"distance", std::hypot(x - 0.8, y - 0.3)}};
+    };
+    auto first_feasible = [](const ht::Result& r) {
+        double first = static_cast<double>(r.trials().size());
+        for (const auto& t : r.trials())
+            if (t.feasible) first = std::min(first, static_cast<double>(t.id));
+        return first;
+    };
+    std::vector<double> bayes, random;
+    for (std::uint64_t seed = 1; seed <= 5; ++seed) {
+        ht::TunerOptions o = constrained_options(ht::Constraint::at_most("distance", 0.07), seed);
+        auto r = ht::Tuner(space, ht::Bayesian(), o).fit(objective);
+        bayes.push_back(first_feasible(r));
+        random.push_back(first_feasible(ht::Tuner(space, ht::RandomSearch(), o).fit(objective)));
+        REQUIRE(bayes.back() >= 5.0);  // the design missed it: the model found it
+        bool said = false;
+        for (const auto& w : r.setup().warnings) said = said || w.find("no trial is feasible yet") != std::string::npos;
+        CHECK(said);
+        REQUIRE(r.best().feasible);
+        CHECK(r.best().objective < 1.03);  // the disc's best point: 1.1 - 0.07 sqrt(2) = 1.001
+    }
+    MESSAGE("first feasible trial, median of 5 seeds: Bayesian ", median_of_runs(bayes), ", random search ",
+            median_of_runs(random), " (of 30)");
+    CHECK(median_of_runs(bayes) <= 12.0);
+    CHECK(median_of_runs(bayes) < median_of_runs(random));
 }

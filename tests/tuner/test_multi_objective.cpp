@@ -337,11 +337,13 @@ public:
     void on_result(ht::TrialId, const ht::Outcome& o) override {
         std::lock_guard lk(*mu_);
         told_->push_back(o.losses);
+        violations_->push_back(o.violations);
     }
     bool supports_objectives(std::size_t) const override { return true; }
 
     std::shared_ptr<std::mutex> mu_ = std::make_shared<std::mutex>();
     std::shared_ptr<std::vector<std::vector<double>>> told_ = std::make_shared<std::vector<std::vector<double>>>();
+    std::shared_ptr<std::vector<std::vector<double>>> violations_ = std::make_shared<std::vector<std::vector<double>>>();
 
 private:
     ht::SearchSpace space_;
@@ -361,6 +363,35 @@ TEST_CASE("the sampler is told every objective as a loss, each in its own direct
         CHECK((*told)[i] == std::vector<double>{-t.values[0], t.values[1]});
         CHECK((*told)[i] == result.losses(t));
     }
+}
+
+TEST_CASE("the sampler is told each constraint's violation, <= 0 when met, live and when the journal is replayed") {
+    auto o = mo_options(6, mo_journal("violations"));
+    o.max_parallel_jobs = 1;
+    o.constraints = {ht::Constraint::at_most("seconds_per_epoch", 30.0), ht::Constraint::at_least("accuracy", 0.5)};
+    Listening live;
+    auto result = ht::Tuner(mo_space(), ht::RunToCompletion(1, live), o).fit(trade_off);
+    REQUIRE(live.violations_->size() == 6);
+    for (std::size_t i = 0; i < 6; ++i) {
+        const auto& t = result.trials()[i];
+        const double seconds = *result.metric(t, "seconds_per_epoch"), accuracy = *result.metric(t, "accuracy");
+        CHECK((*live.violations_)[i] == std::vector<double>{seconds - 30.0, 0.5 - accuracy});
+        CHECK(t.feasible == (seconds <= 30.0 && accuracy >= 0.5));
+    }
+    // Resumed with a larger budget: the replayed trials reach the new sampler with the same values.
+    Listening replayed;
+    o.max_jobs = 8;
+    auto more = ht::Tuner(mo_space(), ht::RunToCompletion(1, replayed), o).fit(trade_off);
+    REQUIRE(more.trials().size() == 8);
+    REQUIRE(replayed.violations_->size() == 8);
+    CHECK(std::equal(live.violations_->begin(), live.violations_->end(), replayed.violations_->begin()));
+    // Without constraints, nothing.
+    Listening plain;
+    auto unconstrained = mo_options(3);
+    unconstrained.constraints.clear();
+    (void)ht::Tuner(mo_space(), ht::RunToCompletion(1, plain), unconstrained).fit(trade_off);
+    for (const auto& v : *plain.violations_) CHECK(v.empty());
+    fs::remove(o.journal);
 }
 
 // ---- multi-objective early stopping (MO-ASHA) through the tuner --------------------------------

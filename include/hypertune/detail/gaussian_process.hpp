@@ -79,6 +79,22 @@ struct GpPrior {
 }
 [[nodiscard]] inline double normal_cdf(double z) noexcept { return 0.5 * std::erfc(-z / std::numbers::sqrt2); }
 
+/// log phi(t), the standard normal log density.
+[[nodiscard]] inline double log_normal_pdf(double t) noexcept {
+    return -0.5 * t * t - 0.5 * std::log(2.0 * std::numbers::pi);
+}
+
+/// The Mills ratio R(t) = Phi(-t) / phi(t) for t > 0: through erfcx below 30, the asymptotic
+/// series above (where exp(t^2 / 2) would overflow).
+[[nodiscard]] inline double mills_ratio(double t) noexcept {
+    if (t < 30.0) {
+        const double x = t / std::numbers::sqrt2;
+        return std::sqrt(std::numbers::pi / 2.0) * std::exp(x * x) * std::erfc(x);
+    }
+    const double t2 = 1.0 / (t * t);
+    return (1.0 / t) * (1.0 - t2 * (1.0 - 3.0 * t2 * (1.0 - 5.0 * t2)));
+}
+
 /// log h(z) and h'(z)/h(z) for h(z) = z Phi(z) + phi(z), the expected improvement of a unit normal
 /// over z (EI = sigma h((best - mu) / sigma) when minimising). Stable for every finite z: for
 /// z < -1 it works with 1 - t R(t), t = -z, R the Mills ratio (through erfcx), and for z < -30
@@ -95,24 +111,37 @@ struct LogH {
         return {std::log(h), cdf / h};
     }
     const double t = -z;
-    const double log_pdf = -0.5 * t * t - 0.5 * std::log(2.0 * std::numbers::pi);
-    double mills = 0.0;      // R(t) = Phi(-t) / phi(t)
+    const double mills = mills_ratio(t);
     double one_minus = 0.0;  // 1 - t R(t) = h(z) / phi(z)
     if (t < 30.0) {
-        const double x = t / std::numbers::sqrt2;
-        mills = std::sqrt(std::numbers::pi / 2.0) * std::exp(x * x) * std::erfc(x);
         one_minus = 1.0 - t * mills;
     } else {
         const double t2 = 1.0 / (t * t);
-        mills = (1.0 / t) * (1.0 - t2 * (1.0 - 3.0 * t2 * (1.0 - 5.0 * t2)));
         one_minus = t2 * (1.0 - 3.0 * t2 * (1.0 - 5.0 * t2 * (1.0 - 7.0 * t2)));
     }
-    return {log_pdf + std::log(one_minus), mills / one_minus};
+    return {log_normal_pdf(t) + std::log(one_minus), mills / one_minus};
 }
 
 /// log EI for minimisation: log E[max(best - f, 0)], f ~ N(mean, sd^2), sd > 0.
 [[nodiscard]] inline double log_expected_improvement(double mean, double sd, double best) noexcept {
     return std::log(sd) + log_h((best - mean) / sd).log_h;
+}
+
+/// log Phi(z) and its derivative phi(z) / Phi(z), stable in the left tail (through the Mills ratio,
+/// as log_h): the log probability that a normal variable lies below a bound, z standard deviations
+/// above its mean.
+struct LogPhi {
+    double log_cdf;
+    double ratio;  ///< phi(z) / Phi(z) = d log Phi / dz
+};
+
+[[nodiscard]] inline LogPhi log_normal_cdf(double z) noexcept {
+    if (z >= -5.0) {
+        const double cdf = normal_cdf(z);
+        return {std::log(cdf), normal_pdf(z) / cdf};
+    }
+    const double mills = mills_ratio(-z);
+    return {log_normal_pdf(-z) + std::log(mills), 1.0 / mills};
 }
 
 class GaussianProcess {

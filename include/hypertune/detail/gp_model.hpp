@@ -6,6 +6,7 @@
 
 #include <hypertune/config.hpp>
 #include <hypertune/detail/gaussian_process.hpp>
+#include <hypertune/detail/gp_feasibility.hpp>
 #include <hypertune/detail/random.hpp>
 #include <hypertune/detail/sobol.hpp>
 #include <hypertune/error.hpp>
@@ -78,6 +79,8 @@ public:
         last_fit_count_ = 0;
         fits_ = 0;
         objectives_ = 1;
+        constraints_ = 0;
+        constraint_hyper_.clear();
     }
 
     /// The k-th configuration asked for (k counts this sampler's trials): a seeded one, a point of
@@ -99,9 +102,15 @@ public:
         auto at = position_.find(id);
         if (at == position_.end()) return;
         TrialData& t = trials_[at->second];
-        // A trial that breaks a constraint enters the model as a failed one does, at the worst loss:
-        // its region is discouraged whatever its own loss.
-        bool usable = outcome.status != Outcome::Status::Failed && outcome.feasible && std::isfinite(outcome.loss);
+        // With its constraints' violations, a trial enters the model with its own loss and the
+        // constraint models learn where it stands; without them (options_.model_constraints off, or
+        // a constrained metric missing), a trial that breaks a constraint enters as a failed one
+        // does, at the worst loss: its region is discouraged whatever its own loss.
+        const bool modelled = options_.model_constraints && !outcome.violations.empty() &&
+                              std::all_of(outcome.violations.begin(), outcome.violations.end(),
+                                          [](double v) { return std::isfinite(v); });
+        bool usable = outcome.status != Outcome::Status::Failed && (outcome.feasible || modelled) &&
+                      std::isfinite(outcome.loss);
         if (outcome.losses.size() > 1) {
             objectives_ = outcome.losses.size();
             usable = usable && std::all_of(outcome.losses.begin(), outcome.losses.end(),
@@ -112,6 +121,11 @@ public:
         }
         t.state = usable ? State::Observed : State::Failed;
         t.loss = usable ? outcome.loss : std::numeric_limits<double>::quiet_NaN();
+        t.violations = usable && modelled ? outcome.violations : std::vector<double>{};
+        if (!t.violations.empty()) {
+            constraints_ = std::max(constraints_, t.violations.size());
+            constraint_hyper_.resize(constraints_);
+        }
     }
 
     /// An evaluation made outside this run's trials (a warm-start parent's result, or a result at
@@ -189,6 +203,12 @@ private:
         State state;
         double loss;
         std::vector<double> losses{};  // several objectives: each one's; `loss` is then a scalarisation
+        std::vector<double> violations{};  // each constraint's (<= 0 when met); empty: not modelled
+
+        // Feasible as far as the model knows: no modelled violation above 0.
+        [[nodiscard]] bool feasible() const {
+            return std::all_of(violations.begin(), violations.end(), [](double v) { return v <= 0.0; });
+        }
     };
 
     static constexpr std::uint64_t stream_design = 0xb0001;
@@ -196,6 +216,7 @@ private:
     static constexpr std::uint64_t stream_local = 0xb0003;
     static constexpr std::uint64_t stream_fit = 0xb0004;
     static constexpr std::uint64_t stream_weights = 0xb0005;
+    static constexpr std::uint64_t stream_constraint_fit = 0xb0006;
     // ParEGO's augmented Tchebycheff scalarisation: max_i w_i f_i + rho * sum_i w_i f_i.
     static constexpr double tchebycheff_rho = 0.05;
     static constexpr std::size_t fit_points = 100;
@@ -400,6 +421,24 @@ private:
         if (refit) fit_hyperparameters(id, chosen, count);
         if (!gp.condition(*hyper_))
             return fallback(id, "cholesky", "the covariance matrix could not be factorised even with jitter");
+        FeasibilityModel feasibility;
+        const bool constrained = constraints_ > 0 && model_constraints(id, chosen, refit, count, feasibility);
+
+        // The incumbent: the best result, or with constraint models the best feasible one; while
+        // no result is feasible, the acquisition is the probability of feasibility alone.
+        std::optional<double> best;
+        if (!constrained) {
+            best = gp.standardised_outputs().minCoeff();
+        } else {
+            for (std::size_t r = 0; r < chosen.size(); ++r) {
+                const TrialData& t = *points_[chosen[r].first];
+                if (t.state == State::Observed && t.feasible())
+                    best = std::min(best.value_or(std::numeric_limits<double>::infinity()),
+                                    gp.standardised_outputs()[static_cast<Eigen::Index>(r)]);
+            }
+            if (!best) note(id, "infeasible", "no trial is feasible yet: suggesting where the constraint models "
+                                               "expect the constraints met");
+        }
 
         // Kriging believer: pending points enter with the posterior mean as their loss.
         detail::GaussianProcess model_with_pending;
@@ -412,11 +451,14 @@ private:
             for (Eigen::Index c = 0; c < d; ++c)
                 pu(static_cast<Eigen::Index>(p), c) = points_[pending[p]]->u[static_cast<std::size_t>(c)];
         }
-        double best = gp.standardised_outputs().minCoeff();
         if (!pending.empty()) {
             Eigen::MatrixXd px = feature_rows(pending_rows);
             Eigen::VectorXd fantasy = gp.mean_from(gp.cross_kernel(px));
-            best = std::min(best, fantasy.minCoeff());
+            // A pending trial's fantasy is an incumbent only where the constraints are expected met.
+            const std::vector<bool> counts =
+                constrained ? feasibility.likely_feasible(px) : std::vector<bool>(pending.size(), true);
+            for (std::size_t p = 0; p < pending.size() && best; ++p)
+                if (counts[p]) best = std::min(*best, fantasy[static_cast<Eigen::Index>(p)]);
             Eigen::MatrixXd xa(n + px.rows(), x.cols());
             xa << x, px;
             Eigen::VectorXd ya(n + px.rows());
@@ -426,7 +468,7 @@ private:
             else note(id, "pending-cholesky", "the model with pending trials could not be factorised; ignoring them");
         }
 
-        auto pick = maximise_acquisition(id, *model, best, observed, pu);
+        auto pick = maximise_acquisition(id, *model, best, observed, pu, constrained ? &feasibility : nullptr);
         if (!pick)
             return fallback(id, "excluded",
                             "every candidate repeats an evaluated configuration or is next to a pending one");
@@ -451,6 +493,18 @@ private:
 
     void fit_hyperparameters(TrialId id, const std::vector<std::pair<std::size_t, double>>& chosen, std::size_t count) {
         auto [x, y] = model_data(select(chosen, fit_points));
+        const bool early = count < refit_always_below || !hyper_;
+        hyper_ = fit(id, std::move(x), y, hyper_, early, detail::hash3(seed_, stream_fit, id));
+        ++fits_;
+        last_fit_count_ = count;
+    }
+
+    // MAP hyperparameters for outputs y at rows x, from the last fit `last` (if any), the prior's
+    // mean and random starts (`warm_only`: from the last fit alone, once past the early fits); the
+    // last fit (or the prior's mean, noted) when no start finds a finite likelihood.
+    [[nodiscard]] detail::GpHyperparameters fit(TrialId id, Eigen::MatrixXd x, const Eigen::VectorXd& y,
+                                                const std::optional<detail::GpHyperparameters>& last, bool early,
+                                                std::uint64_t stream, bool warm_only = false) {
         const auto d = static_cast<Eigen::Index>(features_);
         detail::GaussianProcess gp;
         gp.set_data(std::move(x), y);
@@ -460,11 +514,11 @@ private:
         std::vector<detail::GpHyperparameters> starts;
         // Few results: the prior's mean and two random starts (plus the last fit). Later: the last
         // fit, and one other start that alternates between the prior's mean and a random one.
-        const bool early = count < refit_always_below || !hyper_;
-        if (hyper_) starts.push_back(*hyper_);
-        if (early || fits_ % 2 == 0) starts.push_back(prior.mean(d));
-        detail::SplitMix rng(detail::hash3(seed_, stream_fit, id));
-        const int randoms = early ? 2 : (fits_ % 2 == 1 ? 1 : 0);
+        if (last) starts.push_back(*last);
+        const bool more = early || !warm_only || !last;
+        if (more && (early || fits_ % 2 == 0)) starts.push_back(prior.mean(d));
+        detail::SplitMix rng(stream);
+        const int randoms = !more ? 0 : early ? 2 : (fits_ % 2 == 1 ? 1 : 0);
         for (int s = 0; s < randoms; ++s) {
             detail::GpHyperparameters h = prior.mean(d);
             for (Eigen::Index i = 0; i < d; ++i) h.log_lengthscales[i] += 2.0 * (rng.uniform() - 0.5) * 1.5;
@@ -473,20 +527,58 @@ private:
             starts.push_back(std::move(h));
         }
         auto result = gp.fit(starts, prior, early ? 40 : 25);
-        ++fits_;
-        last_fit_count_ = count;
-        if (result.ok) hyper_ = result.hyperparameters;
-        else if (!hyper_) {
-            hyper_ = prior.mean(d);
-            note(id, "fit", "the hyperparameter fit found no finite likelihood; using the prior's mean");
-        }
+        if (result.ok) return result.hyperparameters;
+        if (last) return *last;
+        note(id, "fit", "the hyperparameter fit found no finite likelihood; using the prior's mean");
+        return prior.mean(d);
     }
 
-    [[nodiscard]] std::optional<std::vector<double>> maximise_acquisition(TrialId id,
-                                                                          const detail::GaussianProcess& gp,
-                                                                          double best,
+    // The constraint models (detail/gp_feasibility.hpp) over the chosen results that carry every
+    // constraint's violation, their hyperparameters refitted when the objective's are (or first
+    // needed). False, with a note, when fewer than two results carry them or a factorisation
+    // fails: the suggestion then goes by expected improvement alone.
+    [[nodiscard]] bool model_constraints(TrialId id, const std::vector<std::pair<std::size_t, double>>& chosen,
+                                         bool refit, std::size_t count, FeasibilityModel& out) {
+        std::vector<std::pair<std::size_t, double>> rows;
+        for (const auto& r : chosen)
+            if (points_[r.first]->violations.size() == constraints_) rows.push_back(r);
+        if (rows.size() < 2) return false;
+        auto data = [&](const std::vector<std::pair<std::size_t, double>>& which) {
+            std::vector<const double*> u;
+            Eigen::MatrixXd v(static_cast<Eigen::Index>(which.size()), static_cast<Eigen::Index>(constraints_));
+            for (std::size_t r = 0; r < which.size(); ++r) {
+                const TrialData& t = *points_[which[r].first];
+                u.push_back(t.u.data());
+                for (std::size_t j = 0; j < constraints_; ++j)
+                    v(static_cast<Eigen::Index>(r), static_cast<Eigen::Index>(j)) = t.violations[j];
+            }
+            return std::pair{feature_rows(u), v};
+        };
+        const bool missing = std::any_of(constraint_hyper_.begin(), constraint_hyper_.end(),
+                                         [](const auto& h) { return !h.has_value(); });
+        if (refit || missing) {
+            auto [fx, fv] = data(select(rows, fit_points));
+            const bool early = count < refit_always_below || missing;
+            for (std::size_t j = 0; j < constraints_; ++j)
+                // past the early fits, from the last fit alone: a constraint model costs one start
+                constraint_hyper_[j] = fit(id, fx, fv.col(static_cast<Eigen::Index>(j)), constraint_hyper_[j], early,
+                                           detail::hash3(seed_, stream_constraint_fit + j, id), true);
+        }
+        std::vector<detail::GpHyperparameters> hyper;
+        for (const auto& h : constraint_hyper_) hyper.push_back(*h);
+        auto [x, v] = data(rows);
+        if (out.set(x, v, hyper)) return true;
+        note(id, "constraint-cholesky", "a constraint model could not be factorised; going by expected improvement alone");
+        return false;
+    }
+
+    // The acquisition: log EI below `best` (standardised; none: left out), plus the log
+    // probability of feasibility when there are constraint models.
+    [[nodiscard]] std::optional<std::vector<double>> maximise_acquisition(TrialId id, const detail::GaussianProcess& gp,
+                                                                          std::optional<double> best,
                                                                           const std::vector<std::size_t>& observed,
-                                                                          const Eigen::MatrixXd& pending) {
+                                                                          const Eigen::MatrixXd& pending,
+                                                                          FeasibilityModel* feasibility) {
         const auto d = static_cast<Eigen::Index>(dims_);
         const std::size_t parents = std::min(local_parents, observed.size());
         const std::size_t local = parents == 0 ? 0 : options_.candidates / 8;
@@ -504,10 +596,12 @@ private:
         // Local candidates around the best results, at several scales, some along one coordinate.
         if (local > 0) {
             std::vector<std::size_t> best_trials = observed;
+            // feasible results first (all are, without constraint models), then by loss
             std::partial_sort(best_trials.begin(), best_trials.begin() + static_cast<std::ptrdiff_t>(parents),
                               best_trials.end(), [&](std::size_t a, std::size_t b) {
+                                  const bool fa = points_[a]->feasible(), fb = points_[b]->feasible();
                                   const double la = points_[a]->loss, lb = points_[b]->loss;
-                                  return la < lb || (la == lb && a < b);
+                                  return fa > fb || (fa == fb && (la < lb || (la == lb && a < b)));
                               });
             detail::SplitMix rng(detail::hash3(seed_, stream_local, id));
             static constexpr double scales[] = {0.01, 0.03, 0.1, 0.3};
@@ -534,9 +628,15 @@ private:
 
         std::vector<const double*> candidate_rows;
         for (Eigen::Index i = 0; i < m; ++i) candidate_rows.push_back(c.row(i).data());
-        Eigen::MatrixXd cross = gp.cross_kernel(feature_rows(candidate_rows));
+        const Eigen::MatrixXd features = feature_rows(candidate_rows);
+        Eigen::MatrixXd cross = gp.cross_kernel(features);
         Eigen::VectorXd mean = gp.mean_from(cross);
         Eigen::VectorXd bound = gp.variance_bound_from(cross);
+        const Eigen::VectorXd feasible_bound =
+            feasibility ? feasibility->upper_bounds(features) : Eigen::VectorXd::Zero(m);
+        auto log_ei = [&](Eigen::Index i, double var) {
+            return best ? detail::log_expected_improvement(mean[i], sd_of(var), *best) : 0.0;
+        };
         const double repeat_level = gp.signal_variance() * (1.0 - 1e-9);
         const double radius2 = gp_pending_radius * gp_pending_radius;
         auto excluded = [&](const double* row) {
@@ -554,7 +654,7 @@ private:
         order.reserve(static_cast<std::size_t>(m));
         for (Eigen::Index i = 0; i < m; ++i) {
             if (cross.row(i).maxCoeff() >= repeat_level || excluded(c.row(i).data())) continue;
-            upper[static_cast<std::size_t>(i)] = detail::log_expected_improvement(mean[i], sd_of(bound[i]), best);
+            upper[static_cast<std::size_t>(i)] = log_ei(i, bound[i]) + feasible_bound[i];
             order.push_back(i);
         }
         if (order.empty()) return std::nullopt;
@@ -573,11 +673,13 @@ private:
             Eigen::MatrixXd sub(static_cast<Eigen::Index>(stop - start), cross.cols());
             for (std::size_t k = start; k < stop; ++k) sub.row(static_cast<Eigen::Index>(k - start)) = cross.row(order[k]);
             Eigen::VectorXd var = gp.variance_from(sub);
+            const std::vector<Eigen::Index> rows(order.begin() + static_cast<std::ptrdiff_t>(start),
+                                                 order.begin() + static_cast<std::ptrdiff_t>(stop));
+            const Eigen::VectorXd feasible =
+                feasibility ? feasibility->exact(rows) : Eigen::VectorXd::Zero(static_cast<Eigen::Index>(rows.size()));
             for (std::size_t k = start; k < stop; ++k) {
-                const Eigen::Index i = order[k];
-                const double value =
-                    detail::log_expected_improvement(mean[i], sd_of(var[static_cast<Eigen::Index>(k - start)]), best);
-                top.emplace_back(value, i);
+                const auto r = static_cast<Eigen::Index>(k - start);
+                top.emplace_back(log_ei(order[k], var[r]) + feasible[r], order[k]);
             }
             std::sort(top.begin(), top.end(), [](const auto& a, const auto& b) {
                 return a.first > b.first || (a.first == b.first && a.second < b.second);
@@ -591,14 +693,13 @@ private:
         if (!continuous_.empty()) {
             for (const auto& [value, i] : top) {
                 std::vector<double> u(c.row(i).data(), c.row(i).data() + dims_);
-                double refined = refine(gp, best, u, value, excluded);
+                double refined = refine(gp, best, feasibility, u, value, excluded);
                 if (refined > winner_value) {
                     winner_value = refined;
                     winner = u;
                 }
             }
         }
-        (void)id;
         return winner;
     }
 
@@ -610,16 +711,19 @@ private:
         return std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * 3.141592653589793 * u2);
     }
 
-    // L-BFGS-B on the continuous coordinates of u (the others stay), maximising log EI. Replaces u
-    // with the best admissible point evaluated and returns its value (or `value` when none beat it).
+    // L-BFGS-B on the continuous coordinates of u (the others stay), maximising the acquisition
+    // (as maximise_acquisition). Replaces u with the best admissible point evaluated and returns its
+    // value (or `value` when none beat it).
     template <class Excluded>
-    [[nodiscard]] double refine(const detail::GaussianProcess& gp, double best, std::vector<double>& u, double value,
+    [[nodiscard]] double refine(const detail::GaussianProcess& gp, std::optional<double> best,
+                                const FeasibilityModel* feasibility, std::vector<double>& u, double value,
                                 const Excluded& excluded) const {
         const auto k = static_cast<Eigen::Index>(continuous_.size());
         struct Objective {
             const GPModel& self;
             const detail::GaussianProcess& gp;
-            double best;
+            std::optional<double> best;
+            const FeasibilityModel* feasibility;
             const Excluded& excluded;
             Eigen::VectorXd full;
             double best_value;
@@ -628,16 +732,25 @@ private:
             double operator()(const Eigen::VectorXd& z, Eigen::VectorXd& grad) {
                 for (Eigen::Index i = 0; i < z.size(); ++i) full[static_cast<Eigen::Index>(self.continuous_[static_cast<std::size_t>(i)])] = z[i];
                 self.to_features(full.data(), features.data());
-                double mean = 0.0, var = 0.0;
-                Eigen::VectorXd dmean, dvar;
-                gp.predict_with_gradient(features, mean, var, dmean, dvar);
-                double sd = sd_of(var);
-                Eigen::VectorXd dsd = var > 1e-16 ? Eigen::VectorXd(dvar / (2.0 * sd)) : Eigen::VectorXd::Zero(dvar.size());
-                const double zz = (best - mean) / sd;
-                const auto lh = detail::log_h(zz);
-                const double value = std::log(sd) + lh.log_h;
-                // d log EI = dsd / sd + ratio * dz,  dz = (-dmean - z dsd) / sd
-                Eigen::VectorXd g = dsd / sd + lh.ratio * ((-dmean - zz * dsd) / sd);
+                double value = 0.0;
+                Eigen::VectorXd g = Eigen::VectorXd::Zero(features.size());
+                if (best) {
+                    double mean = 0.0, var = 0.0;
+                    Eigen::VectorXd dmean, dvar;
+                    gp.predict_with_gradient(features, mean, var, dmean, dvar);
+                    double sd = sd_of(var);
+                    Eigen::VectorXd dsd = var > 1e-16 ? Eigen::VectorXd(dvar / (2.0 * sd)) : Eigen::VectorXd::Zero(dvar.size());
+                    const double zz = (*best - mean) / sd;
+                    const auto lh = detail::log_h(zz);
+                    value = std::log(sd) + lh.log_h;
+                    // d log EI = dsd / sd + ratio * dz,  dz = (-dmean - z dsd) / sd
+                    g = dsd / sd + lh.ratio * ((-dmean - zz * dsd) / sd);
+                }
+                if (feasibility) {
+                    Eigen::VectorXd gf;
+                    value += feasibility->at(features, gf);
+                    g += gf;
+                }
                 grad.resize(z.size());
                 for (Eigen::Index i = 0; i < z.size(); ++i)
                     grad[i] = -g[static_cast<Eigen::Index>(self.feature_of_[self.continuous_[static_cast<std::size_t>(i)]])];
@@ -653,7 +766,7 @@ private:
             }
         };
         Eigen::VectorXd full = Eigen::Map<const Eigen::VectorXd>(u.data(), static_cast<Eigen::Index>(u.size()));
-        Objective objective{*this, gp, best, excluded, full, value, Eigen::VectorXd(),
+        Objective objective{*this, gp, best, feasibility, excluded, full, value, Eigen::VectorXd(),
                             Eigen::VectorXd(static_cast<Eigen::Index>(features_))};
         Eigen::VectorXd z(k);
         for (Eigen::Index i = 0; i < k; ++i) z[i] = u[continuous_[static_cast<std::size_t>(i)]];
@@ -702,6 +815,8 @@ private:
     std::size_t last_fit_count_ = 0;
     std::size_t fits_ = 0;
     std::size_t objectives_ = 1;  // > 1 once a result carries several (Outcome::losses)
+    std::size_t constraints_ = 0;  // > 0 once a result carries violations (Outcome::violations)
+    std::vector<std::optional<detail::GpHyperparameters>> constraint_hyper_;  // one per constraint
 };
 
 }  // namespace hypertune::detail

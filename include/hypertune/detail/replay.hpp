@@ -154,6 +154,9 @@ struct Replayed {
             if (e->status != TrialStatus::Failed && out.state.setup().objectives.size() > 1)
                 outcome.losses = objective_losses(out.state.setup().objectives, e->values);
             outcome.feasible = meets_constraints(out.state.setup().constraints, out.state.metric_names(), e->values);
+            if (e->status != TrialStatus::Failed && !out.state.setup().constraints.empty())
+                outcome.violations =
+                    constraint_violations(out.state.setup().constraints, out.state.metric_names(), e->values);
             strategy.tell(e->trial, outcome);
         }
         try {

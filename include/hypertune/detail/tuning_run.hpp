@@ -576,6 +576,8 @@ private:
                                       : Outcome::completed(loss_of(a.value), resource);
         if (options_.objectives.size() > 1) outcome.losses = objective_losses(options_.objectives, a.values);
         outcome.feasible = state_.record(id).feasible;
+        if (!a.failed && !options_.constraints.empty())
+            outcome.violations = constraint_violations(options_.constraints, metric_names_, a.values);
         if (a.ignored_stop_at > 0 && !warned_ignored_stop_) {
             warned_ignored_stop_ = true;
             warn(fmt::format("trial {} went on to step {} after {} told it to stop at step {}: check "

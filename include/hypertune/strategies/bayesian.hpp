@@ -27,6 +27,13 @@
 // - Failed trials (and completed ones with a non-finite loss) enter the model with the worst
 //   finite loss observed, which steers the search away from their configurations. Stopped trials
 //   enter with the loss they reported.
+// - Constraints (TunerOptions::constraints; detail/gp_feasibility.hpp): each constraint's
+//   violation (Outcome::violations, <= 0 when met) has a Gaussian process of its own, fitted
+//   when the objective's is; every trial enters the objective's model with its own loss, and the
+//   acquisition is log EI over the best feasible result plus sum_j log P(violation_j <= 0)
+//   (constrained EI, Gardner et al. 2014). While no result is feasible, it is the probability of
+//   feasibility alone. With `model_constraints = false`, or when a constrained metric is missing,
+//   an infeasible trial enters the model as a failed one does, at the worst loss.
 // - Heavy-tailed losses (worst - best > 10 x (median - best)): the model sees
 //   log(loss - best + median - best) instead, said once in notes().
 // - Pending trials (asked, not yet told): kriging believer. Each enters the model with the

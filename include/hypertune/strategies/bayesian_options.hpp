@@ -19,6 +19,11 @@ struct BayesianOptions {
     std::size_t refit_every = 5;
     /// The budget every trial gets (Trial::budget()).
     Resource max_resource = 1;
+    /// With constraints (TunerOptions::constraints): a Gaussian process per constraint learns its
+    /// violation, and expected improvement over the best feasible result is weighted by the
+    /// probability of feasibility. false: an infeasible trial enters the one model at the worst
+    /// loss, as a failed one does (one fit per refit instead of one per constraint more).
+    bool model_constraints = true;
 };
 
 namespace detail {
