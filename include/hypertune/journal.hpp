@@ -9,7 +9,7 @@
 // Every line is flushed when written, and the file is fsync'd when a trial ends, so a trial that
 // ended is on disk. A last line cut by a crash is dropped (and said so); any other damage is an
 // error naming the line. This file holds the file's side: reading the lines (read_journal),
-// appending them (JournalWriter), and the JSON of a search space. The events and their fields are
+// appending them (JournalWriter). The events and their fields are
 // in run_events.hpp; the reducer that turns them into records is in run_state.hpp.
 
 #include <hypertune/error.hpp>
@@ -72,19 +72,6 @@ using json = nlohmann::json;
     return out;
 }
 
-/// An integer field. A real number is refused, not converted: out of range, that is undefined.
-template <class T>
-[[nodiscard]] T integer_at(const json& j, const char* key) {
-    const auto& v = j.at(key);
-    if (!v.is_number_integer()) throw IoError(fmt::format("'{}' must be an integer, got {}", key, v.dump()));
-    return v.get<T>();
-}
-
-template <class T>
-[[nodiscard]] T integer_or(const json& j, const char* key, T fallback) {
-    return j.contains(key) ? integer_at<T>(j, key) : fallback;
-}
-
 [[nodiscard]] inline TrialStatus status_from(std::string_view s) {
     for (auto st : {TrialStatus::Running, TrialStatus::Paused, TrialStatus::Completed, TrialStatus::Failed,
                     TrialStatus::Stopped})
@@ -108,37 +95,6 @@ template <class T>
     return std::nullopt;
 }
 
-/// Rebuilds a search space from SearchSpace::to_json().
-[[nodiscard]] inline SearchSpace space_from_json(const json& j) {
-    if (!j.is_array()) throw IoError("the search space must be a JSON array");
-    SearchSpace space;
-    for (const auto& p : j) {
-        auto name = p.at("name").get<std::string>();
-        auto kind = p.at("kind").get<std::string>();
-        auto scaling_of = [&] {
-            auto s = p.at("scaling").get<std::string>();
-            for (auto sc : {Scaling::Linear, Scaling::Logarithmic, Scaling::ReverseLogarithmic})
-                if (to_string(sc) == s) return sc;
-            throw IoError(fmt::format("parameter '{}': unknown scaling '{}'", name, s));
-        };
-        if (kind == "Integer")
-            space.add(IntegerParameter<std::int64_t>(name, integer_at<std::int64_t>(p, "min"), integer_at<std::int64_t>(p, "max"),
-                                                     scaling_of()));
-        else if (kind == "Continuous")
-            space.add(ContinuousParameter<double>(name, p.at("min").get<double>(), p.at("max").get<double>(), scaling_of()));
-        else if (kind == "Categorical")
-            space.add(CategoricalParameter(name, p.at("values").get<std::vector<std::string>>()));
-        else if (kind == "Static") {
-            const auto& v = p.at("value");
-            if (v.is_string()) space.add(StaticParameter(name, v.get<std::string>()));
-            else if (v.is_number_integer()) space.add(StaticParameter(name, v.get<std::int64_t>()));
-            else space.add(StaticParameter(name, v.get<double>()));
-        } else {
-            throw IoError(fmt::format("parameter '{}': unknown kind '{}'", name, kind));
-        }
-    }
-    return space;
-}
 
 /// Names the first difference between two spaces' JSON descriptions, or returns "". The same
 /// parameters in another order are said to be so (comparing them position by position would

@@ -76,4 +76,39 @@ HYPERTUNE_INLINE nlohmann::ordered_json SearchSpace::to_json() const {
     return j;
 }
 
+namespace detail {
+
+HYPERTUNE_INLINE SearchSpace space_from_json(const nlohmann::json& j) {
+    if (!j.is_array()) throw IoError("the search space must be a JSON array");
+    SearchSpace space;
+    for (const auto& p : j) {
+        auto name = p.at("name").get<std::string>();
+        auto kind = p.at("kind").get<std::string>();
+        auto scaling_of = [&] {
+            auto s = p.at("scaling").get<std::string>();
+            for (auto sc : {Scaling::Linear, Scaling::Logarithmic, Scaling::ReverseLogarithmic})
+                if (to_string(sc) == s) return sc;
+            throw IoError(fmt::format("parameter '{}': unknown scaling '{}'", name, s));
+        };
+        if (kind == "Integer")
+            space.add(IntegerParameter<std::int64_t>(name, integer_at<std::int64_t>(p, "min"), integer_at<std::int64_t>(p, "max"),
+                                                     scaling_of()));
+        else if (kind == "Continuous")
+            space.add(ContinuousParameter<double>(name, p.at("min").get<double>(), p.at("max").get<double>(), scaling_of()));
+        else if (kind == "Categorical")
+            space.add(CategoricalParameter(name, p.at("values").get<std::vector<std::string>>()));
+        else if (kind == "Static") {
+            const auto& v = p.at("value");
+            if (v.is_string()) space.add(StaticParameter(name, v.get<std::string>()));
+            else if (v.is_number_integer()) space.add(StaticParameter(name, v.get<std::int64_t>()));
+            else space.add(StaticParameter(name, v.get<double>()));
+        } else {
+            throw IoError(fmt::format("parameter '{}': unknown kind '{}'", name, kind));
+        }
+    }
+    return space;
+}
+
+}  // namespace detail
+
 }  // namespace hypertune
