@@ -224,6 +224,13 @@ private:
     static constexpr std::size_t refine_starts = 3;
     static constexpr std::size_t local_parents = 5;
     static constexpr double heavy_tail_ratio = 10.0;  // (worst - best) / (median - best) that warps
+    // The prior's median length scale, times sqrt(d). Several objectives: ParEGO's scalarisation is
+    // a max of weighted objectives, with kinks where the largest term changes, and a shorter prior
+    // fits it better. Measured on DTLZ2 at 50 evaluations, median hypervolume of 10 seeds (2 / 3
+    // objectives): 0.271 / 0.254 with 0.5, 0.315 / 0.394 with 0.15, 0.320 / 0.406 on 10 other
+    // seeds; ZDT1 and ZDT2 within 0.3%, and no change at 200 evaluations.
+    static constexpr double prior_lengthscale = 0.5;
+    static constexpr double scalarised_prior_lengthscale = 0.15;
 
     void note(TrialId id, const std::string& key, const std::string& text) {
         if (key == last_note_) return;
@@ -494,23 +501,25 @@ private:
     void fit_hyperparameters(TrialId id, const std::vector<std::pair<std::size_t, double>>& chosen, std::size_t count) {
         auto [x, y] = model_data(select(chosen, fit_points));
         const bool early = count < refit_always_below || !hyper_;
-        hyper_ = fit(id, std::move(x), y, hyper_, early, detail::hash3(seed_, stream_fit, id));
+        hyper_ = fit(id, std::move(x), y, hyper_, early, detail::hash3(seed_, stream_fit, id),
+                     objectives_ > 1 ? scalarised_prior_lengthscale : prior_lengthscale);
         ++fits_;
         last_fit_count_ = count;
     }
 
-    // MAP hyperparameters for outputs y at rows x, from the last fit `last` (if any), the prior's
-    // mean and random starts (`warm_only`: from the last fit alone, once past the early fits); the
-    // last fit (or the prior's mean, noted) when no start finds a finite likelihood.
+    // MAP hyperparameters for outputs y at rows x, under a prior whose median length scale is
+    // `lengthscale` sqrt(d), from the last fit `last` (if any), the prior's mean and random starts
+    // (`warm_only`: from the last fit alone, once past the early fits); the last fit (or the prior's
+    // mean, noted) when no start finds a finite likelihood.
     [[nodiscard]] detail::GpHyperparameters fit(TrialId id, Eigen::MatrixXd x, const Eigen::VectorXd& y,
                                                 const std::optional<detail::GpHyperparameters>& last, bool early,
-                                                std::uint64_t stream, bool warm_only = false) {
+                                                std::uint64_t stream, double lengthscale, bool warm_only = false) {
         const auto d = static_cast<Eigen::Index>(features_);
         detail::GaussianProcess gp;
         gp.set_data(std::move(x), y);
 
         detail::GpPrior prior;
-        prior.log_lengthscale_mean = std::log(0.5 * std::sqrt(static_cast<double>(dims_)));
+        prior.log_lengthscale_mean = std::log(lengthscale * std::sqrt(static_cast<double>(dims_)));
         std::vector<detail::GpHyperparameters> starts;
         // Few results: the prior's mean and two random starts (plus the last fit). Later: the last
         // fit, and one other start that alternates between the prior's mean and a random one.
@@ -562,7 +571,7 @@ private:
             for (std::size_t j = 0; j < constraints_; ++j)
                 // past the early fits, from the last fit alone: a constraint model costs one start
                 constraint_hyper_[j] = fit(id, fx, fv.col(static_cast<Eigen::Index>(j)), constraint_hyper_[j], early,
-                                           detail::hash3(seed_, stream_constraint_fit + j, id), true);
+                                           detail::hash3(seed_, stream_constraint_fit + j, id), prior_lengthscale, true);
         }
         std::vector<detail::GpHyperparameters> hyper;
         for (const auto& h : constraint_hyper_) hyper.push_back(*h);

@@ -18,6 +18,8 @@
 //   a constant coordinate (0.5).
 // - Model: Matern 5/2 ARD on standardised losses; log length scales, signal and noise variance
 //   fitted by MAP (log marginal likelihood + weak priors, L-BFGS-B in a box, several starts).
+//   The length scales' prior median is 0.5 sqrt(d) in the unit cube; 0.15 sqrt(d) for the
+//   scalarised objectives of a multi-objective run, whose kinks a shorter scale fits (measured).
 //   Refits: after every new result while fewer than 20 results, then once `refit_every` new
 //   results have come in; between refits the last hyperparameters are reused. The fit uses at most
 //   100 of the model's points (the best 50 and the 50 most recent) and starts from the last fit,
