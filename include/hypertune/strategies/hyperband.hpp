@@ -38,6 +38,7 @@
 //   rest never start. A report past the trial's budget gets Stop (past max_resource, with a Stop
 //   record); its tell() still counts for the rung. Trial ids, the bracket of each id and its
 //   configuration do not depend on the number of workers or on the order in which trials finish.
+//   Its brackets, barriers and promotions are run by detail/synchronous_brackets.hpp.
 //
 // In both modes new trials' configurations come from the sampler: by default RandomSampler, so that
 // trial k's configuration is RandomSampler::sample(space, seed, k).
@@ -45,6 +46,7 @@
 #include <hypertune/linkage.hpp>
 #include <hypertune/config.hpp>
 #include <hypertune/detail/halving_rungs.hpp>
+#include <hypertune/detail/synchronous_brackets.hpp>
 #include <hypertune/error.hpp>
 #include <hypertune/search_space.hpp>
 #include <hypertune/samplers/random_sampler.hpp>
@@ -54,14 +56,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cmath>
 #include <cstdint>
-#include <deque>
 #include <limits>
-#include <map>
 #include <optional>
 #include <string>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -178,80 +176,27 @@ protected:
     [[nodiscard]] std::vector<Resource> fidelity_levels() const override;
 
 private:
-    // ---- asynchronous ----------------------------------------------------------------------------
-
     // Smooth weighted round-robin over the brackets, weights n(s).
     [[nodiscard]] int next_async_bracket();
 
     [[nodiscard]] Suggestion ask_async(const TrialBudget& budget);
 
-    // ---- synchronous -----------------------------------------------------------------------------
-
-    struct RungResult {
-        double loss;
-        TrialId id;
-        bool failed;
-    };
-    struct SyncBracket {
-        int s = 0;
-        std::size_t rung = 0;          // the rung being run
-        std::size_t rung_size = 0;     // trials of this rung (the target while rung 0 is still filling)
-        std::size_t created = 0;       // rung-0 trials handed out
-        std::size_t running = 0;       // handed out, not told yet
-        std::deque<TrialId> promoted;  // waiting to be resumed at `rung`
-        std::vector<RungResult> results;
-    };
-    struct SyncTrial {
-        std::uint64_t bracket = 0;  // serial of its SyncBracket
-        std::size_t rung = 0;
-        Config config;
-        Resource budget = 0;
-        Resource last_step = 0;
-        Resource reached = 0;
-        bool running = false;
-        // filled when it is promoted, for the Promote record
-        double loss = std::numeric_limits<double>::quiet_NaN();
-        double threshold = std::numeric_limits<double>::quiet_NaN();
-        std::size_t peers = 0;
-    };
-
-    [[nodiscard]] Resource rung_resource(int s, std::size_t i) const {
-        return schedule_[static_cast<std::size_t>(s)].rungs[i].resource;
-    }
-
     [[nodiscard]] Suggestion ask_sync(const TrialBudget& budget);
-
-    // A new rung-0 trial of bracket `it`. When the sampler has no configuration left, the bracket is
-    // cut to the trials it has (and closed when none of them still runs); nothing new starts after.
-    [[nodiscard]] Suggestion new_sync_trial(const TrialBudget& budget, std::map<std::uint64_t, SyncBracket>::iterator it);
-
-    [[nodiscard]] Suggestion resume_sync_trial(SyncBracket& b);
-
-    [[nodiscard]] Decision report_sync(TrialId id, Resource step, double loss);
-
-    void tell_sync(TrialId id, const Outcome& outcome);
-
-    // Every trial of the rung has returned: promote the best, stop the others.
-    void close_rung(std::map<std::uint64_t, SyncBracket>::iterator bit);
 
     HyperbandOptions options_;
     std::vector<HyperbandBracket> schedule_;
     std::vector<std::int8_t> bracket_of_;  // indexed by trial id (ids are dense)
 
+    std::vector<DecisionRecord> made_;  // scratch for one call's decisions: no allocation per call
+
     // asynchronous
     detail::HalvingRungs async_;
-    std::vector<DecisionRecord> made_;  // scratch for one call's decisions: no allocation per call
     std::vector<std::int64_t> credit_;
     std::vector<std::int64_t> weights_;
     std::int64_t weight_total_ = 0;
 
     // synchronous
-    std::map<std::uint64_t, SyncBracket> brackets_;  // by serial: oldest first
-    std::unordered_map<TrialId, SyncTrial> trials_;  // trials running or paused
-    std::uint64_t next_serial_ = 0;
-    int next_s_ = 0;
-    std::size_t running_ = 0;
-    bool sampler_exhausted_ = false;  // the sampler had no configuration left: no new bracket starts
+    detail::SynchronousBrackets sync_;
 };
 
 static_assert(Strategy<Hyperband>);
