@@ -18,6 +18,7 @@
 // 200-trial run are those of a 50-trial run, and "seconds" is the time taken up to that budget.
 #include "../xgboost_space.hpp"
 #include "test_functions.hpp"
+#include "peer_cli.hpp"
 
 #include <hypertune/strategies/bayesian.hpp>
 #include <hypertune/strategies/random_search.hpp>
@@ -41,32 +42,11 @@ namespace {
 namespace ht = hypertune;
 using peers::TestFunction;
 
-std::vector<std::string> split(const std::string& s) {
-    std::vector<std::string> out;
-    std::stringstream in(s);
-    for (std::string item; std::getline(in, item, ',');)
-        if (!item.empty()) out.push_back(item);
-    return out;
-}
-
-std::vector<std::size_t> split_sizes(const std::string& s) {
-    std::vector<std::size_t> out;
-    for (const auto& item : split(s)) out.push_back(static_cast<std::size_t>(std::stoul(item)));
-    return out;
-}
-
-double now() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
-
-double cpu_now() {
-    timespec t{};
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
-    return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
-}
-
-void print(const nlohmann::ordered_json& j) {
-    std::fputs((j.dump() + "\n").c_str(), stdout);
-    std::fflush(stdout);  // lines arrive as runs finish
-}
+using peers::cpu_now;
+using peers::now;
+using peers::print;
+using peers::split;
+using peers::split_sizes;
 
 // One sequential run to the largest budget; a JSON line at each budget.
 template <class S>

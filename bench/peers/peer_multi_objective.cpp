@@ -28,6 +28,7 @@
 // trial's variables and objectives, then Result::hypervolume of those trials, so that
 // compare_multi_objective.py --check can compare mo_problems.py's values and Optuna's WFG.
 #include "mo_problems.hpp"
+#include "peer_cli.hpp"
 
 #include <hypertune/hypertune.hpp>
 #include <hypertune/strategies/bayesian.hpp>
@@ -53,32 +54,11 @@ using peers::MoProblem;
 
 constexpr std::size_t timed_trials = 20;
 
-std::vector<std::string> split(const std::string& s) {
-    std::vector<std::string> out;
-    std::stringstream in(s);
-    for (std::string item; std::getline(in, item, ',');)
-        if (!item.empty()) out.push_back(item);
-    return out;
-}
-
-std::vector<std::size_t> split_sizes(const std::string& s) {
-    std::vector<std::size_t> out;
-    for (const auto& item : split(s)) out.push_back(static_cast<std::size_t>(std::stoul(item)));
-    return out;
-}
-
-double now() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
-
-double cpu_now() {
-    timespec t{};
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
-    return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
-}
-
-void print(const nlohmann::ordered_json& j) {
-    std::fputs((j.dump() + "\n").c_str(), stdout);
-    std::fflush(stdout);  // lines arrive as runs finish
-}
+using peers::cpu_now;
+using peers::now;
+using peers::print;
+using peers::split;
+using peers::split_sizes;
 
 ht::TunerOptions options_for(const MoProblem& problem, std::size_t budget, std::uint64_t seed) {
     ht::TunerOptions o;
