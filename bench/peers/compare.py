@@ -11,7 +11,6 @@ branin and hartmann6 at 50 evaluations). See README.md.
 Runs at most 2 processes at once (--jobs), each single-threaded.
 """
 import argparse
-import concurrent.futures
 import json
 import math
 import os
@@ -24,28 +23,12 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, HERE)
 import test_functions  # noqa: E402
+from peer_runs import ENV, peer_binary, quantile, render, run_all, run_json_lines  # noqa: E402
 
 COLUMNS = [("hypertune", "Bayesian"), ("hypertune", "Random"), ("optuna", "TPE"), ("optuna", "Random")]
 HEADERS = ["ht Bayesian", "ht Random", "Optuna TPE", "Optuna Random"]
 # Rows where Bayesian must be at least 10x better than TPE (ratio <= 0.1); elsewhere ratio <= 1.
 STRICT = {("branin", 50), ("hartmann6", 50)}
-# Single-threaded children: numpy's BLAS would otherwise start a thread per core.
-ENV = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", MKL_NUM_THREADS="1")
-
-
-def peer_binary(build):
-    path = os.path.join(build, "bench", "peers", "peer_functions")
-    if not os.path.exists(path):
-        sys.exit(f"compare.py: {path} not found; build it with "
-                 f"cmake --build {build} --target peer_functions")
-    return path
-
-
-def run_json_lines(command):
-    done = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=ENV)
-    if done.returncode != 0:
-        raise RuntimeError(f"{' '.join(command)} failed ({done.returncode}):\n{done.stderr}")
-    return [json.loads(line) for line in done.stdout.splitlines() if line.strip()]
 
 
 def quality_jobs(binary, functions, budgets, seeds, chunk):
@@ -63,29 +46,6 @@ def quality_jobs(binary, functions, budgets, seeds, chunk):
                 jobs.append((cost[sampler] * n + 0.5, [os.path.join(HERE, "optuna_peers.py"), "--samplers", sampler] + s))
     jobs.sort(key=lambda j: -j[0])
     return [command for _, command in jobs]
-
-
-def run_all(commands, workers, log=None):
-    rows = []
-    with concurrent.futures.ThreadPoolExecutor(max_workers=workers) as pool:
-        futures = [pool.submit(run_json_lines, c) for c in commands]
-        for k, f in enumerate(concurrent.futures.as_completed(futures), 1):
-            got = f.result()
-            rows.extend(got)
-            if log:
-                for r in got:
-                    log.write(json.dumps(r) + "\n")
-                log.flush()
-            print(f"  {k}/{len(commands)} jobs done", file=sys.stderr, flush=True)
-    return rows
-
-
-def quantile(sorted_values, q):
-    """Linear interpolation between order statistics (numpy's default)."""
-    pos = q * (len(sorted_values) - 1)
-    lo = math.floor(pos)
-    hi = min(lo + 1, len(sorted_values) - 1)
-    return sorted_values[lo] + (pos - lo) * (sorted_values[hi] - sorted_values[lo])
 
 
 def fmt(x):
@@ -130,15 +90,6 @@ def table(rows, functions, budgets):
             lines.append([fn, str(b), seeds] + cells + [fmt(ratio), f"<= {target:g}", verdict])
             timing.append([fn, str(b)] + seconds)
     return lines, timing, misses
-
-
-def render(lines, markdown):
-    if markdown:
-        out = ["| " + " | ".join(lines[0]) + " |", "|" + "---|" * len(lines[0])]
-        out += ["| " + " | ".join(row) + " |" for row in lines[1:]]
-        return "\n".join(out)
-    widths = [max(len(row[i]) for row in lines) for i in range(len(lines[0]))]
-    return "\n".join("  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in lines)
 
 
 def check(binary):
@@ -237,7 +188,7 @@ def main():
         with open(args.source) as f:
             rows = [json.loads(line) for line in f if line.strip()]
     elif not args.overhead_only:
-        binary = peer_binary(args.build)
+        binary = peer_binary(args.build, "peer_functions", "compare.py")
         if args.check and not check(binary):
             return 1
         commands = quality_jobs(binary, functions, budgets, args.seeds, max(1, args.chunk))
@@ -268,7 +219,7 @@ def main():
         status = 1 if misses else 0
 
     if args.overhead or args.overhead_only:
-        binary = peer_binary(args.build)
+        binary = peer_binary(args.build, "peer_functions", "compare.py")
         trials = sorted({int(t) for t in args.overhead_trials.split(",") if t})
         print()
         print(f"Per-trial cost (ask + tell, mean of {args.overhead_timed} trials after N completed), "

@@ -15,12 +15,9 @@ Runs at most 2 processes at once (--jobs), each single-threaded (BLAS threads of
 Exits with 1 when a row misses its target (or --check fails).
 """
 import argparse
-import concurrent.futures
 import json
-import math
 import os
 import random
-import subprocess
 import sys
 import time
 
@@ -28,6 +25,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, HERE)
 import mo_problems  # noqa: E402
+from peer_runs import peer_binary, quantile, render, run_all, run_json_lines  # noqa: E402
 
 COLUMNS = [("hypertune", "Bayesian"), ("hypertune", "Random"),
            ("optuna", "MOTPE"), ("optuna", "NSGAII"), ("optuna", "Random")]
@@ -35,28 +33,11 @@ HEADERS = ["ht Bayesian", "ht Random", "Optuna MOTPE", "Optuna NSGAII", "Optuna 
 OPTUNA = [s for lib, s in COLUMNS if lib == "optuna"]
 COST_BUDGET = 200       # the cost target is read at this budget
 COST_TARGET = 1.0 / 3.0  # Bayesian's CPU ms per trial / MOTPE's
-# Single-threaded children: numpy's BLAS would otherwise start a thread per core.
-ENV = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", MKL_NUM_THREADS="1")
 # Rough CPU seconds of one seed to 200 trials (measured), to start the longest jobs first and to
 # give the slowest ones a process per seed.
 COST = {("hypertune", "Bayesian"): 3.5, ("hypertune", "Random"): 0.01, ("optuna", "NSGAII"): 0.5,
         ("optuna", "Random"): 0.3, ("optuna", "MOTPE"): 20.0}
 COST_MOTPE_3 = 540.0
-
-
-def peer_binary(build):
-    path = os.path.join(build, "bench", "peers", "peer_multi_objective")
-    if not os.path.exists(path):
-        sys.exit(f"compare_multi_objective.py: {path} not found; build it with "
-                 f"cmake --build {build} --target peer_multi_objective")
-    return path
-
-
-def run_json_lines(command, stdin=None):
-    done = subprocess.run(command, input=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=ENV)
-    if done.returncode != 0:
-        raise RuntimeError(f"{' '.join(command)} failed ({done.returncode}):\n{done.stderr}")
-    return [json.loads(line) for line in done.stdout.splitlines() if line.strip()]
 
 
 def seed_blocks(seeds, budgets_of, chunk):
@@ -93,29 +74,6 @@ def jobs_for(binary, problems, budgets, seeds, seeds_at):
                 jobs.append((weight + (0.5 if lib == "optuna" else 0.0), command))
     jobs.sort(key=lambda j: -j[0])
     return [command for _, command in jobs]
-
-
-def run_all(commands, workers, log=None):
-    rows, start = [], time.perf_counter()
-    with concurrent.futures.ThreadPoolExecutor(max_workers=workers) as pool:
-        futures = [pool.submit(run_json_lines, c) for c in commands]
-        for k, f in enumerate(concurrent.futures.as_completed(futures), 1):
-            got = f.result()
-            rows.extend(got)
-            if log:
-                for r in got:
-                    log.write(json.dumps(r) + "\n")
-                log.flush()
-            print(f"  {k}/{len(commands)} jobs done, {time.perf_counter() - start:.0f} s", file=sys.stderr, flush=True)
-    return rows
-
-
-def quantile(sorted_values, q):
-    """Linear interpolation between order statistics (numpy's default)."""
-    pos = q * (len(sorted_values) - 1)
-    lo = math.floor(pos)
-    hi = min(lo + 1, len(sorted_values) - 1)
-    return sorted_values[lo] + (pos - lo) * (sorted_values[hi] - sorted_values[lo])
 
 
 def median(values):
@@ -180,15 +138,6 @@ def tables(rows, problems, budgets):
                 result, target = "", ""
             cost.append([name, str(b)] + [fmt(ms[k], 3) for k in COLUMNS] + [fmt(ratio, 3), target, result])
     return quality, cost, timing, misses
-
-
-def render(lines, markdown):
-    if markdown:
-        out = ["| " + " | ".join(lines[0]) + " |", "|" + "---|" * len(lines[0])]
-        out += ["| " + " | ".join(row) + " |" for row in lines[1:]]
-        return "\n".join(out)
-    widths = [max(len(row[i]) for row in lines) for i in range(len(lines[0]))]
-    return "\n".join("  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in lines)
 
 
 def near_front_sets(rng):
@@ -318,7 +267,7 @@ def main():
         if args.budgets == "50,200" and not args.quick:
             budgets = sorted({r["budget"] for r in rows})
     else:
-        binary = peer_binary(args.build)
+        binary = peer_binary(args.build, "peer_multi_objective", "compare_multi_objective.py")
         if args.check and not check(binary):
             return 1
         commands = jobs_for(binary, problems, budgets, args.seeds, seeds_at)

@@ -79,7 +79,6 @@ public:
         last_fit_count_ = 0;
         fits_ = 0;
         objectives_ = 1;
-        constraints_ = 0;
         constraint_hyper_.clear();
     }
 
@@ -122,10 +121,8 @@ public:
         t.state = usable ? State::Observed : State::Failed;
         t.loss = usable ? outcome.loss : std::numeric_limits<double>::quiet_NaN();
         t.violations = usable && modelled ? outcome.violations : std::vector<double>{};
-        if (!t.violations.empty()) {
-            constraints_ = std::max(constraints_, t.violations.size());
-            constraint_hyper_.resize(constraints_);
-        }
+        // one model per constraint, from the first result that carries them
+        if (t.violations.size() > constraint_hyper_.size()) constraint_hyper_.resize(t.violations.size());
     }
 
     /// An evaluation made outside this run's trials (a warm-start parent's result, or a result at
@@ -429,7 +426,7 @@ private:
         if (!gp.condition(*hyper_))
             return fallback(id, "cholesky", "the covariance matrix could not be factorised even with jitter");
         FeasibilityModel feasibility;
-        const bool constrained = constraints_ > 0 && model_constraints(id, chosen, refit, count, feasibility);
+        const bool constrained = !constraint_hyper_.empty() && model_constraints(id, chosen, refit, count, feasibility);
 
         // The incumbent: the best result, or with constraint models the best feasible one; while
         // no result is feasible, the acquisition is the probability of feasibility alone.
@@ -548,17 +545,18 @@ private:
     // fails: the suggestion then goes by expected improvement alone.
     [[nodiscard]] bool model_constraints(TrialId id, const std::vector<std::pair<std::size_t, double>>& chosen,
                                          bool refit, std::size_t count, FeasibilityModel& out) {
+        const std::size_t constraints = constraint_hyper_.size();
         std::vector<std::pair<std::size_t, double>> rows;
         for (const auto& r : chosen)
-            if (points_[r.first]->violations.size() == constraints_) rows.push_back(r);
+            if (points_[r.first]->violations.size() == constraints) rows.push_back(r);
         if (rows.size() < 2) return false;
         auto data = [&](const std::vector<std::pair<std::size_t, double>>& which) {
             std::vector<const double*> u;
-            Eigen::MatrixXd v(static_cast<Eigen::Index>(which.size()), static_cast<Eigen::Index>(constraints_));
+            Eigen::MatrixXd v(static_cast<Eigen::Index>(which.size()), static_cast<Eigen::Index>(constraints));
             for (std::size_t r = 0; r < which.size(); ++r) {
                 const TrialData& t = *points_[which[r].first];
                 u.push_back(t.u.data());
-                for (std::size_t j = 0; j < constraints_; ++j)
+                for (std::size_t j = 0; j < constraints; ++j)
                     v(static_cast<Eigen::Index>(r), static_cast<Eigen::Index>(j)) = t.violations[j];
             }
             return std::pair{feature_rows(u), v};
@@ -568,7 +566,7 @@ private:
         if (refit || missing) {
             auto [fx, fv] = data(select(rows, fit_points));
             const bool early = count < refit_always_below || missing;
-            for (std::size_t j = 0; j < constraints_; ++j)
+            for (std::size_t j = 0; j < constraints; ++j)
                 // past the early fits, from the last fit alone: a constraint model costs one start
                 constraint_hyper_[j] = fit(id, fx, fv.col(static_cast<Eigen::Index>(j)), constraint_hyper_[j], early,
                                            detail::hash3(seed_, stream_constraint_fit + j, id), prior_lengthscale, true);
@@ -824,8 +822,8 @@ private:
     std::size_t last_fit_count_ = 0;
     std::size_t fits_ = 0;
     std::size_t objectives_ = 1;  // > 1 once a result carries several (Outcome::losses)
-    std::size_t constraints_ = 0;  // > 0 once a result carries violations (Outcome::violations)
-    std::vector<std::optional<detail::GpHyperparameters>> constraint_hyper_;  // one per constraint
+    // One per constraint once a result carries violations (Outcome::violations); empty before.
+    std::vector<std::optional<detail::GpHyperparameters>> constraint_hyper_;
 };
 
 }  // namespace hypertune::detail
