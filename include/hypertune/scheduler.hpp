@@ -92,9 +92,9 @@ public:
     /// their reports compares a single loss.
     [[nodiscard]] virtual bool supports_objectives(std::size_t objectives) const { return objectives == 1; }
     /// Fallbacks and changes of model worth a warning in the result (the sampler's by default).
-    [[nodiscard]] virtual std::vector<std::string> notes() const;
+    [[nodiscard]] HYPERTUNE_INLINE virtual std::vector<std::string> notes() const;
     /// Earlier runs' trials (called once, after start()); false when nothing learns from them.
-    virtual bool warm_start(const std::vector<WarmStartObservation>& observations, WarmStartType type);
+    HYPERTUNE_INLINE virtual bool warm_start(const std::vector<WarmStartObservation>& observations, WarmStartType type);
 
     /// New trials handed out since start().
     [[nodiscard]] std::size_t trials_started() const noexcept { return static_cast<std::size_t>(next_id_); }
@@ -124,7 +124,7 @@ protected:
     }
     virtual void on_tell(TrialId /*id*/, const Outcome& /*outcome*/) {}
     /// The resources at which trials are compared (for a model-based sampler), increasing.
-    [[nodiscard]] virtual std::vector<Resource> fidelity_levels() const;
+    [[nodiscard]] HYPERTUNE_INLINE virtual std::vector<Resource> fidelity_levels() const;
 
     /// A new trial with `resource` as its budget and the sampler's configuration; Done when the
     /// budget allows no new trial or the sampler has none left.
@@ -178,7 +178,7 @@ public:
     explicit RunToCompletion(Resource max_resource = 1, AnySampler sampler = RandomSampler{})
         : RunToCompletion("RunToCompletion", max_resource, std::move(sampler)) {}
 
-    [[nodiscard]] std::string name() const override;
+    [[nodiscard]] HYPERTUNE_INLINE std::string name() const override;
     [[nodiscard]] std::optional<Resource> max_resource() const override { return max_resource_; }
     /// Nothing is stopped early, so as many objectives as the sampler handles.
     [[nodiscard]] bool supports_objectives(std::size_t objectives) const override {

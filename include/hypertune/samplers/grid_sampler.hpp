@@ -30,9 +30,9 @@ public:
     [[nodiscard]] bool supports_objectives(std::size_t) const override { return true; }
 
     /// Throws InvalidArgument (naming the parameter) for a continuous parameter without points.
-    void start(const SearchSpace& space, const SamplerContext&) override;
+    HYPERTUNE_INLINE void start(const SearchSpace& space, const SamplerContext&) override;
 
-    [[nodiscard]] std::optional<Config> sample(TrialId id) override;
+    [[nodiscard]] HYPERTUNE_INLINE std::optional<Config> sample(TrialId id) override;
 
     /// The number of grid points (known after start()).
     [[nodiscard]] std::uint64_t size() const noexcept { return size_; }

@@ -23,7 +23,7 @@ public:
     [[nodiscard]] std::string name() const override { return "Random"; }
     /// It never looks at losses, so any number of objectives.
     [[nodiscard]] bool supports_objectives(std::size_t) const override { return true; }
-    void start(const SearchSpace& space, const SamplerContext& ctx) override;
+    HYPERTUNE_INLINE void start(const SearchSpace& space, const SamplerContext& ctx) override;
     [[nodiscard]] std::optional<Config> sample(TrialId id) override { return sample(space_, seed_, id); }
 
     /// The configuration that trial `k` of a run seeded with `seed` gets.

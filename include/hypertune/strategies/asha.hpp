@@ -72,13 +72,13 @@ public:
     [[nodiscard]] const AshaOptions& options() const noexcept { return options_; }
 
 protected:
-    void on_start() override;
+    HYPERTUNE_INLINE void on_start() override;
 
-    [[nodiscard]] Suggestion next(const TrialBudget& budget) override;
-    [[nodiscard]] Decision on_report_losses(TrialId id, Resource step, const IntermediateReport& report) override;
-    void on_tell(TrialId id, const Outcome& outcome) override;
+    [[nodiscard]] HYPERTUNE_INLINE Suggestion next(const TrialBudget& budget) override;
+    [[nodiscard]] HYPERTUNE_INLINE Decision on_report_losses(TrialId id, Resource step, const IntermediateReport& report) override;
+    HYPERTUNE_INLINE void on_tell(TrialId id, const Outcome& outcome) override;
 
-    [[nodiscard]] std::vector<Resource> fidelity_levels() const override;
+    [[nodiscard]] HYPERTUNE_INLINE std::vector<Resource> fidelity_levels() const override;
 
 private:
     AshaOptions options_;

@@ -162,18 +162,18 @@ public:
     }
 
 protected:
-    void on_start() override;
+    HYPERTUNE_INLINE void on_start() override;
 
     [[nodiscard]] Suggestion next(const TrialBudget& budget) override {
         return options_.mode == HyperbandMode::Asynchronous ? ask_async(budget) : ask_sync(budget);
     }
 
-    [[nodiscard]] Decision on_report_losses(TrialId id, Resource step, const IntermediateReport& report) override;
+    [[nodiscard]] HYPERTUNE_INLINE Decision on_report_losses(TrialId id, Resource step, const IntermediateReport& report) override;
 
-    void on_tell(TrialId id, const Outcome& outcome) override;
+    HYPERTUNE_INLINE void on_tell(TrialId id, const Outcome& outcome) override;
 
     // Every rung resource of every bracket, and max_resource.
-    [[nodiscard]] std::vector<Resource> fidelity_levels() const override;
+    [[nodiscard]] HYPERTUNE_INLINE std::vector<Resource> fidelity_levels() const override;
 
 private:
     // Smooth weighted round-robin over the brackets, weights n(s).
