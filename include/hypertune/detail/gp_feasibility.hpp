@@ -5,8 +5,9 @@
 // probability of feasibility they give a point, sum_j log P(c_j(x) <= 0). The sampler adds it to
 // log expected improvement (constrained EI, Gardner et al. 2014; Gelbart et al. 2014), or uses it
 // alone while no trial is feasible. Built for one suggestion from hyperparameters the sampler
-// fitted (detail/gp_model.hpp); candidates are scored in the two passes the objective's model
-// uses: a cheap upper bound for every candidate, then exact values for the most promising.
+// fitted (detail/gp_model.hpp, detail/gp_fit.hpp); candidates are scored in the acquisition's two
+// passes (detail/gp_acquisition.hpp): a cheap upper bound for every candidate, then exact values
+// for the most promising.
 
 #include <hypertune/detail/gaussian_process.hpp>
 

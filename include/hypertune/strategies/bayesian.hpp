@@ -4,7 +4,9 @@
 // (sampler.hpp) that any scheduler can use; Bayesian is it with every trial run to completion.
 //
 // The model (detail/gaussian_process.hpp) works on the unit-cube encoding of the search space, so
-// logarithmic and reverse-logarithmic scaling come from SearchSpace::encode. Choices, in order:
+// logarithmic and reverse-logarithmic scaling come from SearchSpace::encode. The sampler's inside
+// is detail/gp_model.hpp, which lists the headers of its parts (encoding, model data, ParEGO,
+// fits, constraint models, candidates, exclusion, acquisition, refinement). Choices, in order:
 //
 // - Initial design: the first `initial_points` trials (default max(5, d + 1)) are points of a
 //   scrambled Sobol sequence (detail/sobol.hpp), whatever the results so far.
@@ -93,24 +95,24 @@ public:
     GPSampler& operator=(const GPSampler& other);
     GPSampler(GPSampler&&) noexcept;
     GPSampler& operator=(GPSampler&&) noexcept;
-    ~GPSampler() override;
+    HYPERTUNE_INLINE ~GPSampler() override;
 
     [[nodiscard]] std::string name() const override { return "GP"; }
     /// Several objectives: each suggestion models a random weighting of them (ParEGO).
     [[nodiscard]] bool supports_objectives(std::size_t) const override { return true; }
-    void start(const SearchSpace& space, const SamplerContext& ctx) override;
+    HYPERTUNE_INLINE void start(const SearchSpace& space, const SamplerContext& ctx) override;
     /// The k-th configuration asked for (k counts this sampler's trials): a seeded one, a point of
     /// the initial design, then the model's. Every random draw depends on (seed, id).
-    [[nodiscard]] std::optional<Config> sample(TrialId id) override;
+    [[nodiscard]] HYPERTUNE_INLINE std::optional<Config> sample(TrialId id) override;
     /// Completed and stopped trials with a finite loss are results; anything else counts as failed.
-    void on_result(TrialId id, const Outcome& outcome) override;
+    HYPERTUNE_INLINE void on_result(TrialId id, const Outcome& outcome) override;
     /// Earlier runs' trials (the Tuner's TunerOptions::warm_start). IdenticalDataAndAlgorithm:
     /// every one is an observation (failed ones discourage their region). TransferLearning: the
     /// best `initial_points` of them open the initial design, to be evaluated again here; they do
     /// not enter the model, since the objective may have changed.
-    bool warm_start(const std::vector<WarmStartObservation>& observations, WarmStartType type) override;
+    HYPERTUNE_INLINE bool warm_start(const std::vector<WarmStartObservation>& observations, WarmStartType type) override;
     /// Why suggestions fell back from the model, one per change of reason, with the trial.
-    [[nodiscard]] std::vector<Note> notes() const override;
+    [[nodiscard]] HYPERTUNE_INLINE std::vector<Note> notes() const override;
 
     /// An evaluation made outside this run's trials (a warm-start parent's result, or a result at
     /// another fidelity): it enters the model like a trial's result and counts towards the initial

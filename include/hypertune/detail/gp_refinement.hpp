@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// The refinement of the Gaussian-process sampler's best candidates: L-BFGS-B (LBFGSpp) over the
+// continuous coordinates (GpEncoding::continuous(); the others stay), maximising the acquisition
+// (detail/gp_acquisition.hpp) inside the unit cube, from each of the best candidates in turn. The
+// best admissible point evaluated (not within the pending radius, detail/gp_exclusion.hpp) wins,
+// if it beats the candidates' best value.
+
+#include <hypertune/detail/gp_acquisition.hpp>
+#include <hypertune/detail/gp_candidates.hpp>
+#include <hypertune/detail/gp_encoding.hpp>
+#include <hypertune/detail/gp_exclusion.hpp>
+
+#include <Eigen/Core>
+#include <LBFGSB.h>
+
+#include <cmath>
+#include <cstddef>
+#include <exception>
+#include <utility>
+#include <vector>
+
+namespace hypertune::detail {
+
+// L-BFGS-B on the continuous coordinates of u (the others stay), maximising the acquisition.
+// Replaces u with the best admissible point evaluated and returns its value (or `value` when none
+// beat it).
+[[nodiscard]] inline double refine_candidate(const GpEncoding& encoding, const GpAcquisition& acquisition,
+                                             const CandidateExclusion& exclusion, std::vector<double>& u, double value) {
+    const std::vector<std::size_t>& continuous = encoding.continuous();
+    const auto k = static_cast<Eigen::Index>(continuous.size());
+    struct Objective {
+        const GpEncoding& encoding;
+        const GpAcquisition& acquisition;
+        const CandidateExclusion& exclusion;
+        Eigen::VectorXd full;
+        double best_value;
+        Eigen::VectorXd best_point;
+        Eigen::VectorXd features;
+        double operator()(const Eigen::VectorXd& z, Eigen::VectorXd& grad) {
+            const std::vector<std::size_t>& coordinates = encoding.continuous();
+            for (Eigen::Index i = 0; i < z.size(); ++i)
+                full[static_cast<Eigen::Index>(coordinates[static_cast<std::size_t>(i)])] = z[i];
+            encoding.to_features(full.data(), features.data());
+            Eigen::VectorXd g;
+            const double value = acquisition.at(features, g);
+            grad.resize(z.size());
+            for (Eigen::Index i = 0; i < z.size(); ++i)
+                grad[i] = -g[static_cast<Eigen::Index>(encoding.feature_of(coordinates[static_cast<std::size_t>(i)]))];
+            if (!std::isfinite(value) || !grad.allFinite()) {
+                grad.setZero();
+                return 1e300;
+            }
+            if (value > best_value && !exclusion.near_pending(full.data())) {
+                best_value = value;
+                best_point = full;
+            }
+            return -value;
+        }
+    };
+    Eigen::VectorXd full = Eigen::Map<const Eigen::VectorXd>(u.data(), static_cast<Eigen::Index>(u.size()));
+    Objective objective{encoding, acquisition, exclusion, full, value, Eigen::VectorXd(),
+                        Eigen::VectorXd(static_cast<Eigen::Index>(encoding.features()))};
+    Eigen::VectorXd z(k);
+    for (Eigen::Index i = 0; i < k; ++i) z[i] = u[continuous[static_cast<std::size_t>(i)]];
+    LBFGSpp::LBFGSBParam<double> param;
+    param.max_iterations = 15;
+    param.epsilon = 1e-6;
+    param.max_linesearch = 20;
+    LBFGSpp::LBFGSBSolver<double> solver(param);
+    double fx = 0.0;
+    try {
+        (void)solver.minimize(objective, z, fx, Eigen::VectorXd::Zero(k), Eigen::VectorXd::Ones(k));
+    } catch (const std::exception&) {
+        // a failed line search: the best point seen still counts
+    }
+    if (objective.best_point.size() == 0) return value;
+    u.assign(objective.best_point.data(), objective.best_point.data() + objective.best_point.size());
+    return objective.best_value;
+}
+
+// The suggestion among candidates `c`: the best of `top` (best_candidates(), best first, not
+// empty), or the best point its refinements found. Without continuous coordinates, `top`'s best.
+[[nodiscard]] inline std::vector<double> refine_best(const GpEncoding& encoding, const GpAcquisition& acquisition,
+                                                     const CandidateExclusion& exclusion, const GpCandidates& c,
+                                                     const std::vector<std::pair<double, Eigen::Index>>& top) {
+    const std::size_t dims = encoding.dimensions();
+    std::vector<double> winner(c.row(top.front().second).data(), c.row(top.front().second).data() + dims);
+    double winner_value = top.front().first;
+    if (!encoding.continuous().empty()) {
+        for (const auto& [value, i] : top) {
+            std::vector<double> u(c.row(i).data(), c.row(i).data() + dims);
+            double refined = refine_candidate(encoding, acquisition, exclusion, u, value);
+            if (refined > winner_value) {
+                winner_value = refined;
+                winner = u;
+            }
+        }
+    }
+    return winner;
+}
+
+}  // namespace hypertune::detail
