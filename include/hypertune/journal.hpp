@@ -141,7 +141,7 @@ struct JournalContents {
 
 [[nodiscard]] inline JournalContents read_journal(const std::string& path) {
     std::ifstream in(path, std::ios::binary);
-    if (!in) throw IoError(fmt::format("cannot read journal '{}': {}", path, std::strerror(errno)));
+    if (!in) throw IoError(fmt::format("journal '{}': cannot read: {}", path, std::strerror(errno)));
     JournalContents c;
     std::string line;
     std::size_t number = 0;
@@ -208,7 +208,7 @@ public:
         for (int attempt = 0; attempt < 100; ++attempt) {
             fd_ = ::open(path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
             if (fd_ < 0)
-                throw IoError(fmt::format("cannot write journal '{}': cannot open its lock file '{}': {}", journal,
+                throw IoError(fmt::format("journal '{}': cannot write: cannot open its lock file '{}': {}", journal,
                                           path_, std::strerror(errno)));
             if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
                 int err = errno;
@@ -219,7 +219,7 @@ public:
                                               "journal would run every trial twice: let that run end, or give "
                                               "this one another journal",
                                               journal, holder));
-                throw IoError(fmt::format("cannot lock journal '{}' (lock file '{}'): {}", journal, path_,
+                throw IoError(fmt::format("journal '{}': cannot lock it (lock file '{}'): {}", journal, path_,
                                           std::strerror(err)));
             }
             struct stat locked{}, named{};
@@ -228,14 +228,14 @@ public:
                 break;
             release(false);
         }
-        if (fd_ < 0) throw IoError(fmt::format("cannot lock journal '{}': its lock file '{}' keeps being replaced",
+        if (fd_ < 0) throw IoError(fmt::format("journal '{}': cannot lock it: its lock file '{}' keeps being replaced",
                                                journal, path_));
         std::string holder = journal_holder_text() + '\n';
         if (::ftruncate(fd_, 0) != 0 ||
             ::pwrite(fd_, holder.data(), holder.size(), 0) != static_cast<ssize_t>(holder.size())) {
             int err = errno;
             release(true);
-            throw IoError(fmt::format("cannot write the lock file '{}' of journal '{}': {}", path_, journal,
+            throw IoError(fmt::format("journal '{}': cannot write its lock file '{}': {}", journal, path_,
                                       std::strerror(err)));
         }
     }
@@ -286,7 +286,7 @@ public:
         : path_(path), lock_(std::move(held)) {
         // 'e': close-on-exec, so trainers started by CommandObjective do not inherit the journal.
         file_ = std::fopen(path.c_str(), "abe");
-        if (!file_) throw IoError(fmt::format("cannot write journal '{}': {}", path, std::strerror(errno)));
+        if (!file_) throw IoError(fmt::format("journal '{}': cannot write: {}", path, std::strerror(errno)));
         try {
             if (!lock_) lock_ = std::make_unique<JournalLock>(path);
         } catch (...) {
@@ -298,7 +298,7 @@ public:
         if (::ftruncate(fileno(file_), static_cast<off_t>(keep_bytes)) != 0) {
             int err = errno;
             std::fclose(file_);
-            throw IoError(fmt::format("cannot write journal '{}': {}", path, std::strerror(err)));
+            throw IoError(fmt::format("journal '{}': cannot write: {}", path, std::strerror(err)));
         }
     }
     JournalWriter(const JournalWriter&) = delete;
@@ -312,12 +312,12 @@ public:
         std::string line = event.dump(-1, ' ', false, json::error_handler_t::replace);
         line += '\n';
         if (std::fwrite(line.data(), 1, line.size(), file_) != line.size() || std::fflush(file_) != 0)
-            throw IoError(fmt::format("cannot write journal '{}': {}", path_, std::strerror(errno)));
+            throw IoError(fmt::format("journal '{}': cannot write: {}", path_, std::strerror(errno)));
     }
 
     void sync() {
         if (::fsync(fileno(file_)) != 0)
-            throw IoError(fmt::format("cannot sync journal '{}': {}", path_, std::strerror(errno)));
+            throw IoError(fmt::format("journal '{}': cannot sync: {}", path_, std::strerror(errno)));
     }
 
 private:

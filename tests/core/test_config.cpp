@@ -36,7 +36,7 @@ TEST_CASE("a wrong name or type names the parameter and both types") {
                          ht::InvalidArgument);
     CHECK_THROWS_WITH_AS((void)cfg.get<std::int8_t>("max_depth"), "parameter 'max_depth': value 200 does not fit in signed char",
                          ht::InvalidArgument);
-    CHECK_THROWS_WITH_AS((void)cfg.get<double>("gamma"), "unknown parameter 'gamma' (known: 'max_depth', 'eta', 'booster')",
+    CHECK_THROWS_WITH_AS((void)cfg.get<double>("gamma"), "Config: unknown parameter 'gamma' (known: 'max_depth', 'eta', 'booster')",
                          ht::InvalidArgument);
 }
 

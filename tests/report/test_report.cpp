@@ -215,11 +215,11 @@ TEST_CASE("report: write_report writes the file, or throws IoError with the oper
     ss << in.rdbuf();
     CHECK(ss.str() == ht::render_report(result));
     CHECK_THROWS_WITH_AS(ht::write_report(result, "/nonexistent-dir/report.html"),
-                         "cannot write report file '/nonexistent-dir/report.html': No such file or directory",
+                         "report file '/nonexistent-dir/report.html': cannot write: No such file or directory",
                          ht::IoError);
     if (std::filesystem::exists("/dev/full"))  // every write fails there with ENOSPC: a full disk
         CHECK_THROWS_WITH_AS(ht::write_report(result, "/dev/full"),
-                             "error while writing report file '/dev/full': No space left on device", ht::IoError);
+                             "report file '/dev/full': error while writing: No space left on device", ht::IoError);
 }
 
 namespace {

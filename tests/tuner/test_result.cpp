@@ -135,14 +135,14 @@ TEST_CASE("best() and summary() when nothing produced a value") {
 TEST_CASE("writing to an unwritable path names the file and the operating system's reason") {
     ht::Result empty;
     CHECK_THROWS_WITH_AS(empty.to_csv("/nonexistent-dir/trials.csv"),
-                         "cannot write CSV file '/nonexistent-dir/trials.csv': No such file or directory", ht::IoError);
+                         "CSV file '/nonexistent-dir/trials.csv': cannot write: No such file or directory", ht::IoError);
     CHECK_THROWS_WITH_AS(empty.to_json("/nonexistent-dir/result.json"),
-                         "cannot write JSON file '/nonexistent-dir/result.json': No such file or directory", ht::IoError);
+                         "JSON file '/nonexistent-dir/result.json': cannot write: No such file or directory", ht::IoError);
     if (std::filesystem::exists("/dev/full")) {  // every write fails there with ENOSPC: a full disk
-        CHECK_THROWS_WITH_AS(empty.to_csv("/dev/full"), "error while writing CSV file '/dev/full': No space left on device",
+        CHECK_THROWS_WITH_AS(empty.to_csv("/dev/full"), "CSV file '/dev/full': error while writing: No space left on device",
                              ht::IoError);
         CHECK_THROWS_WITH_AS(empty.to_json("/dev/full"),
-                             "error while writing JSON file '/dev/full': No space left on device", ht::IoError);
+                             "JSON file '/dev/full': error while writing: No space left on device", ht::IoError);
     }
 }
 

@@ -86,7 +86,7 @@ public:
         std::filesystem::rename(path, previous_of(id), ec);  // none yet: nothing to keep
         ec.clear();
         std::filesystem::rename(tmp, path, ec);
-        if (ec) throw IoError(fmt::format("cannot save trial {}'s checkpoint '{}': {}", id, path.string(), ec.message()));
+        if (ec) throw IoError(fmt::format("trial {}: cannot save checkpoint '{}': {}", id, path.string(), ec.message()));
         sync_folder();
     }
 
@@ -151,7 +151,7 @@ public:
         const auto path = trial_folder_path(id);
         std::error_code ec;
         std::filesystem::create_directories(path, ec);
-        if (ec) throw IoError(fmt::format("cannot create trial {}'s checkpoint folder '{}': {}", id, path.string(), ec.message()));
+        if (ec) throw IoError(fmt::format("trial {}: cannot create checkpoint folder '{}': {}", id, path.string(), ec.message()));
         return path;
     }
 
@@ -262,14 +262,14 @@ private:
         if (created_) return;
         std::error_code ec;
         std::filesystem::create_directories(folder_, ec);
-        if (ec) throw IoError(fmt::format("cannot create checkpoint folder '{}': {}", folder_.string(), ec.message()));
+        if (ec) throw IoError(fmt::format("checkpoint folder '{}': cannot create: {}", folder_.string(), ec.message()));
         created_ = true;
     }
 
     static void write_synced(const std::filesystem::path& path, const std::string& head, const std::string& bytes) {
         // O_CLOEXEC: no trainer started meanwhile inherits the file.
         const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-        if (fd < 0) throw IoError(fmt::format("cannot write checkpoint '{}': {}", path.string(), std::strerror(errno)));
+        if (fd < 0) throw IoError(fmt::format("checkpoint '{}': cannot write: {}", path.string(), std::strerror(errno)));
         auto write_all = [&](std::string_view data) {
             while (!data.empty()) {
                 const ::ssize_t n = ::write(fd, data.data(), data.size());
@@ -284,7 +284,7 @@ private:
         ::close(fd);
         if (!ok) {
             ::unlink(path.c_str());
-            throw IoError(fmt::format("cannot write checkpoint '{}': {}", path.string(), std::strerror(err)));
+            throw IoError(fmt::format("checkpoint '{}': cannot write: {}", path.string(), std::strerror(err)));
         }
     }
 

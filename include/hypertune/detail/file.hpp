@@ -24,7 +24,7 @@ namespace hypertune::detail {
 inline void write_whole_file(const std::string& path, std::string_view what, std::string_view content) {
     errno = 0;
     std::FILE* f = std::fopen(path.c_str(), "wbe");  // 'e': close-on-exec, so no trainer inherits it
-    if (!f) throw IoError(fmt::format("cannot write {} '{}': {}", what, path, os_reason(errno)));
+    if (!f) throw IoError(fmt::format("{} '{}': cannot write: {}", what, path, os_reason(errno)));
     errno = 0;
     bool written = std::fwrite(content.data(), 1, content.size(), f) == content.size() && std::fflush(f) == 0;
     int err = errno;
@@ -33,7 +33,7 @@ inline void write_whole_file(const std::string& path, std::string_view what, std
         written = false;
         err = errno;
     }
-    if (!written) throw IoError(fmt::format("error while writing {} '{}': {}", what, path, os_reason(err)));
+    if (!written) throw IoError(fmt::format("{} '{}': error while writing: {}", what, path, os_reason(err)));
 }
 
 }  // namespace hypertune::detail

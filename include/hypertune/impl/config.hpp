@@ -20,7 +20,7 @@ HYPERTUNE_INLINE std::size_t Config::index_of(std::string_view name) const {
         std::string known;
         for (std::size_t j = 0; j < values_.size(); ++j)
             known += fmt::format("{}'{}'", j ? ", " : "", (*layout_)[j].name);
-        throw InvalidArgument(fmt::format("unknown parameter '{}' (known: {})", name, known));
+        throw InvalidArgument(fmt::format("Config: unknown parameter '{}' (known: {})", name, known));
     }
     return i;
 }

@@ -79,7 +79,7 @@ HYPERTUNE_INLINE nlohmann::ordered_json SearchSpace::to_json() const {
 namespace detail {
 
 HYPERTUNE_INLINE SearchSpace space_from_json(const nlohmann::json& j) {
-    if (!j.is_array()) throw IoError("the search space must be a JSON array");
+    if (!j.is_array()) throw IoError("search space JSON: must be an array of parameters");
     SearchSpace space;
     for (const auto& p : j) {
         auto name = p.at("name").get<std::string>();

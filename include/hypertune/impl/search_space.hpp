@@ -88,11 +88,11 @@ HYPERTUNE_INLINE Config SearchSpace::make(std::vector<Value> values) const {
 
 HYPERTUNE_INLINE void SearchSpace::check(const Config& cfg) const {
     if (cfg.size() != layout_->size())
-        throw InvalidArgument(fmt::format("configuration has {} values, the search space {} parameters",
+        throw InvalidArgument(fmt::format("SearchSpace: the configuration has {} values, the search space {} parameters",
                                           cfg.size(), layout_->size()));
     for (std::size_t i = 0; i < cfg.size(); ++i) {
         if (cfg.name(i) != (*layout_)[i].name)
-            throw InvalidArgument(fmt::format("configuration parameter #{} is '{}', the search space's is '{}'", i,
+            throw InvalidArgument(fmt::format("SearchSpace: configuration parameter #{} is '{}', the search space's is '{}'", i,
                                               cfg.name(i), (*layout_)[i].name));
         (*layout_)[i].check(cfg.value(i));
     }
