@@ -5,15 +5,24 @@
 // The group's size is fixed, or is a tuned parameter of the trial (the worker count).
 //
 //   hypertune::mpi::Environment env(argc, argv);     // MPI_Init_thread(MPI_THREAD_MULTIPLE)
+//   auto objective = [&](const ht::Config& cfg, ht::Trial& trial) {   // the same as for ht::Tuner
+//       MPI_Comm group = ht::mpi::group_comm(trial);  // the trial's ranks (MPI_COMM_SELF in a Tuner)
+//       ... every rank of the group trains, MPI_Allreduce on `group` ...
+//       trial.report(epoch, value);          // collective, see below
+//       if (trial.should_stop()) ...         // same answer on every rank
+//       return value;                        // or ht::Metrics{...}
+//   };
 //   ht::mpi::MpiResult r = ht::mpi::fit(MPI_COMM_WORLD, space, ht::ASHA({.max_resource = 9}), options,
-//                               {.ranks_parameter = "workers"},     // or {.ranks_per_trial = 2}
-//                               [&](const ht::Config& cfg, ht::mpi::GroupTrial& trial, MPI_Comm group) {
-//                                   ... every rank of the group trains, MPI_Allreduce on `group` ...
-//                                   trial.report(epoch, value);          // collective, see below
-//                                   if (trial.should_stop()) ...         // same answer on every rank
-//                                   return value;                        // or ht::Metrics{...}
-//                               });
+//                                       {.ranks_parameter = "workers"},     // or {.ranks_per_trial = 2}
+//                                       objective);
 //   fmt::print("{}\n{}\n", r.summary(), r.rank_usage().summary());
+//
+// One objective for both. The Trial an objective gets on a group's ranks is a
+// hypertune::mpi::GroupTrial, which is a hypertune::Trial (mpi/group_trial.hpp): an objective
+// R(const Config&, Trial&), R being double or Metrics, runs under hypertune::Tuner and under
+// mpi::fit without a change; ht::mpi::group(trial) is its GroupTrial (communicator, rank, size,
+// world ranks) under mpi::fit and nullptr in a Tuner. R(const Config&, GroupTrial&),
+// R(const Config&, GroupTrial&, MPI_Comm group) and R(const Config&) work too.
 //
 // How it works. Rank 0 is the coordinator: it runs the ordinary hypertune::Tuner (so strategies,
 // retries, callbacks, the journal and the Result are exactly those of a single-process run). Ranks
@@ -25,9 +34,9 @@
 // configuration as JSON, budget, resumed_from, checkpoint flag, the group's ranks). Those ranks
 // build the group's communicator among themselves with MPI_Comm_create_group (collective over the
 // group only, so groups form and dissolve while others train); its lowest rank leads. The thread
-// then serves the leader's messages: REPORT -> Trial::report + reply stop/continue, SAVE -> the
-// checkpoint, RESULT -> the value or Metrics, FAILED -> an exception, so the trial is recorded
-// Failed. At the result the ranks go back to the pool. When the tuner ends, rank 0 sends STOP to
+// then serves the leader's messages: REPORT (a value, or Metrics) -> Trial::report + reply
+// stop/continue or the report's error, SAVE -> the checkpoint, RESULT -> the value or Metrics,
+// FAILED -> an exception, so the trial is recorded Failed. At the result the ranks go back to the pool. When the tuner ends, rank 0 sends STOP to
 // every training rank and every rank returns.
 //
 // Layout and cost. With ranks_per_trial, max_parallel_jobs = (N-1) / ranks_per_trial (N-1 must be
@@ -57,10 +66,11 @@
 // MPI_Comm_create_group and MPI_Comm_dup; every member has just been told, so they are short.)
 //
 // Rules for the objective (documented limits):
-// - It is called collectively by every rank of a group. Trial::report(step, value) is collective
-//   too: every rank of the group must call it at the same steps (the leader's value is the one
-//   reported; make the values agree, e.g. after an MPI_Allreduce). should_stop() then returns the
-//   same answer on every rank, so stopping never leaves a rank alone inside a collective.
+// - It is called collectively by every rank of a group. Trial::report(step, value) (and
+//   report(step, metrics)) is collective too: every rank of the group must call it at the same
+//   steps (the leader's value is the one reported and judged; make the values agree, e.g. after an
+//   MPI_Allreduce). should_stop() then returns the same answer on every rank, so stopping never
+//   leaves a rank alone inside a collective.
 // - It returns a number, or hypertune::Metrics when the run has several objectives or constraints
 //   (TunerOptions::objectives / constraints): the leader's values are the trial's.
 // - An exception on any rank fails the trial: at the end of the trial the group agrees on failure
@@ -71,6 +81,7 @@
 // - save_checkpoint() keeps the leader's bytes (the model is expected to be replicated in the
 //   group); the checkpoint is sent to every rank of the group when a trial resumes. A resumed
 //   trial may run on other ranks than before (the same count: it comes from its configuration).
+//   checkpoint_dir() is not available in a group (it throws Error: the folder would be rank 0's).
 // - Ranks other than 0 return an empty MpiResult; broadcast_best() shares the best configuration.
 // - The coordinator rank does not train; on a single node with few cores it sleeps while waiting.
 
@@ -78,6 +89,7 @@
 #include <hypertune/detail/instance_count.hpp>
 #include <hypertune/error.hpp>
 #include <hypertune/json.hpp>
+#include <hypertune/linkage.hpp>
 #include <hypertune/metrics.hpp>
 #include <hypertune/mpi/channel.hpp>
 #include <hypertune/mpi/environment.hpp>
@@ -109,180 +121,43 @@ namespace hypertune::mpi {
 namespace detail {
 
 // Error kinds carried from rank 0 to every rank, so all throw the same exception.
-inline std::string encode_error(char kind, std::string_view what) { return std::string(1, kind) + std::string(what); }
-
-[[noreturn]] inline void throw_encoded(const std::string& e) {
-    std::string what = e.substr(1);
-    if (e[0] == 'I') throw InvalidArgument(what);
-    if (e[0] == 'O') throw IoError(what);
-    throw Error(what);
-}
+HYPERTUNE_MPI_INLINE std::string encode_error(char kind, std::string_view what);
+[[noreturn]] HYPERTUNE_MPI_INLINE void throw_encoded(const std::string& e);
 
 // The layout's and the rank parameter's problems, or empty; the same text on every rank.
-inline std::string check_layout(const SearchSpace& space, const MpiOptions& m, int size) {
-    const int per_trial = m.ranks_per_trial;
-    const bool by_parameter = !m.ranks_parameter.empty();
-    if (per_trial < 1) return fmt::format("mpi::fit: ranks_per_trial must be >= 1, got {}", per_trial);
-    if (by_parameter && per_trial != 1)
-        return fmt::format("mpi::fit: ranks_per_trial = {} and ranks_parameter = '{}': give one of them (the rank count "
-                           "is fixed, or comes from the parameter)",
-                           per_trial, m.ranks_parameter);
-    if (size < 2) return "mpi::fit: needs at least 2 ranks (rank 0 coordinates, the others train), got 1";
-    if (m.max_poll_sleep_microseconds < 0)
-        return fmt::format("mpi::fit: max_poll_sleep_microseconds must be >= 0, got {}", m.max_poll_sleep_microseconds);
-    if (by_parameter) {
-        try {
-            hypertune::detail::check_count_parameter(space.parameters(), m.ranks_parameter,
-                                  fmt::format("mpi::fit: ranks_parameter '{}'", m.ranks_parameter), size - 1,
-                                  fmt::format("the training ranks: world size {} minus rank 0, the coordinator", size));
-        } catch (const InvalidArgument& e) {
-            return e.what();
-        }
-    } else if ((size - 1) % per_trial != 0) {
-        return fmt::format("mpi::fit: ranks_per_trial = {} does not divide the {} training ranks (world size {} minus "
-                           "rank 0, the coordinator); run with 1 + k*{} ranks",
-                           per_trial, size - 1, size, per_trial);
-    }
-    return {};
-}
+HYPERTUNE_MPI_INLINE std::string check_layout(const SearchSpace& space, const MpiOptions& m, int size);
+
+// fit() once the objective is behind one type.
+HYPERTUNE_MPI_INLINE MpiResult fit(MPI_Comm world, const SearchSpace& space, AnyStrategy strategy, TunerOptions options,
+                                   MpiOptions mpi_options, const GroupObjectiveFunction& objective);
 
 }  // namespace detail
 
 /// Runs a tuning job over the ranks of `world`: rank 0 coordinates (the ordinary Tuner), ranks
 /// 1..N-1 train each trial in a group of mpi_options.ranks_per_trial ranks, or of as many ranks as
 /// the trial's parameter mpi_options.ranks_parameter says (see the top of this file). Collective:
-/// call it on every rank of `world`. Bad options, a bad layout or a bad rank parameter throw the
-/// same InvalidArgument on every rank before any trial. Returns the Result and the ranks' usage on
-/// rank 0, an empty MpiResult elsewhere.
+/// call it on every rank of `world`. The objective may be the one written for hypertune::Tuner,
+/// R(const Config&, Trial&) (see GroupObjective). Bad options, a bad layout or a bad rank
+/// parameter throw the same InvalidArgument on every rank before any trial. Returns the Result and
+/// the ranks' usage on rank 0, an empty MpiResult elsewhere.
 template <class F>
 MpiResult fit(MPI_Comm world, const SearchSpace& space, AnyStrategy strategy, TunerOptions options,
               MpiOptions mpi_options, F&& objective) {
     static_assert(GroupObjective<F>,
                   "hypertune::mpi::fit: the objective must be callable as R(const hypertune::Config&, "
-                  "hypertune::mpi::GroupTrial&) or R(const hypertune::Config&, hypertune::mpi::GroupTrial&, MPI_Comm), "
+                  "hypertune::Trial&), R(const hypertune::Config&, hypertune::mpi::GroupTrial&), "
+                  "R(const hypertune::Config&, hypertune::mpi::GroupTrial&, MPI_Comm) or R(const hypertune::Config&), "
                   "R being double or hypertune::Metrics");
-    constexpr bool metrics = detail::returns_metrics_v<F>;
-    detail::CommHandle comm;
-    detail::check(MPI_Comm_dup(world, comm.out()), "MPI_Comm_dup");
-    int rank = 0;
-    int size = 1;
-    MPI_Comm_rank(comm.get(), &rank);
-    MPI_Comm_size(comm.get(), &size);
-    const bool by_parameter = !mpi_options.ranks_parameter.empty();
-
-    // Every check runs on rank 0 and its verdict is broadcast: all ranks throw together or go on.
-    std::optional<Tuner> tuner;
-    std::string verdict;
-    if (rank == 0) {
-        int provided = MPI_THREAD_SINGLE;
-        MPI_Query_thread(&provided);
-        if (std::string layout = detail::check_layout(space, mpi_options, size); !layout.empty()) {
-            verdict = detail::encode_error('I', layout);
-        } else if (provided < MPI_THREAD_SERIALIZED) {
-            verdict = detail::encode_error(
-                'I', "mpi::fit: rank 0 calls MPI from worker threads and needs MPI_THREAD_SERIALIZED or better; "
-                     "initialise MPI with MPI_Init_thread(..., MPI_THREAD_MULTIPLE, ...) or hypertune::mpi::Environment");
-        } else if (by_parameter && !options.instances_parameter.empty() &&
-                   options.instances_parameter != mpi_options.ranks_parameter) {
-            verdict = detail::encode_error(
-                'I', fmt::format("mpi::fit: TunerOptions::instances_parameter = '{}' but ranks_parameter = '{}': a trial "
-                                 "is billed for its ranks; leave instances_parameter empty",
-                                 options.instances_parameter, mpi_options.ranks_parameter));
-        } else if (!metrics && (options.objectives.size() > 1 || !options.constraints.empty())) {
-            verdict = detail::encode_error(
-                'I', fmt::format("mpi::fit: the run has metrics {}: the objective must return hypertune::Metrics with "
-                                 "a value for each, not a single number",
-                                 fmt::join(metric_names(options.objectives, options.constraints), ", ")));
-        } else {
-            if (by_parameter) {
-                options.max_parallel_jobs = static_cast<std::size_t>(size - 1);
-                options.instances_parameter = mpi_options.ranks_parameter;
-            } else {
-                options.max_parallel_jobs = static_cast<std::size_t>((size - 1) / mpi_options.ranks_per_trial);
-                if (options.instances_per_trial == 1) options.instances_per_trial = mpi_options.ranks_per_trial;
-            }
-            try {
-                tuner.emplace(space, std::move(strategy), std::move(options));
-            } catch (const InvalidArgument& e) {
-                verdict = detail::encode_error('I', e.what());
-            } catch (const IoError& e) {
-                verdict = detail::encode_error('O', e.what());
-            } catch (const std::exception& e) {
-                verdict = detail::encode_error('E', e.what());
-            }
-        }
-    }
-    {
-        // Blocking is fine here: every rank is at this point.
-        long long n = static_cast<long long>(verdict.size());
-        MPI_Bcast(&n, 1, MPI_LONG_LONG, 0, comm.get());
-        verdict.resize(static_cast<std::size_t>(n));
-        if (n > 0) MPI_Bcast(verdict.data(), static_cast<int>(n), MPI_BYTE, 0, comm.get());
-    }
-    if (!verdict.empty()) detail::throw_encoded(verdict);
-
-    // The groups are created on a communicator of their own, apart from our messages.
-    detail::CommHandle groups_parent;
-    detail::check(MPI_Comm_dup(comm.get(), groups_parent.out()), "MPI_Comm_dup");
-    if (rank != 0) {
-        detail::serve_rank(space, objective, comm.get(), groups_parent.get(), rank,
-                           mpi_options.max_poll_sleep_microseconds);
-        return MpiResult{};
-    }
-
-    detail::Channel channel(comm.get(), mpi_options.max_poll_sleep_microseconds);
-    detail::RankPool pool(size, by_parameter ? mpi_options.max_overtakes : -1);
-    // Whatever happens on rank 0, every training rank is told to stop, so no rank waits forever.
-    struct StopRanks {
-        detail::Channel& channel;
-        int size;
-        ~StopRanks() {
-            for (int r = 1; r < size; ++r) {
-                try {
-                    channel.send(r, detail::stop_tag, std::string());
-                } catch (...) {  // an MPI failure here has nothing better to do
-                }
-            }
-        }
-    } stop_ranks{channel, size};
-    auto run_trial = [&](const Config& cfg, Trial& trial) -> std::string {
-        const int wanted = by_parameter ? static_cast<int>(hypertune::detail::count_in(cfg, mpi_options.ranks_parameter))
-                                        : mpi_options.ranks_per_trial;
-        const std::vector<int> ranks = pool.acquire(trial.id(), wanted);
-        trial.resources_acquired();  // the wait for ranks is not billed
-        struct Release {
-            detail::RankPool& pool;
-            TrialId trial;
-            const std::vector<int>& ranks;
-            ~Release() { pool.release(trial, ranks); }
-        } release{pool, trial.id(), ranks};
-        return detail::coordinate_trial(channel, ranks, cfg, trial);
-    };
-    Result result;
-    if constexpr (metrics)
-        result = tuner->fit([&](const Config& cfg, Trial& trial) -> Metrics {
-            return detail::metrics_from(run_trial(cfg, trial));
-        });
-    else
-        result = tuner->fit([&](const Config& cfg, Trial& trial) -> double {
-            return detail::unpack<double>(run_trial(cfg, trial));
-        });
-    return MpiResult(std::move(result), pool.finish());
+    return detail::fit(world, space, std::move(strategy), std::move(options), std::move(mpi_options),
+                       detail::make_group_objective(objective));
 }
 
 /// Shares the best configuration of rank 0's Result with every rank of `world` (collective).
 /// Throws hypertune::Error on every rank when rank 0's result has no best trial.
-[[nodiscard]] inline Config broadcast_best(MPI_Comm world, const SearchSpace& space, const Result& result) {
-    int rank = 0;
-    MPI_Comm_rank(world, &rank);
-    std::string bytes;
-    if (rank == 0) bytes = result.has_best() ? result.best().config.to_json().dump() : std::string();
-    long long n = static_cast<long long>(bytes.size());
-    MPI_Bcast(&n, 1, MPI_LONG_LONG, 0, world);
-    bytes.resize(static_cast<std::size_t>(n));
-    if (n == 0) throw Error("mpi::broadcast_best: rank 0's result has no best trial");
-    MPI_Bcast(bytes.data(), detail::to_count(bytes.size()), MPI_BYTE, 0, world);
-    return space.from_json(nlohmann::json::parse(bytes));
-}
+[[nodiscard]] HYPERTUNE_MPI_INLINE Config broadcast_best(MPI_Comm world, const SearchSpace& space, const Result& result);
 
 }  // namespace hypertune::mpi
+
+#ifndef HYPERTUNE_COMPILED_MPI
+#include <hypertune/impl/mpi.hpp>
+#endif

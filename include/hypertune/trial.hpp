@@ -6,6 +6,11 @@
 // A Trial handed to an objective lives until the tuning run ends, so a late call from a thread the
 // objective left behind is a clear error (report) or a harmless answer (should_stop), never a
 // dangling access.
+//
+// The same Trial serves an objective run in process (by the Tuner) and one run by a group of MPI
+// ranks (hypertune::mpi::fit): there the Trial is a hypertune::mpi::GroupTrial, whose host passes
+// every report and checkpoint to the coordinator's own Trial and brings back its answer
+// (mpi/group_trial.hpp), so one objective serves both.
 
 #include <hypertune/config.hpp>
 #include <hypertune/error.hpp>
@@ -31,9 +36,9 @@ namespace detail {
 
 class TuningRun;
 
-// How a Trial talks back to whoever runs it (the Tuner). Not for users. A report the run cannot
-// judge (a single value where every objective is needed, an objective missing) throws
-// InvalidArgument, which fails the trial.
+// How a Trial talks back to whoever runs it (the Tuner, or an MPI group's link to the coordinator).
+// Not for users. A report the run cannot judge (a single value where every objective is needed, an
+// objective missing) throws InvalidArgument, which fails the trial.
 class TrialHost {
 public:
     virtual Decision on_report(Trial& trial, Resource step, double value) = 0;
@@ -60,6 +65,8 @@ public:
 
     Trial(const Trial&) = delete;
     Trial& operator=(const Trial&) = delete;
+    // Virtual so that hypertune::mpi::group(trial) can tell a group's trial from an in-process one.
+    virtual ~Trial() = default;
 
     [[nodiscard]] TrialId id() const noexcept { return id_; }
     [[nodiscard]] const Config& config() const noexcept { return config_; }
@@ -77,6 +84,11 @@ public:
     /// After the objective returned, this throws Error naming the trial: the value cannot count.
     void report(Resource step, double value) {
         if (returned_.load(std::memory_order_acquire)) called_late(fmt::format("report(step {})", step));
+        if (remote_) {
+            forward(step, [&](detail::TrialHost& host) { return host.on_report(*this, step, value); });
+            last_value_ = value;
+            return;
+        }
         if (!std::isfinite(value)) fail(fmt::format("trial {}: reported a non-finite value ({}) at step {}", id_, value, step));
         if (step <= last_step_)
             fail(fmt::format("trial {}: reported step {} after step {} (steps must increase)", id_, step, last_step_));
@@ -94,6 +106,10 @@ public:
     /// InvalidArgument and marks the trial Failed.
     void report(Resource step, const Metrics& values) {
         if (returned_.load(std::memory_order_acquire)) called_late(fmt::format("report(step {})", step));
+        if (remote_) {
+            forward(step, [&](detail::TrialHost& host) { return host.on_report_metrics(*this, step, values); });
+            return;
+        }
         if (values.empty()) fail(fmt::format("trial {}: reported no metrics at step {}", id_, step));
         for (const auto& [name, value] : values.values())
             if (!std::isfinite(value))
@@ -163,8 +179,29 @@ public:
     /// The step at which the strategy decided to stop this trial (0 when it did not).
     [[nodiscard]] Resource stop_step() const noexcept { return stop_step_; }
 
+protected:
+    /// A trial whose run is elsewhere (hypertune::mpi::GroupTrial): every report goes to `host`
+    /// as it is, which judges it there (steps, values, the strategy) and answers; a report it
+    /// rejects throws its InvalidArgument here and fails the trial. should_stop(), checkpoints and
+    /// checkpoint_dir() go to `host` as they do for a trial the Tuner runs.
+    Trial(detail::TrialHost& host, TrialId id, Config config, Resource budget, Resource resumed_from,
+          std::optional<std::string> checkpoint)
+        : Trial(id, std::move(config), budget, resumed_from, std::move(checkpoint)) {
+        remote_ = true;
+        host_.store(&host, std::memory_order_release);
+    }
+
 private:
     friend class detail::TuningRun;
+
+    // A remote trial's report: the host judges it; its verdict is this trial's, on every rank.
+    template <class Call>
+    void forward(Resource step, Call&& call) {
+        detail::TrialHost* host = host_.load(std::memory_order_acquire);
+        if (host) pass_on(step, [&] { return call(*host); });
+        last_step_ = step;
+        ++reports_;
+    }
 
     // The host, when a report of `step` reaches it.
     [[nodiscard]] detail::TrialHost* reaches_host(Resource step) const noexcept {
@@ -229,6 +266,7 @@ private:
     std::atomic<bool> stop_{false};
     std::atomic<detail::TrialHost*> host_{nullptr};
     std::atomic<bool> returned_{false};
+    bool remote_ = false;  // reports are judged by the host only (the protected constructor)
     bool restarted_ = false;
     Resource restart_from_ = 0;
     Resource stop_step_ = 0;

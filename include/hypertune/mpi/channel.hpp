@@ -6,6 +6,7 @@
 // that train, which matters when ranks are oversubscribed.
 
 #include <hypertune/error.hpp>
+#include <hypertune/linkage.hpp>
 #include <hypertune/types.hpp>
 
 #include <fmt/format.h>
@@ -37,36 +38,20 @@ enum Tag : int {
     result_tag,         // leader -> 0: the objective's value or metrics
     failed_tag,         // leader -> 0: why the trial failed
     group_tag,          // MPI_Comm_create_group among a trial's ranks (on a communicator of its own)
+    report_metrics_tag, // leader -> 0: step and named metrics (JSON)
 };
 
 enum ReplyCode : char { reply_continue = 0, reply_stop = 1, reply_error = 2 };
 
-inline void check(int rc, const char* what) {
-    if (rc == MPI_SUCCESS) return;
-    char text[MPI_MAX_ERROR_STRING];
-    int length = 0;
-    MPI_Error_string(rc, text, &length);
-    throw Error(fmt::format("hypertune::mpi: {} failed: {}", what, std::string(text, static_cast<std::size_t>(length))));
-}
+HYPERTUNE_MPI_INLINE void check(int rc, const char* what);
 
-inline int to_count(std::size_t n) {
-    if (n > static_cast<std::size_t>(std::numeric_limits<int>::max()))
-        throw Error(fmt::format("hypertune::mpi: a message of {} bytes is too large (limit 2 GiB)", n));
-    return static_cast<int>(n);
-}
+HYPERTUNE_MPI_INLINE int to_count(std::size_t n);
 
 // Waits politely: yields a few times, then sleeps longer and longer up to the cap.
 class Backoff {
 public:
     explicit Backoff(int max_us) : max_us_(std::max(0, max_us)) {}
-    void pause() {
-        if (++polls_ <= 20 || max_us_ == 0) {
-            std::this_thread::yield();
-            return;
-        }
-        sleep_us_ = std::min(max_us_, std::max(1, sleep_us_ * 2));
-        std::this_thread::sleep_for(std::chrono::microseconds(sleep_us_));
-    }
+    HYPERTUNE_MPI_INLINE void pause();
 
 private:
     int max_us_;
@@ -80,50 +65,12 @@ class Channel {
 public:
     Channel(MPI_Comm comm, int max_sleep_us) : comm_(comm), max_sleep_us_(max_sleep_us) {}
 
-    void send(int dest, int tag, const std::string& bytes) {
-        MPI_Request request = MPI_REQUEST_NULL;
-        {
-            std::lock_guard lk(mu_);
-            check(MPI_Isend(bytes.data(), to_count(bytes.size()), MPI_BYTE, dest, tag, comm_, &request), "MPI_Isend");
-        }
-        wait(request);
-    }
+    HYPERTUNE_MPI_INLINE void send(int dest, int tag, const std::string& bytes);
 
     // The next message from `source` with `tag` (MPI_ANY_TAG: any), as (tag, bytes).
-    std::pair<int, std::string> receive(int source, int tag = MPI_ANY_TAG) {
-        Backoff backoff(max_sleep_us_);
-        for (;;) {
-            {
-                std::lock_guard lk(mu_);
-                int found = 0;
-                MPI_Status status;
-                check(MPI_Iprobe(source, tag, comm_, &found, &status), "MPI_Iprobe");
-                if (found) {
-                    int count = 0;
-                    MPI_Get_count(&status, MPI_BYTE, &count);
-                    std::string bytes(static_cast<std::size_t>(count), '\0');
-                    // Matched by the probe and no other thread receives from this source: completes at once.
-                    check(MPI_Recv(bytes.data(), count, MPI_BYTE, source, status.MPI_TAG, comm_, MPI_STATUS_IGNORE),
-                          "MPI_Recv");
-                    return {status.MPI_TAG, std::move(bytes)};
-                }
-            }
-            backoff.pause();
-        }
-    }
+    HYPERTUNE_MPI_INLINE std::pair<int, std::string> receive(int source, int tag = MPI_ANY_TAG);
 
-    void wait(MPI_Request& request) {
-        Backoff backoff(max_sleep_us_);
-        for (;;) {
-            int done = 0;
-            {
-                std::lock_guard lk(mu_);
-                check(MPI_Test(&request, &done, MPI_STATUS_IGNORE), "MPI_Test");
-            }
-            if (done) return;
-            backoff.pause();
-        }
-    }
+    HYPERTUNE_MPI_INLINE void wait(MPI_Request& request);
 
     [[nodiscard]] int max_sleep_us() const noexcept { return max_sleep_us_; }
 
@@ -134,16 +81,7 @@ private:
 };
 
 // Broadcasts a byte string within `comm` from `root` (MPI_Ibcast and polling, so waiting ranks sleep).
-inline void broadcast(std::string& bytes, int root, MPI_Comm comm, Channel& channel) {
-    long long size = static_cast<long long>(bytes.size());
-    MPI_Request request = MPI_REQUEST_NULL;
-    check(MPI_Ibcast(&size, 1, MPI_LONG_LONG, root, comm, &request), "MPI_Ibcast");
-    channel.wait(request);
-    bytes.resize(static_cast<std::size_t>(size));
-    if (size == 0) return;
-    check(MPI_Ibcast(bytes.data(), to_count(bytes.size()), MPI_BYTE, root, comm, &request), "MPI_Ibcast");
-    channel.wait(request);
-}
+HYPERTUNE_MPI_INLINE void broadcast(std::string& bytes, int root, MPI_Comm comm, Channel& channel);
 
 template <class T>
 std::string pack(const T& x) {
@@ -188,18 +126,12 @@ private:
 // The communicator of `ranks` (ranks of `parent`, in this order), made by those ranks only:
 // MPI_Comm_create_group is collective over the new group, not over `parent`, so groups form while
 // other ranks train. Disjoint groups may form at once on the same parent.
-inline void create_group(MPI_Comm parent, const std::vector<int>& ranks, CommHandle& out) {
-    MPI_Group all = MPI_GROUP_NULL;
-    MPI_Group some = MPI_GROUP_NULL;
-    check(MPI_Comm_group(parent, &all), "MPI_Comm_group");
-    int rc = MPI_Group_incl(all, static_cast<int>(ranks.size()), ranks.data(), &some);
-    MPI_Group_free(&all);
-    check(rc, "MPI_Group_incl");
-    rc = MPI_Comm_create_group(parent, some, group_tag, out.out());
-    MPI_Group_free(&some);
-    check(rc, "MPI_Comm_create_group");
-}
+HYPERTUNE_MPI_INLINE void create_group(MPI_Comm parent, const std::vector<int>& ranks, CommHandle& out);
 
 }  // namespace detail
 
 }  // namespace hypertune::mpi
+
+#ifndef HYPERTUNE_COMPILED_MPI
+#include <hypertune/impl/mpi/channel.hpp>
+#endif

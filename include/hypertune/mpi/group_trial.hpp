@@ -1,12 +1,23 @@
 // SPDX-License-Identifier: MIT
 #pragma once
-// hypertune::mpi::GroupTrial: what a group objective sees of its trial on every rank of the group
-// (the methods of hypertune::Trial, collective over the group, plus the group's communicator), and
-// the shapes a group objective may have (GroupObjective).
+// hypertune::mpi::GroupTrial: the hypertune::Trial an objective gets on every rank of a group
+// (its reports, stops and checkpoints collective over the group, through the coordinator), plus
+// the group's communicator; hypertune::mpi::group(trial) and group_comm(trial), which an objective
+// written for hypertune::Trial uses to reach its group; and the shapes a group objective may have
+// (GroupObjective).
+//
+// One objective for both: an objective R(const Config&, hypertune::Trial&) (R double or Metrics)
+// runs under hypertune::Tuner and under hypertune::mpi::fit alike, since a GroupTrial is a Trial.
+// Under mpi::fit every Trial call goes to the coordinator's own Trial of that trial, which judges
+// it as in a single process (steps must increase, values be finite, the strategy's decision) and
+// whose answer every rank of the group gets.
 
 #include <hypertune/config.hpp>
+#include <hypertune/linkage.hpp>
 #include <hypertune/metrics.hpp>
 #include <hypertune/mpi/channel.hpp>
+#include <hypertune/strategy.hpp>
+#include <hypertune/trial.hpp>
 #include <hypertune/types.hpp>
 
 #include <mpi.h>
@@ -15,7 +26,7 @@
 #include <cmath>
 #include <concepts>
 #include <cstddef>
-#include <limits>
+#include <functional>
 #include <optional>
 #include <string>
 #include <type_traits>
@@ -24,20 +35,48 @@
 
 namespace hypertune::mpi {
 
-/// What the objective sees of its trial on every rank of a group: the same methods as
-/// hypertune::Trial, plus the group's communicator. report() is collective over the group.
-class GroupTrial {
+namespace detail {
+
+// The Trial's host on every rank of a group: the link to the coordinator (rank 0). A report is
+// collective over the group: the leader sends its own (step, value) to rank 0 and every rank gets
+// the answer (continue, stop, or the InvalidArgument it rejected the report with). Checkpoints
+// are the leader's, sent to rank 0 at once. Stops come with the answers to reports, so
+// stop_requested() never differs between the ranks of a group.
+class GroupHost final : public hypertune::detail::TrialHost {
 public:
-    GroupTrial(const GroupTrial&) = delete;
-    GroupTrial& operator=(const GroupTrial&) = delete;
+    GroupHost(bool leader, MPI_Comm internal, Channel& channel, Channel& group_channel)
+        : leader_(leader), internal_(internal), channel_(&channel), group_channel_(&group_channel) {}
 
-    [[nodiscard]] TrialId id() const noexcept { return id_; }
-    [[nodiscard]] const Config& config() const noexcept { return config_; }
-    /// The resource (epochs, rounds...) this run of the trial may reach in total.
-    [[nodiscard]] Resource budget() const noexcept { return budget_; }
-    /// > 0 only when the trial continues from checkpoint(); 0: start from scratch.
-    [[nodiscard]] Resource resumed_from() const noexcept { return resumed_from_; }
+    HYPERTUNE_MPI_INLINE Decision on_report(Trial& trial, Resource step, double value) override;
+    HYPERTUNE_MPI_INLINE Decision on_report_metrics(Trial& trial, Resource step, const Metrics& values) override;
+    bool stop_requested() const noexcept override { return false; }
+    HYPERTUNE_MPI_INLINE void on_checkpoint(Trial& trial, Resource step, const std::string& bytes) override;
+    // Throws Error: the trial's folder would be on rank 0's file system.
+    HYPERTUNE_MPI_INLINE std::string checkpoint_folder(Trial& trial) override;
 
+private:
+    // The leader sends `message` with `tag` and receives rank 0's answer; the group shares it.
+    HYPERTUNE_MPI_INLINE Decision exchange(int tag, const std::string& message);
+
+    bool leader_;
+    MPI_Comm internal_;  // a duplicate of the group's communicator for our own collectives
+    Channel* channel_;
+    Channel* group_channel_;
+};
+
+struct GroupTrialAccess;
+
+}  // namespace detail
+
+/// The Trial an objective sees on every rank of a group under hypertune::mpi::fit: every method of
+/// hypertune::Trial, collective over the group, plus the group's communicator. report() is
+/// collective: every rank of the group calls it at the same steps, the leader's value is reported,
+/// and a report the coordinator rejects (steps must increase, values be finite) throws the same
+/// InvalidArgument on every rank. should_stop() gives the same answer on every rank.
+/// save_checkpoint() keeps the leader's bytes (on the other ranks it only replaces the local copy).
+/// checkpoint_dir() is not available (the folder would be rank 0's): it throws Error.
+class GroupTrial final : public Trial {
+public:
     /// The group's communicator (ranks of this trial only), its size and this rank in it.
     [[nodiscard]] MPI_Comm comm() const noexcept { return comm_; }
     [[nodiscard]] int rank() const noexcept { return rank_; }
@@ -47,131 +86,111 @@ public:
     /// The leader (rank 0 of the group) is the rank that talks to the coordinator.
     [[nodiscard]] bool is_leader() const noexcept { return rank_ == 0; }
 
-    /// Reports the objective metric after `step` units. Collective: every rank of the group calls
-    /// it at the same steps; the leader's value is reported. Throws InvalidArgument on every rank
-    /// when the coordinator rejects the report (steps must increase, values be finite).
-    void report(Resource step, double value) {
-        std::string reply;
-        if (is_leader()) {
-            channel_->send(0, detail::report_tag, detail::pack(detail::ReportMessage{step, value}));
-            reply = channel_->receive(0, detail::reply_tag).second;
-        }
-        detail::broadcast(reply, 0, internal_, *group_channel_);
-        if (reply.empty()) throw Error("hypertune::mpi: empty reply to a report");
-        last_step_ = step;
-        last_value_ = value;
-        ++reports_;
-        if (reply[0] == detail::reply_stop) stop_ = true;
-        if (reply[0] == detail::reply_error) throw InvalidArgument(reply.substr(1));
-    }
-
-    /// True once the strategy stopped this trial or the run is ending; the same on every rank.
-    [[nodiscard]] bool should_stop() const noexcept { return stop_; }
-
-    /// Keeps a checkpoint for when the trial resumes. Only the leader's is kept (it is sent to the
-    /// coordinator at once); on the other ranks this only replaces the local copy.
-    void save_checkpoint(std::string bytes) {
-        if (is_leader()) channel_->send(0, detail::save_tag, bytes);
-        checkpoint_ = std::move(bytes);
-    }
-    [[nodiscard]] const std::optional<std::string>& checkpoint() const noexcept { return checkpoint_; }
-
-    [[nodiscard]] Resource last_step() const noexcept { return last_step_; }
-    [[nodiscard]] std::optional<double> last_value() const noexcept { return last_value_; }
-    [[nodiscard]] std::size_t reports() const noexcept { return reports_; }
-
 private:
-    friend struct GroupTrialAccess;
+    friend struct detail::GroupTrialAccess;
 
-    GroupTrial(TrialId id, Resource budget, Resource resumed_from, std::optional<std::string> checkpoint, MPI_Comm comm,
-               MPI_Comm internal, detail::Channel& channel, detail::Channel& group_channel)
-        : id_(id), budget_(budget), resumed_from_(resumed_from), last_step_(resumed_from),
-          checkpoint_(std::move(checkpoint)), comm_(comm), internal_(internal), channel_(&channel),
-          group_channel_(&group_channel) {
-        MPI_Comm_rank(comm_, &rank_);
-        MPI_Comm_size(comm_, &size_);
-    }
+    HYPERTUNE_MPI_INLINE GroupTrial(detail::GroupHost& host, TrialId id, Config config, Resource budget,
+                                    Resource resumed_from, std::optional<std::string> checkpoint, MPI_Comm comm,
+                                    std::vector<int> world_ranks);
 
-    TrialId id_;
-    Config config_;
-    Resource budget_;
-    Resource resumed_from_;
-    Resource last_step_;
-    std::optional<double> last_value_;
-    std::size_t reports_ = 0;
-    std::optional<std::string> checkpoint_;
-    bool stop_ = false;
     MPI_Comm comm_;
-    MPI_Comm internal_;  // a duplicate of comm_ for our own collectives
-    detail::Channel* channel_;
-    detail::Channel* group_channel_;
     int rank_ = 0;
     int size_ = 1;
     std::vector<int> world_ranks_;
 };
+
+/// The group trial `trial` is when hypertune::mpi::fit runs it on a group of ranks; nullptr for a
+/// trial an in-process hypertune::Tuner runs (or one made by hand). For an objective written
+/// against hypertune::Trial that needs its group: `if (auto* g = ht::mpi::group(trial)) g->rank()`.
+[[nodiscard]] inline GroupTrial* group(Trial& trial) noexcept { return dynamic_cast<GroupTrial*>(&trial); }
+[[nodiscard]] inline const GroupTrial* group(const Trial& trial) noexcept {
+    return dynamic_cast<const GroupTrial*>(&trial);
+}
+
+/// The communicator of the ranks that train `trial`: its group's under hypertune::mpi::fit, and
+/// MPI_COMM_SELF (this process alone) for a trial an in-process hypertune::Tuner runs, so that one
+/// objective's collectives (MPI_Allreduce...) run under either. MPI must be initialised to use it,
+/// and MPI_COMM_SELF is one communicator: a Tuner whose trials call collectives on it runs them
+/// one at a time (max_parallel_jobs = 1), or the objective skips them when group() is nullptr.
+[[nodiscard]] inline MPI_Comm group_comm(const Trial& trial) noexcept {
+    const GroupTrial* g = group(trial);
+    return g ? g->comm() : MPI_COMM_SELF;
+}
 
 /// What a group objective may return: a number, or hypertune::Metrics for a run with several
 /// objectives or constraints (TunerOptions::objectives / constraints).
 template <class R>
 concept GroupObjectiveResult = std::convertible_to<R, double> || std::convertible_to<R, Metrics>;
 
-/// The objective: R(const Config&, GroupTrial&) or R(const Config&, GroupTrial&, MPI_Comm group),
+/// The objective: R(const Config&, Trial&) (the same objective as for hypertune::Tuner),
+/// R(const Config&, GroupTrial&), R(const Config&, GroupTrial&, MPI_Comm group) or R(const Config&),
 /// where R is double or hypertune::Metrics.
 template <class F>
 concept GroupObjective =
+    (std::invocable<F&, const Config&, GroupTrial&, MPI_Comm> &&
+     GroupObjectiveResult<std::invoke_result_t<F&, const Config&, GroupTrial&, MPI_Comm>>) ||
     (std::invocable<F&, const Config&, GroupTrial&> &&
      GroupObjectiveResult<std::invoke_result_t<F&, const Config&, GroupTrial&>>) ||
-    (std::invocable<F&, const Config&, GroupTrial&, MPI_Comm> &&
-     GroupObjectiveResult<std::invoke_result_t<F&, const Config&, GroupTrial&, MPI_Comm>>);
+    (std::invocable<F&, const Config&> && GroupObjectiveResult<std::invoke_result_t<F&, const Config&>>);
 
 namespace detail {
 
+// The objective's result type, for the first of its forms it has (as call_objective calls it).
 template <class F>
-using group_result_t = std::conditional_t<std::invocable<F&, const Config&, GroupTrial&, MPI_Comm>,
-                                          std::invoke_result<F&, const Config&, GroupTrial&, MPI_Comm>,
-                                          std::invoke_result<F&, const Config&, GroupTrial&>>::type;
+using group_result_t = typename std::conditional_t<
+    std::invocable<F&, const Config&, GroupTrial&, MPI_Comm>, std::invoke_result<F&, const Config&, GroupTrial&, MPI_Comm>,
+    std::conditional_t<std::invocable<F&, const Config&, GroupTrial&>, std::invoke_result<F&, const Config&, GroupTrial&>,
+                       std::invoke_result<F&, const Config&>>>::type;
 
 /// True when the objective returns Metrics (several objectives or constraints), not a number.
 template <class F>
 inline constexpr bool returns_metrics_v = !std::convertible_to<group_result_t<F>, double>;
 
-// The objective's answer as the leader sends it: 8 bytes of double, or the metrics as JSON
-// ([[name, value], ...], a non-finite value as null, read back as NaN so the tuner names it).
+// Metrics as the leader sends them: [[name, value], ...], a non-finite value as null, read back as
+// NaN so that the coordinator names it.
+HYPERTUNE_MPI_INLINE std::string metrics_bytes(const Metrics& m);
+HYPERTUNE_MPI_INLINE Metrics metrics_from(const std::string& bytes);
+
+// The objective's answer as the leader sends it: 8 bytes of double, or the metrics (metrics_bytes).
 template <class F>
 std::string call_objective(F& objective, const Config& cfg, GroupTrial& trial) {
     auto call = [&]() -> decltype(auto) {
         if constexpr (std::invocable<F&, const Config&, GroupTrial&, MPI_Comm>) return objective(cfg, trial, trial.comm());
-        else return objective(cfg, trial);
+        else if constexpr (std::invocable<F&, const Config&, GroupTrial&>) return objective(cfg, trial);
+        else return objective(cfg);
     };
     if constexpr (returns_metrics_v<F>) {
-        const Metrics m = call();
-        nlohmann::json j = nlohmann::json::array();
-        for (const auto& [name, value] : m.values())
-            j.push_back({name, std::isfinite(value) ? nlohmann::json(value) : nlohmann::json(nullptr)});
-        return j.dump();
+        return metrics_bytes(call());
     } else {
         return pack(static_cast<double>(call()));
     }
 }
 
-inline Metrics metrics_from(const std::string& bytes) {
-    Metrics m;
-    for (const auto& item : nlohmann::json::parse(bytes))
-        m.set(item.at(0).get<std::string>(),
-              item.at(1).is_null() ? std::numeric_limits<double>::quiet_NaN() : item.at(1).get<double>());
-    return m;
-}
+// Any group objective behind one type (for the compiled part of fit()).
+struct GroupObjectiveFunction {
+    std::function<std::string(const Config&, GroupTrial&)> call;
+    bool returns_metrics = false;
+};
 
-}  // namespace detail
+template <class F>
+GroupObjectiveFunction make_group_objective(F& objective) {
+    return GroupObjectiveFunction{[&objective](const Config& c, GroupTrial& t) { return call_objective(objective, c, t); },
+                                  returns_metrics_v<F>};
+}
 
 // Builds GroupTrials (their constructor is private so users cannot make one detached from a group).
 struct GroupTrialAccess {
-    static GroupTrial make(TrialId id, Resource budget, Resource resumed_from, std::optional<std::string> checkpoint,
-                           MPI_Comm comm, MPI_Comm internal, detail::Channel& channel, detail::Channel& group_channel) {
-        return GroupTrial(id, budget, resumed_from, std::move(checkpoint), comm, internal, channel, group_channel);
+    static GroupTrial make(GroupHost& host, TrialId id, Config config, Resource budget, Resource resumed_from,
+                           std::optional<std::string> checkpoint, MPI_Comm comm, std::vector<int> world_ranks) {
+        return GroupTrial(host, id, std::move(config), budget, resumed_from, std::move(checkpoint), comm,
+                          std::move(world_ranks));
     }
-    static void set_config(GroupTrial& t, Config c) { t.config_ = std::move(c); }
-    static void set_world_ranks(GroupTrial& t, std::vector<int> ranks) { t.world_ranks_ = std::move(ranks); }
 };
 
+}  // namespace detail
+
 }  // namespace hypertune::mpi
+
+#ifndef HYPERTUNE_COMPILED_MPI
+#include <hypertune/impl/mpi/group_trial.hpp>
+#endif

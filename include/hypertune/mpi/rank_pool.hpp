@@ -19,6 +19,7 @@
 // ranks. The waits happen in the tuner's worker threads (a condition variable, no MPI call).
 
 #include <hypertune/error.hpp>
+#include <hypertune/linkage.hpp>
 #include <hypertune/mpi/rank_usage.hpp>
 #include <hypertune/types.hpp>
 
@@ -46,43 +47,12 @@ public:
     }
 
     // Blocks until `wanted` ranks are the trial's; returns them in ascending order.
-    std::vector<int> acquire(TrialId trial, int wanted) {
-        if (wanted < 1 || wanted > usage_.training_ranks)
-            throw InvalidArgument(fmt::format("trial {} asks for {} ranks; there are {} training ranks", trial, wanted,
-                                              usage_.training_ranks));
-        std::unique_lock lk(mu_);
-        Request request{trial, wanted, seconds()};
-        usage_.timeline.push_back({RankEvent::Kind::Wait, request.since, trial, wanted, {}});
-        queue_.push_back(&request);
-        schedule();
-        cv_.wait(lk, [&] { return !request.granted.empty(); });
-        return request.granted;
-    }
+    HYPERTUNE_MPI_INLINE std::vector<int> acquire(TrialId trial, int wanted);
 
-    void release(TrialId trial, const std::vector<int>& ranks) {
-        std::lock_guard lk(mu_);
-        const double now = seconds();
-        for (int r : ranks) free_[static_cast<std::size_t>(r)] = true;
-        free_count_ += static_cast<int>(ranks.size());
-        auto it = started_.find(trial);
-        if (it != started_.end()) {
-            usage_.busy_rank_seconds += static_cast<double>(ranks.size()) * (now - it->second);
-            started_.erase(it);
-        }
-        usage_.timeline.push_back({RankEvent::Kind::End, now, trial, static_cast<int>(ranks.size()), ranks});
-        schedule();
-        cv_.notify_all();
-    }
+    HYPERTUNE_MPI_INLINE void release(TrialId trial, const std::vector<int>& ranks);
 
     // The usage at the end of the run.
-    [[nodiscard]] RankUsage finish() {
-        std::lock_guard lk(mu_);
-        RankUsage u = usage_;
-        u.wall_seconds = seconds();
-        if (u.training_ranks > 0 && u.wall_seconds > 0.0)
-            u.utilisation = u.busy_rank_seconds / (u.training_ranks * u.wall_seconds);
-        return u;
-    }
+    [[nodiscard]] HYPERTUNE_MPI_INLINE RankUsage finish();
 
 private:
     struct Request {
@@ -99,70 +69,12 @@ private:
     }
 
     // Starts every waiting trial that fits, oldest first, up to one that holds the queue.
-    void schedule() {
-        bool started = false;
-        for (auto it = queue_.begin(); it != queue_.end();) {
-            Request& r = **it;
-            if (r.wanted <= free_count_) {
-                grant(r);
-                for (auto older = queue_.begin(); older != it; ++older) ++(*older)->overtaken;
-                queue_.erase(it);
-                started = true;
-                // From the oldest again: one that has just been overtaken enough now holds.
-                it = queue_.begin();
-                continue;
-            }
-            if (max_overtakes_ >= 0 && r.overtaken >= static_cast<std::size_t>(max_overtakes_)) {
-                if (!r.held) {
-                    r.held = true;
-                    usage_.timeline.push_back({RankEvent::Kind::Hold, seconds(), r.trial, r.wanted, {}});
-                }
-                break;
-            }
-            ++it;
-        }
-        if (started) cv_.notify_all();
-    }
+    HYPERTUNE_MPI_INLINE void schedule();
 
-    void grant(Request& r) {
-        r.granted = pick(r.wanted);
-        for (int x : r.granted) free_[static_cast<std::size_t>(x)] = false;
-        free_count_ -= r.wanted;
-        const double now = seconds();
-        started_[r.trial] = now;
-        ++usage_.runs;
-        usage_.waited_seconds += now - r.since;
-        usage_.longest_wait_seconds = std::max(usage_.longest_wait_seconds, now - r.since);
-        usage_.timeline.push_back({RankEvent::Kind::Start, now, r.trial, r.wanted, r.granted});
-    }
+    HYPERTUNE_MPI_INLINE void grant(Request& r);
 
     // Best fit among runs of consecutive free ranks; else the lowest free ranks.
-    [[nodiscard]] std::vector<int> pick(int wanted) const {
-        const int n = static_cast<int>(free_.size());
-        int best_start = -1;
-        int best_length = 0;
-        for (int i = 1; i < n;) {
-            if (!free_[static_cast<std::size_t>(i)]) {
-                ++i;
-                continue;
-            }
-            int j = i;
-            while (j < n && free_[static_cast<std::size_t>(j)]) ++j;
-            if (j - i >= wanted && (best_start < 0 || j - i < best_length)) {
-                best_start = i;
-                best_length = j - i;
-            }
-            i = j;
-        }
-        std::vector<int> out;
-        if (best_start >= 0) {
-            for (int k = 0; k < wanted; ++k) out.push_back(best_start + k);
-            return out;
-        }
-        for (int i = 1; i < n && static_cast<int>(out.size()) < wanted; ++i)
-            if (free_[static_cast<std::size_t>(i)]) out.push_back(i);
-        return out;
-    }
+    [[nodiscard]] HYPERTUNE_MPI_INLINE std::vector<int> pick(int wanted) const;
 
     std::mutex mu_;
     std::condition_variable cv_;
@@ -176,3 +88,7 @@ private:
 };
 
 }  // namespace hypertune::mpi::detail
+
+#ifndef HYPERTUNE_COMPILED_MPI
+#include <hypertune/impl/mpi/rank_pool.hpp>
+#endif

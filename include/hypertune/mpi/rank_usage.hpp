@@ -4,6 +4,7 @@
 // started on which ranks, ended), the busy rank-seconds and the rank utilisation, measured by the
 // coordinator. hypertune::mpi::fit returns it beside the run's Result (MpiResult).
 
+#include <hypertune/linkage.hpp>
 #include <hypertune/result.hpp>
 #include <hypertune/types.hpp>
 
@@ -58,12 +59,7 @@ struct RankUsage {
 
     /// One line: "rank utilisation 87% (busy 41.2 rank-s of 6 ranks x 7.9 s); 24 runs waited 3.1 s
     /// for ranks in all, at most 0.8 s".
-    [[nodiscard]] std::string summary() const {
-        return fmt::format("rank utilisation {:.0f}% (busy {:.3g} rank-s of {} rank{} x {:.3g} s); {} run{} waited {:.3g} s "
-                           "for ranks in all, at most {:.3g} s",
-                           100.0 * utilisation, busy_rank_seconds, training_ranks, training_ranks == 1 ? "" : "s",
-                           wall_seconds, runs, runs == 1 ? "" : "s", waited_seconds, longest_wait_seconds);
-    }
+    [[nodiscard]] HYPERTUNE_MPI_INLINE std::string summary() const;
 };
 
 /// What hypertune::mpi::fit returns: the run's Result (a Result, so `ht::Result r = mpi::fit(...)`
@@ -79,3 +75,7 @@ private:
 };
 
 }  // namespace hypertune::mpi
+
+#ifndef HYPERTUNE_COMPILED_MPI
+#include <hypertune/impl/mpi/rank_usage.hpp>
+#endif

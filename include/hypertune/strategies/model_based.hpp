@@ -58,8 +58,8 @@
 //   The trials that keep their random configuration are random search's, whatever the timing.
 
 #include <hypertune/config.hpp>
-#include <hypertune/detail/random.hpp>
 #include <hypertune/error.hpp>
+#include <hypertune/linkage.hpp>
 #include <hypertune/sampler.hpp>
 #include <hypertune/samplers/random_sampler.hpp>
 #include <hypertune/scheduler.hpp>
@@ -101,72 +101,17 @@ class ModelBasedSampler final : public Sampler {
 public:
     /// Throws InvalidArgument unless random_fraction is in [0, 1], min_points is 0 or >= 2 and
     /// candidates >= 1.
-    explicit ModelBasedSampler(ModelBasedOptions options = {}) : options_(options) {
-        if (!(options_.random_fraction >= 0.0 && options_.random_fraction <= 1.0))
-            throw InvalidArgument(
-                fmt::format("ModelBased: random_fraction must be in [0, 1], got {}", options_.random_fraction));
-        if (options_.min_points == 1)
-            throw InvalidArgument("ModelBased: min_points must be >= 2 (or 0 for d + 2), got 1");
-        if (options_.candidates < 1) throw InvalidArgument("ModelBased: candidates must be >= 1, got 0");
-    }
+    HYPERTUNE_INLINE explicit ModelBasedSampler(ModelBasedOptions options = {});
 
     [[nodiscard]] std::string name() const override { return "ModelBased"; }
 
-    void start(const SearchSpace& space, const SamplerContext& ctx) override {
-        space_ = space;
-        seed_ = ctx.seed;
-        resources_ = ctx.levels;
-        min_points_ = options_.min_points != 0 ? options_.min_points : space.dimensions() + 2;
-        levels_.assign(resources_.size(), Level{});
-        trials_.clear();
-        notes_.clear();
-        model_notes_seen_.clear();
-        model_level_.reset();
-        model_proposals_ = 0;
-    }
-
-    [[nodiscard]] std::optional<Config> sample(TrialId id) override {
-        TrialState t{RandomSampler::sample(space_, seed_, id), {}};
-        if (!keeps_random(id))
-            if (auto level = level_for_model())
-                if (auto proposed = propose(id, *level)) {
-                    t.config = std::move(*proposed);
-                    t.from_model = true;
-                }
-        t.point = space_.encode(t.config);
-        Config out = t.config;
-        trials_.insert_or_assign(id, std::move(t));
-        return out;
-    }
-
-    void on_report(TrialId id, Resource step, double loss) override {
-        if (auto it = trials_.find(id); it != trials_.end()) record(id, it->second, step, loss);
-    }
-
-    void on_result(TrialId id, const Outcome& outcome) override {
-        auto it = trials_.find(id);
-        if (it == trials_.end()) return;
-        TrialState& t = it->second;
-        if (outcome.status == Outcome::Status::Failed || !std::isfinite(outcome.loss)) {
-            // A failure at the level it was running towards: the model sees it at the worst loss there.
-            t.ended = true;
-            const auto next = static_cast<std::size_t>(t.last_level + 1);
-            if (next < resources_.size()) {
-                set_loss(next, id, std::numeric_limits<double>::quiet_NaN());
-                t.last_level = static_cast<int>(next);
-            }
-            return;
-        }
-        if (outcome.status == Outcome::Status::Stopped) t.ended = true;
-        record(id, t, outcome.resource, outcome.loss);
-    }
-
+    HYPERTUNE_INLINE void start(const SearchSpace& space, const SamplerContext& ctx) override;
+    [[nodiscard]] HYPERTUNE_INLINE std::optional<Config> sample(TrialId id) override;
+    HYPERTUNE_INLINE void on_report(TrialId id, Resource step, double loss) override;
+    HYPERTUNE_INLINE void on_result(TrialId id, const Outcome& outcome) override;
     // A stopped trial reaches no further level (synchronous Hyperband stops paused trials at its
     // barrier without a tell).
-    void on_decision(const DecisionRecord& d) override {
-        if (d.kind != DecisionRecord::Kind::Stop) return;
-        if (auto it = trials_.find(d.trial); it != trials_.end()) it->second.ended = true;
-    }
+    HYPERTUNE_INLINE void on_decision(const DecisionRecord& d) override;
 
     /// When and where the model took over, and the model's fallbacks.
     [[nodiscard]] std::vector<Note> notes() const override { return notes_; }
@@ -174,10 +119,7 @@ public:
     /// The resources where losses are recorded, increasing (once started).
     [[nodiscard]] const std::vector<Resource>& levels() const noexcept { return resources_; }
     /// Trials with a loss recorded at `resource`; 0 for a resource that is not a level.
-    [[nodiscard]] std::size_t observations(Resource resource) const {
-        auto it = std::find(resources_.begin(), resources_.end(), resource);
-        return it == resources_.end() ? 0 : levels_[static_cast<std::size_t>(it - resources_.begin())].losses.size();
-    }
+    [[nodiscard]] HYPERTUNE_INLINE std::size_t observations(Resource resource) const;
     /// The level the last model proposal was fitted on; empty while configurations are random.
     [[nodiscard]] std::optional<Resource> model_resource() const {
         if (!model_level_) return std::nullopt;
@@ -212,147 +154,25 @@ private:
     static constexpr std::size_t min_shift_pairs = 3;
     static constexpr int max_repeat_asks = 3;
 
-    [[nodiscard]] bool keeps_random(TrialId id) const {
-        if (options_.random_fraction >= 1.0) return true;
-        return detail::to_unit(detail::hash3(seed_, stream_random_share, id)) < options_.random_fraction;
-    }
-
+    [[nodiscard]] HYPERTUNE_INLINE bool keeps_random(TrialId id) const;
     // The largest level with enough finite losses.
-    [[nodiscard]] std::optional<std::size_t> level_for_model() const {
-        for (std::size_t i = levels_.size(); i-- > 0;)
-            if (levels_[i].finite >= min_points_) return i;
-        return std::nullopt;
-    }
-
-    void set_loss(std::size_t level, TrialId id, double loss) {
-        Level& l = levels_[level];
-        auto [it, inserted] = l.losses.try_emplace(id, loss);
-        if (!inserted) {
-            if (std::isfinite(it->second)) --l.finite;
-            it->second = loss;
-        }
-        if (std::isfinite(loss)) ++l.finite;
-    }
-
+    [[nodiscard]] HYPERTUNE_INLINE std::optional<std::size_t> level_for_model() const;
+    HYPERTUNE_INLINE void set_loss(std::size_t level, TrialId id, double loss);
     // A loss at `step`: recorded at the highest level reached if it is a new one, or at the level
     // last recorded when the step is that level exactly (a repeated report: the latest wins).
-    void record(TrialId id, TrialState& t, Resource step, double loss) {
-        auto above = std::upper_bound(resources_.begin(), resources_.end(), step);
-        if (above == resources_.begin()) return;  // below the first level
-        const auto level = static_cast<int>(above - resources_.begin()) - 1;
-        const bool at_level = resources_[static_cast<std::size_t>(level)] == step;
-        if (level > t.last_level || (level == t.last_level && at_level)) {
-            set_loss(static_cast<std::size_t>(level), id, std::isfinite(loss) ? loss : std::numeric_limits<double>::quiet_NaN());
-            t.last_level = level;
-        }
-    }
-
+    HYPERTUNE_INLINE void record(TrialId id, TrialState& t, Resource step, double loss);
     // The model's configuration for new trial `id`, fitted on level `level`; empty when it failed.
-    [[nodiscard]] std::optional<Config> propose(TrialId id, std::size_t level) {
-        const Level& l = levels_[level];
-        try {
-            GPSampler model(BayesianOptions{.initial_points = min_points_, .candidates = options_.candidates});
-            model.start(space_, SamplerContext{detail::hash3(seed_, stream_model, id), {}});
-            const auto at = static_cast<int>(level);
-            const std::vector<std::optional<double>> shift = shifts_to(level);
-            const double median = median_loss(l);
-            std::vector<const TrialState*> left_out;  // ended below the level, not entered
-            for (const auto& [trial, t] : trials_) {
-                if (auto it = l.losses.find(trial); it != l.losses.end()) {
-                    model.observe(t.config, it->second);
-                } else if (t.last_level > at) {
-                    continue;  // its reports skipped this level: it has losses above it
-                } else if (!t.ended) {
-                    model.observe_pending(t.config);  // running or paused: it may still get here
-                } else if (t.last_level < 0) {
-                    left_out.push_back(&t);
-                } else {
-                    const auto below = static_cast<std::size_t>(t.last_level);
-                    const double loss = levels_[below].losses.at(trial);  // NaN: it failed there
-                    if (!std::isnan(loss) && shift[below] && loss + *shift[below] > median)
-                        model.observe(t.config, loss + *shift[below]);
-                    else
-                        left_out.push_back(&t);
-                }
-            }
-            // The fresh model's trials count from 0: its random draws depend on (its seed, 0, 1, ...).
-            TrialId asked = 0;
-            Config proposal = *model.sample(asked++);
-            // A repeat of a trial left out is marked pending and the model asked again (its fit is reused).
-            for (int again = 0; again < max_repeat_asks; ++again) {
-                const TrialState* repeated = nearest_within(left_out, space_.encode(proposal));
-                if (repeated == nullptr) break;
-                model.observe_pending(repeated->config);
-                proposal = *model.sample(asked++);
-            }
-            if (!model_level_ || *model_level_ != level) {
-                if (!model_level_)
-                    notes_.push_back({id, fmt::format("the model takes over, fitted on the {} losses at resource {} "
-                                                      "({:.0f}% of new configurations stay random)",
-                                                      l.finite, resources_[level], 100.0 * options_.random_fraction)});
-                else if (level > *model_level_)
-                    notes_.push_back(
-                        {id, fmt::format("the model moves up to resource {} ({} losses)", resources_[level], l.finite)});
-                model_level_ = level;
-            }
-            for (const Note& n : model.notes()) note_once(id, "the model: " + n.text);
-            ++model_proposals_;
-            return proposal;
-        } catch (const std::exception& e) {
-            note_once(id, fmt::format("the model failed ({}); the configuration stays random", e.what()));
-            return std::nullopt;
-        }
-    }
-
+    [[nodiscard]] HYPERTUNE_INLINE std::optional<Config> propose(TrialId id, std::size_t level);
     // The first trial of `trials` closer than Bayesian::pending_radius to the unit-cube point `u`.
-    [[nodiscard]] static const TrialState* nearest_within(const std::vector<const TrialState*>& trials,
-                                                          const std::vector<double>& u) {
-        constexpr double radius2 = GPSampler::pending_radius * GPSampler::pending_radius;
-        for (const TrialState* t : trials) {
-            double d2 = 0.0;
-            for (std::size_t j = 0; j < u.size(); ++j) d2 += (t->point[j] - u[j]) * (t->point[j] - u[j]);
-            if (d2 < radius2) return t;
-        }
-        return nullptr;
-    }
-
+    [[nodiscard]] HYPERTUNE_INLINE static const TrialState* nearest_within(const std::vector<const TrialState*>& trials,
+                                                                          const std::vector<double>& u);
     // The median of the finite losses of a level that has some.
-    [[nodiscard]] static double median_loss(const Level& l) {
-        std::vector<double> finite;
-        for (const auto& [trial, loss] : l.losses)
-            if (std::isfinite(loss)) finite.push_back(loss);
-        auto middle = finite.begin() + static_cast<std::ptrdiff_t>(finite.size() / 2);
-        std::nth_element(finite.begin(), middle, finite.end());
-        return *middle;
-    }
-
+    [[nodiscard]] HYPERTUNE_INLINE static double median_loss(const Level& l);
     // Per level below `level`: the median of (loss at `level` - loss there) over the trials with a
     // finite loss at both, or nothing when fewer than min_shift_pairs have.
-    [[nodiscard]] std::vector<std::optional<double>> shifts_to(std::size_t level) const {
-        std::vector<std::optional<double>> shift(level);
-        std::vector<double> differences;
-        for (std::size_t below = 0; below < level; ++below) {
-            differences.clear();
-            for (const auto& [trial, loss] : levels_[level].losses) {
-                auto it = levels_[below].losses.find(trial);
-                if (it != levels_[below].losses.end() && std::isfinite(loss) && std::isfinite(it->second))
-                    differences.push_back(loss - it->second);
-            }
-            if (differences.size() < min_shift_pairs) continue;
-            auto middle = differences.begin() + static_cast<std::ptrdiff_t>(differences.size() / 2);
-            std::nth_element(differences.begin(), middle, differences.end());
-            shift[below] = *middle;
-        }
-        return shift;
-    }
-
+    [[nodiscard]] HYPERTUNE_INLINE std::vector<std::optional<double>> shifts_to(std::size_t level) const;
     // Adds "trial <id>: <text>" unless a note of the same text up to its numbers was added before.
-    void note_once(TrialId id, const std::string& text) {
-        std::string shape;
-        for (char c : text)
-            if (!std::isdigit(static_cast<unsigned char>(c))) shape += c;
-        if (model_notes_seen_.insert(shape).second) notes_.push_back({id, text});
-    }
+    HYPERTUNE_INLINE void note_once(TrialId id, const std::string& text);
 
     ModelBasedOptions options_;
     SearchSpace space_;
@@ -426,3 +246,7 @@ static_assert(Strategy<ModelBased<Hyperband>>);
 static_assert(Strategy<ModelBased<ASHA>>);
 
 }  // namespace hypertune
+
+#ifndef HYPERTUNE_COMPILED
+#include <hypertune/impl/strategies/model_based.hpp>
+#endif

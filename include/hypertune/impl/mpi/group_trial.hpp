@@ -1,0 +1,82 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// Definitions of <hypertune/mpi/group_trial.hpp>: a group's side of its reports and checkpoints.
+// Inline unless the program links hypertune::compiled_mpi, which compiles them (see
+// <hypertune/linkage.hpp>).
+
+#include <hypertune/error.hpp>
+#include <hypertune/linkage.hpp>
+#include <hypertune/mpi/channel.hpp>
+#include <hypertune/mpi/group_trial.hpp>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <limits>
+
+#if defined(HYPERTUNE_COMPILED_MPI) && !defined(HYPERTUNE_BUILDING_LIBRARY)
+#error "<hypertune/impl/mpi/group_trial.hpp> is compiled into hypertune::compiled_mpi: include <hypertune/mpi/group_trial.hpp>"
+#endif
+
+namespace hypertune::mpi {
+
+namespace detail {
+
+HYPERTUNE_MPI_INLINE Decision GroupHost::exchange(int tag, const std::string& message) {
+    std::string reply;
+    if (leader_) {
+        channel_->send(0, tag, message);
+        reply = channel_->receive(0, reply_tag).second;
+    }
+    broadcast(reply, 0, internal_, *group_channel_);
+    if (reply.empty()) throw Error("hypertune::mpi: empty reply to a report");
+    // Trial::report makes this the trial's failure and throws it, on every rank of the group.
+    if (reply[0] == reply_error) throw InvalidArgument(reply.substr(1));
+    return reply[0] == reply_stop ? Decision::Stop : Decision::Continue;
+}
+
+HYPERTUNE_MPI_INLINE Decision GroupHost::on_report(Trial&, Resource step, double value) {
+    return exchange(report_tag, leader_ ? pack(ReportMessage{step, value}) : std::string());
+}
+
+HYPERTUNE_MPI_INLINE Decision GroupHost::on_report_metrics(Trial&, Resource step, const Metrics& values) {
+    return exchange(report_metrics_tag, leader_ ? pack(step) + metrics_bytes(values) : std::string());
+}
+
+HYPERTUNE_MPI_INLINE void GroupHost::on_checkpoint(Trial&, Resource, const std::string& bytes) {
+    if (leader_) channel_->send(0, save_tag, bytes);
+}
+
+HYPERTUNE_MPI_INLINE std::string GroupHost::checkpoint_folder(Trial& trial) {
+    throw Error(fmt::format("trial {}: checkpoint_dir() is not available under hypertune::mpi::fit (the folder would "
+                            "be rank 0's); save_checkpoint() is: the leader's bytes are kept",
+                            trial.id()));
+}
+
+HYPERTUNE_MPI_INLINE std::string metrics_bytes(const Metrics& m) {
+    nlohmann::json j = nlohmann::json::array();
+    for (const auto& [name, value] : m.values())
+        j.push_back({name, std::isfinite(value) ? nlohmann::json(value) : nlohmann::json(nullptr)});
+    return j.dump();
+}
+
+HYPERTUNE_MPI_INLINE Metrics metrics_from(const std::string& bytes) {
+    Metrics m;
+    for (const auto& item : nlohmann::json::parse(bytes))
+        m.set(item.at(0).get<std::string>(),
+              item.at(1).is_null() ? std::numeric_limits<double>::quiet_NaN() : item.at(1).get<double>());
+    return m;
+}
+
+}  // namespace detail
+
+HYPERTUNE_MPI_INLINE GroupTrial::GroupTrial(detail::GroupHost& host, TrialId id, Config config, Resource budget,
+                                            Resource resumed_from, std::optional<std::string> checkpoint, MPI_Comm comm,
+                                            std::vector<int> world_ranks)
+    : Trial(host, id, std::move(config), budget, resumed_from, std::move(checkpoint)), comm_(comm),
+      world_ranks_(std::move(world_ranks)) {
+    MPI_Comm_rank(comm_, &rank_);
+    MPI_Comm_size(comm_, &size_);
+}
+
+}  // namespace hypertune::mpi

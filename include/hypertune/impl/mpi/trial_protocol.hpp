@@ -1,0 +1,127 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// Definitions of <hypertune/mpi/trial_protocol.hpp>: the coordinator's and the group's sides of a
+// trial. Inline unless the program links hypertune::compiled_mpi, which compiles them (see
+// <hypertune/linkage.hpp>).
+
+#include <hypertune/linkage.hpp>
+#include <hypertune/mpi/trial_protocol.hpp>
+
+#if defined(HYPERTUNE_COMPILED_MPI) && !defined(HYPERTUNE_BUILDING_LIBRARY)
+#error "<hypertune/impl/mpi/trial_protocol.hpp> is compiled into hypertune::compiled_mpi: include <hypertune/mpi/trial_protocol.hpp>"
+#endif
+
+namespace hypertune::mpi::detail {
+
+HYPERTUNE_MPI_INLINE std::string coordinate_trial(Channel& channel, const std::vector<int>& ranks, const Config& cfg,
+                                                  Trial& trial) {
+    nlohmann::json header = {{"trial", trial.id()},
+                             {"config", cfg.to_json()},
+                             {"budget", trial.budget()},
+                             {"resumed_from", trial.resumed_from()},
+                             {"checkpoint", trial.checkpoint().has_value()},
+                             {"ranks", ranks}};
+    const std::string bytes = header.dump();
+    for (int r : ranks) channel.send(r, trial_tag, bytes);
+    const int leader = ranks.front();
+    if (trial.checkpoint()) channel.send(leader, checkpoint_tag, *trial.checkpoint());
+    // The report as this rank's Trial takes it; its rejection goes back to the group as text.
+    auto answer = [&](auto&& report) {
+        std::string reply;
+        try {
+            report();
+            reply.assign(1, trial.should_stop() ? reply_stop : reply_continue);
+        } catch (const std::exception& e) {
+            // The group throws this on every rank, then ends the trial as failed.
+            reply = std::string(1, reply_error) + e.what();
+        }
+        channel.send(leader, reply_tag, reply);
+    };
+    for (;;) {
+        auto [tag, message] = channel.receive(leader);
+        switch (tag) {
+            case report_tag: {
+                auto m = unpack<ReportMessage>(message);
+                answer([&] { trial.report(m.step, m.value); });
+                break;
+            }
+            case report_metrics_tag: {
+                if (message.size() < sizeof(Resource))
+                    throw Error(fmt::format("hypertune::mpi: malformed message of {} bytes", message.size()));
+                const auto step = unpack<Resource>(message.substr(0, sizeof(Resource)));
+                answer([&] { trial.report(step, metrics_from(message.substr(sizeof(Resource)))); });
+                break;
+            }
+            case save_tag: trial.save_checkpoint(std::move(message)); break;
+            case result_tag: return message;
+            case failed_tag: throw Error(message);
+            default: throw Error(fmt::format("hypertune::mpi: unexpected message tag {} from rank {}", tag, leader));
+        }
+    }
+}
+
+HYPERTUNE_MPI_INLINE void run_in_group(const SearchSpace& space, const GroupObjectiveFunction& objective,
+                                       Channel& channel, MPI_Comm groups_parent, const nlohmann::json& h,
+                                       int max_sleep_us) {
+    const auto ranks = h.at("ranks").get<std::vector<int>>();
+    CommHandle group;
+    create_group(groups_parent, ranks, group);
+    CommHandle internal;  // our own collectives, apart from the user's traffic on `group`
+    check(MPI_Comm_dup(group.get(), internal.out()), "MPI_Comm_dup");
+    Channel group_channel(internal.get(), max_sleep_us);
+    int group_rank = 0;
+    MPI_Comm_rank(group.get(), &group_rank);
+    const bool leader = group_rank == 0;
+    std::optional<std::string> checkpoint;
+    if (h.at("checkpoint").get<bool>()) {
+        std::string bytes;
+        if (leader) bytes = channel.receive(0, checkpoint_tag).second;
+        broadcast(bytes, 0, internal.get(), group_channel);
+        checkpoint = std::move(bytes);
+    }
+    GroupHost host(leader, internal.get(), channel, group_channel);
+    std::string result;
+    std::string error;
+    try {
+        GroupTrial trial = GroupTrialAccess::make(host, h.at("trial").get<TrialId>(), space.from_json(h.at("config")),
+                                                  h.at("budget").get<Resource>(), h.at("resumed_from").get<Resource>(),
+                                                  std::move(checkpoint), group.get(), ranks);
+        result = objective.call(trial.config(), trial);
+    } catch (const std::exception& e) {
+        error = e.what();
+        if (error.empty()) error = "an exception with an empty message";
+    } catch (...) {
+        error = "a non-standard exception";
+    }
+    // The group agrees on failure: the lowest group rank that failed tells why.
+    int mine = error.empty() ? INT_MAX : group_rank;
+    int first = INT_MAX;
+    MPI_Request request = MPI_REQUEST_NULL;
+    check(MPI_Iallreduce(&mine, &first, 1, MPI_INT, MPI_MIN, internal.get(), &request), "MPI_Iallreduce");
+    group_channel.wait(request);
+    if (first != INT_MAX) {
+        broadcast(error, first, internal.get(), group_channel);
+        if (leader) {
+            std::string why = first == 0 ? error
+                                         : fmt::format("rank {} of the group (world rank {}): {}", first,
+                                                       ranks[static_cast<std::size_t>(first)], error);
+            channel.send(0, failed_tag, why);
+        }
+    } else if (leader) {
+        channel.send(0, result_tag, result);
+    }
+}
+
+HYPERTUNE_MPI_INLINE void serve_rank(const SearchSpace& space, const GroupObjectiveFunction& objective, MPI_Comm world,
+                                     MPI_Comm groups_parent, int world_rank, int max_sleep_us) {
+    Channel channel(world, max_sleep_us);
+    for (;;) {
+        auto [tag, bytes] = channel.receive(0);
+        if (tag == stop_tag) return;
+        if (tag != trial_tag)
+            throw Error(fmt::format("hypertune::mpi: rank {} expected a trial, got message tag {}", world_rank, tag));
+        run_in_group(space, objective, channel, groups_parent, nlohmann::json::parse(bytes), max_sleep_us);
+    }
+}
+
+}  // namespace hypertune::mpi::detail

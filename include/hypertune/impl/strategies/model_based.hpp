@@ -1,0 +1,217 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// Definitions of <hypertune/strategies/model_based.hpp>: ModelBasedSampler's levels, observations
+// and proposals. Inline in header-only mode, compiled into hypertune::compiled otherwise (see
+// <hypertune/linkage.hpp>).
+
+#include <hypertune/detail/random.hpp>
+#include <hypertune/linkage.hpp>
+#include <hypertune/strategies/bayesian.hpp>
+#include <hypertune/strategies/model_based.hpp>
+
+#if defined(HYPERTUNE_COMPILED) && !defined(HYPERTUNE_BUILDING_LIBRARY)
+#error "<hypertune/impl/strategies/model_based.hpp> is compiled into hypertune::compiled: include <hypertune/strategies/model_based.hpp>"
+#endif
+
+namespace hypertune {
+
+HYPERTUNE_INLINE ModelBasedSampler::ModelBasedSampler(ModelBasedOptions options) : options_(options) {
+    if (!(options_.random_fraction >= 0.0 && options_.random_fraction <= 1.0))
+        throw InvalidArgument(fmt::format("ModelBased: random_fraction must be in [0, 1], got {}", options_.random_fraction));
+    if (options_.min_points == 1) throw InvalidArgument("ModelBased: min_points must be >= 2 (or 0 for d + 2), got 1");
+    if (options_.candidates < 1) throw InvalidArgument("ModelBased: candidates must be >= 1, got 0");
+}
+
+HYPERTUNE_INLINE void ModelBasedSampler::start(const SearchSpace& space, const SamplerContext& ctx) {
+    space_ = space;
+    seed_ = ctx.seed;
+    resources_ = ctx.levels;
+    min_points_ = options_.min_points != 0 ? options_.min_points : space.dimensions() + 2;
+    levels_.assign(resources_.size(), Level{});
+    trials_.clear();
+    notes_.clear();
+    model_notes_seen_.clear();
+    model_level_.reset();
+    model_proposals_ = 0;
+}
+
+HYPERTUNE_INLINE std::optional<Config> ModelBasedSampler::sample(TrialId id) {
+    TrialState t{RandomSampler::sample(space_, seed_, id), {}};
+    if (!keeps_random(id))
+        if (auto level = level_for_model())
+            if (auto proposed = propose(id, *level)) {
+                t.config = std::move(*proposed);
+                t.from_model = true;
+            }
+    t.point = space_.encode(t.config);
+    Config out = t.config;
+    trials_.insert_or_assign(id, std::move(t));
+    return out;
+}
+
+HYPERTUNE_INLINE void ModelBasedSampler::on_report(TrialId id, Resource step, double loss) {
+    if (auto it = trials_.find(id); it != trials_.end()) record(id, it->second, step, loss);
+}
+
+HYPERTUNE_INLINE void ModelBasedSampler::on_result(TrialId id, const Outcome& outcome) {
+    auto it = trials_.find(id);
+    if (it == trials_.end()) return;
+    TrialState& t = it->second;
+    if (outcome.status == Outcome::Status::Failed || !std::isfinite(outcome.loss)) {
+        // A failure at the level it was running towards: the model sees it at the worst loss there.
+        t.ended = true;
+        const auto next = static_cast<std::size_t>(t.last_level + 1);
+        if (next < resources_.size()) {
+            set_loss(next, id, std::numeric_limits<double>::quiet_NaN());
+            t.last_level = static_cast<int>(next);
+        }
+        return;
+    }
+    if (outcome.status == Outcome::Status::Stopped) t.ended = true;
+    record(id, t, outcome.resource, outcome.loss);
+}
+
+HYPERTUNE_INLINE void ModelBasedSampler::on_decision(const DecisionRecord& d) {
+    if (d.kind != DecisionRecord::Kind::Stop) return;
+    if (auto it = trials_.find(d.trial); it != trials_.end()) it->second.ended = true;
+}
+
+HYPERTUNE_INLINE std::size_t ModelBasedSampler::observations(Resource resource) const {
+    auto it = std::find(resources_.begin(), resources_.end(), resource);
+    return it == resources_.end() ? 0 : levels_[static_cast<std::size_t>(it - resources_.begin())].losses.size();
+}
+
+HYPERTUNE_INLINE bool ModelBasedSampler::keeps_random(TrialId id) const {
+    if (options_.random_fraction >= 1.0) return true;
+    return detail::to_unit(detail::hash3(seed_, stream_random_share, id)) < options_.random_fraction;
+}
+
+HYPERTUNE_INLINE std::optional<std::size_t> ModelBasedSampler::level_for_model() const {
+    for (std::size_t i = levels_.size(); i-- > 0;)
+        if (levels_[i].finite >= min_points_) return i;
+    return std::nullopt;
+}
+
+HYPERTUNE_INLINE void ModelBasedSampler::set_loss(std::size_t level, TrialId id, double loss) {
+    Level& l = levels_[level];
+    auto [it, inserted] = l.losses.try_emplace(id, loss);
+    if (!inserted) {
+        if (std::isfinite(it->second)) --l.finite;
+        it->second = loss;
+    }
+    if (std::isfinite(loss)) ++l.finite;
+}
+
+HYPERTUNE_INLINE void ModelBasedSampler::record(TrialId id, TrialState& t, Resource step, double loss) {
+    auto above = std::upper_bound(resources_.begin(), resources_.end(), step);
+    if (above == resources_.begin()) return;  // below the first level
+    const auto level = static_cast<int>(above - resources_.begin()) - 1;
+    const bool at_level = resources_[static_cast<std::size_t>(level)] == step;
+    if (level > t.last_level || (level == t.last_level && at_level)) {
+        set_loss(static_cast<std::size_t>(level), id, std::isfinite(loss) ? loss : std::numeric_limits<double>::quiet_NaN());
+        t.last_level = level;
+    }
+}
+
+HYPERTUNE_INLINE std::optional<Config> ModelBasedSampler::propose(TrialId id, std::size_t level) {
+    const Level& l = levels_[level];
+    try {
+        GPSampler model(BayesianOptions{.initial_points = min_points_, .candidates = options_.candidates});
+        model.start(space_, SamplerContext{detail::hash3(seed_, stream_model, id), {}});
+        const auto at = static_cast<int>(level);
+        const std::vector<std::optional<double>> shift = shifts_to(level);
+        const double median = median_loss(l);
+        std::vector<const TrialState*> left_out;  // ended below the level, not entered
+        for (const auto& [trial, t] : trials_) {
+            if (auto it = l.losses.find(trial); it != l.losses.end()) {
+                model.observe(t.config, it->second);
+            } else if (t.last_level > at) {
+                continue;  // its reports skipped this level: it has losses above it
+            } else if (!t.ended) {
+                model.observe_pending(t.config);  // running or paused: it may still get here
+            } else if (t.last_level < 0) {
+                left_out.push_back(&t);
+            } else {
+                const auto below = static_cast<std::size_t>(t.last_level);
+                const double loss = levels_[below].losses.at(trial);  // NaN: it failed there
+                if (!std::isnan(loss) && shift[below] && loss + *shift[below] > median)
+                    model.observe(t.config, loss + *shift[below]);
+                else
+                    left_out.push_back(&t);
+            }
+        }
+        // The fresh model's trials count from 0: its random draws depend on (its seed, 0, 1, ...).
+        TrialId asked = 0;
+        Config proposal = *model.sample(asked++);
+        // A repeat of a trial left out is marked pending and the model asked again (its fit is reused).
+        for (int again = 0; again < max_repeat_asks; ++again) {
+            const TrialState* repeated = nearest_within(left_out, space_.encode(proposal));
+            if (repeated == nullptr) break;
+            model.observe_pending(repeated->config);
+            proposal = *model.sample(asked++);
+        }
+        if (!model_level_ || *model_level_ != level) {
+            if (!model_level_)
+                notes_.push_back({id, fmt::format("the model takes over, fitted on the {} losses at resource {} "
+                                                  "({:.0f}% of new configurations stay random)",
+                                                  l.finite, resources_[level], 100.0 * options_.random_fraction)});
+            else if (level > *model_level_)
+                notes_.push_back(
+                    {id, fmt::format("the model moves up to resource {} ({} losses)", resources_[level], l.finite)});
+            model_level_ = level;
+        }
+        for (const Note& n : model.notes()) note_once(id, "the model: " + n.text);
+        ++model_proposals_;
+        return proposal;
+    } catch (const std::exception& e) {
+        note_once(id, fmt::format("the model failed ({}); the configuration stays random", e.what()));
+        return std::nullopt;
+    }
+}
+
+HYPERTUNE_INLINE const ModelBasedSampler::TrialState* ModelBasedSampler::nearest_within(
+    const std::vector<const TrialState*>& trials, const std::vector<double>& u) {
+    constexpr double radius2 = GPSampler::pending_radius * GPSampler::pending_radius;
+    for (const TrialState* t : trials) {
+        double d2 = 0.0;
+        for (std::size_t j = 0; j < u.size(); ++j) d2 += (t->point[j] - u[j]) * (t->point[j] - u[j]);
+        if (d2 < radius2) return t;
+    }
+    return nullptr;
+}
+
+HYPERTUNE_INLINE double ModelBasedSampler::median_loss(const Level& l) {
+    std::vector<double> finite;
+    for (const auto& [trial, loss] : l.losses)
+        if (std::isfinite(loss)) finite.push_back(loss);
+    auto middle = finite.begin() + static_cast<std::ptrdiff_t>(finite.size() / 2);
+    std::nth_element(finite.begin(), middle, finite.end());
+    return *middle;
+}
+
+HYPERTUNE_INLINE std::vector<std::optional<double>> ModelBasedSampler::shifts_to(std::size_t level) const {
+    std::vector<std::optional<double>> shift(level);
+    std::vector<double> differences;
+    for (std::size_t below = 0; below < level; ++below) {
+        differences.clear();
+        for (const auto& [trial, loss] : levels_[level].losses) {
+            auto it = levels_[below].losses.find(trial);
+            if (it != levels_[below].losses.end() && std::isfinite(loss) && std::isfinite(it->second))
+                differences.push_back(loss - it->second);
+        }
+        if (differences.size() < min_shift_pairs) continue;
+        auto middle = differences.begin() + static_cast<std::ptrdiff_t>(differences.size() / 2);
+        std::nth_element(differences.begin(), middle, differences.end());
+        shift[below] = *middle;
+    }
+    return shift;
+}
+
+HYPERTUNE_INLINE void ModelBasedSampler::note_once(TrialId id, const std::string& text) {
+    std::string shape;
+    for (char c : text)
+        if (!std::isdigit(static_cast<unsigned char>(c))) shape += c;
+    if (model_notes_seen_.insert(shape).second) notes_.push_back({id, text});
+}
+
+}  // namespace hypertune
