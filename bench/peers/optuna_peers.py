@@ -2,12 +2,18 @@
 # SPDX-License-Identifier: MIT
 """Optuna's side of the peer comparison (README.md): one JSON line per (sampler, function, budget, seed)
 
-  {"library":"optuna","sampler":"TPE","function":"branin","budget":50,"seed":3,"regret":...,"seconds":...,
-   "cpu_seconds":...}
+  {"library":"optuna","sampler":"TPE","function":"branin","budget":50,"seed":3,"regret":...,
+   "bound_fraction":...,"seconds":...,"cpu_seconds":...}
 
 TPE is TPESampler(seed=s) with Optuna 3.1's defaults (multivariate=False: independent univariate
-Parzen estimators, 10 random startup trials, 24 EI candidates); Random is RandomSampler(seed=s).
+Parzen estimators, 10 random startup trials, 24 EI candidates); CmaEs is CmaEsSampler(seed=s)
+with its defaults (python3-cmaes; the mean starts at the centre of the box, sigma0 = 1/6 of the
+narrowest range, one random startup trial, population 4 + floor(3 ln d); a categorical parameter
+is outside its search space and drawn by its independent sampler, RandomSampler(seed=s));
+Random is RandomSampler(seed=s).
 "TPEmv" (TPESampler(seed=s, multivariate=True)) is available but not run by default.
+bound_fraction is the share of the first `budget` trials with a parameter on a bound of its
+range (test_functions.on_bound).
 Trials are driven through study.ask()/study.tell(), one at a time, in memory.
 As in peer_functions, one run goes to the largest budget and reports at every budget on the way
 (Optuna's samplers do not know n_trials, so this is what separate runs would give).
@@ -26,12 +32,14 @@ import test_functions  # noqa: E402
 
 import optuna  # noqa: E402
 
-SAMPLERS = ("TPE", "Random", "TPEmv")
+SAMPLERS = ("TPE", "CmaEs", "Random", "TPEmv")
 
 
 def make_sampler(name, seed):
     if name == "TPE":
         return optuna.samplers.TPESampler(seed=seed)
+    if name == "CmaEs":
+        return optuna.samplers.CmaEsSampler(seed=seed)
     if name == "TPEmv":
         return optuna.samplers.TPESampler(seed=seed, multivariate=True)
     return optuna.samplers.RandomSampler(seed=seed)
@@ -42,9 +50,11 @@ def run(fn, sampler, budgets, seed, out):
     t0, c0 = time.perf_counter(), time.process_time()
     study = optuna.create_study(direction="minimize", sampler=make_sampler(sampler, seed))
     best_observed, best_true = math.inf, math.inf  # f at the best observed configuration
+    bounded = 0
     for index in range(budgets[-1]):
         trial = study.ask()
         params = test_functions.suggest(trial, fn.space)
+        bounded += test_functions.on_bound(params, fn.space)
         observed = fn.observe(params, seed, index)
         if observed < best_observed:
             best_observed = observed
@@ -53,6 +63,7 @@ def run(fn, sampler, budgets, seed, out):
         if index + 1 in budgets:
             out.write(json.dumps({"library": "optuna", "sampler": sampler, "function": fn.name,
                                   "budget": index + 1, "seed": seed, "regret": best_true - fn.minimum,
+                                  "bound_fraction": bounded / (index + 1),
                                   "seconds": time.perf_counter() - t0,
                                   "cpu_seconds": time.process_time() - c0}) + "\n")
             out.flush()
@@ -68,7 +79,7 @@ def main():
     ap.add_argument("--samplers", default="TPE,Random", help="of " + ",".join(SAMPLERS))
     args = ap.parse_args()
     optuna.logging.set_verbosity(optuna.logging.ERROR)
-    warnings.simplefilter("ignore")  # TPEmv's ExperimentalWarning
+    warnings.simplefilter("ignore")  # TPEmv's ExperimentalWarning, CmaEs's independent sampling
     budgets = [int(b) for b in args.budgets.split(",") if b]
     for name in args.functions.split(","):
         if name not in functions:

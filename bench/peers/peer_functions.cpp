@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: MIT
 // hypertune's side of the peer comparison (bench/peers/README.md). Prints one JSON line per
 // (sampler, function, budget, seed):
-//   {"library":"hypertune","sampler":"Bayesian","function":"branin","budget":50,"seed":3,"regret":...,"seconds":...}
+//   {"library":"hypertune","sampler":"Bayesian","function":"branin","budget":50,"seed":3,"regret":...,
+//    "bound_fraction":...,"seconds":...,"cpu_seconds":...}
+// bound_fraction: the share of the first `budget` trials with a parameter on a bound of its range
+// (peers::on_bound).
 //
 //   peer_functions [--functions a,b] [--budgets 50,200] [--seeds N] [--first-seed S]
 //                  [--samplers Bayesian,Random] [--candidates N]
@@ -57,7 +60,7 @@ void run(S strategy, const std::string& sampler, const TestFunction& fn, const s
     strategy.start(fn.space, {seed, max_budget});
     double best_observed = std::numeric_limits<double>::infinity();
     double best_true = std::numeric_limits<double>::infinity();  // f at the best observed configuration
-    std::size_t done = 0, next = 0;
+    std::size_t done = 0, next = 0, bounded = 0;
     while (next < budgets.size()) {
         auto s = strategy.ask();
         if (!s.runs()) throw std::runtime_error("the strategy stopped before the budget");
@@ -66,6 +69,7 @@ void run(S strategy, const std::string& sampler, const TestFunction& fn, const s
             best_observed = observed;
             best_true = fn.noise > 0.0 ? fn.value(s.config) : observed;
         }
+        if (peers::on_bound(s.config)) ++bounded;
         strategy.tell(s.trial, ht::Outcome::completed(observed, 1));
         ++done;
         while (next < budgets.size() && budgets[next] == done) {
@@ -76,6 +80,7 @@ void run(S strategy, const std::string& sampler, const TestFunction& fn, const s
             j["budget"] = done;
             j["seed"] = seed;
             j["regret"] = best_true - fn.minimum;
+            j["bound_fraction"] = static_cast<double>(bounded) / static_cast<double>(done);
             j["seconds"] = now() - t0;
             j["cpu_seconds"] = cpu_now() - c0;  // less sensitive than wall time to other load
             print(j);
@@ -138,6 +143,7 @@ void evaluate(const std::vector<TestFunction>& functions) {
         j["function"] = name;
         j["value"] = it->value(c);
         j["observed"] = it->observe(c, in.value("seed", std::uint64_t{0}), in.value("index", std::uint64_t{0}));
+        j["on_bound"] = peers::on_bound(c);
         print(j);
     }
 }

@@ -10,6 +10,14 @@
 //   mixed4            units: integer 1..1000 (log), depth: integer 1..16, kind: one of 4 categories,
 //                     lr: continuous in [1e-4, 1] (log); min by enumeration (mixed4_minimum())
 //   noisy_hartmann6   hartmann6 + N(0, 0.1^2) on every observation; regret on the noise-free value
+//   levy10, levy20    Levy on [-10, 10]^d, its optimum moved from x = 1 to the shifted point; min 0
+//   rastrigin5        Rastrigin on [-5.12, 5.12]^5, optimum moved from 0 to the shifted point; min 0
+//   michalewicz5      Michalewicz (m = 10) on [0, pi]^5, unshifted; min -4.687658179088148
+//   griewank8         Griewank on [-50, 50]^8, optimum moved from 0 to the shifted point; min 0
+//
+// The shifted point is centre + a fixed fraction of the half-width in each coordinate: the standard
+// forms have their optimum at (or, for Levy, next to) the centre of a symmetric box, which any
+// method that samples the centre first would find for free.
 
 #include <hypertune/search_space.hpp>
 
@@ -21,6 +29,7 @@
 #include <numbers>
 #include <stdexcept>
 #include <string>
+#include <variant>
 #include <vector>
 
 namespace peers {
@@ -39,7 +48,9 @@ inline double branin(const ht::Config& c) {
     return std::pow(x2 - b * x1 * x1 + cc * x1 - 6.0, 2) + 10.0 * (1.0 - t) * std::cos(x1) + 10.0;
 }
 
-inline constexpr std::array<const char*, 6> coordinate_names = {"x0", "x1", "x2", "x3", "x4", "x5"};
+inline constexpr std::array<const char*, 20> coordinate_names = {
+    "x0", "x1", "x2", "x3", "x4", "x5", "x6", "x7", "x8", "x9",
+    "x10", "x11", "x12", "x13", "x14", "x15", "x16", "x17", "x18", "x19"};
 
 inline double hartmann6(const ht::Config& c) {
     static constexpr double alpha[4] = {1.0, 1.2, 3.0, 3.2};
@@ -70,6 +81,71 @@ inline double rosenbrock4(const ht::Config& c) {
     for (std::size_t j = 0; j + 1 < 4; ++j)
         sum += 100.0 * (x[j + 1] - x[j] * x[j]) * (x[j + 1] - x[j] * x[j]) + (1.0 - x[j]) * (1.0 - x[j]);
     return sum;
+}
+
+// Where the shifted functions have their optimum: centre + shift_fraction[j] * half-width, at
+// 0.08 to 0.34 of the width from the centre (and at least 0.16 of it from a bound).
+inline constexpr std::array<double, 20> shift_fraction = {0.42, -0.61, 0.27, -0.35, 0.68, -0.19, 0.53,
+                                                          -0.47, 0.14, -0.66, 0.39, -0.23, 0.57, -0.52,
+                                                          0.31, -0.28, 0.63, -0.41, 0.22, -0.58};
+inline constexpr double levy_half = 10.0, rastrigin_half = 5.12, griewank_half = 50.0;
+// Levy uses shift_fraction[0..d-1] (levy20 extends levy10); the others their own stretch of it,
+// so that one random design does not sit equally close to every function's optimum.
+inline constexpr std::size_t rastrigin_shift = 10, griewank_shift = 12;
+inline constexpr double michalewicz5_min = -4.687658179088148;
+
+// The first d coordinates x0..x(d-1), in order (the cubes below add nothing else).
+inline std::vector<double> coordinates(const ht::Config& c, std::size_t d) {
+    std::vector<double> x(d);
+    for (std::size_t j = 0; j < d; ++j) x[j] = std::get<double>(c.value(j));
+    return x;
+}
+
+// Levy: w = 1 + (x - 1) / 4 in the standard form, whose optimum is x = 1; here x - 1 becomes
+// x - shift, so the optimum is the shifted point.
+inline double levy(const std::vector<double>& x, double half) {
+    const double pi = std::numbers::pi;
+    std::vector<double> w(x.size());
+    for (std::size_t j = 0; j < x.size(); ++j) w[j] = 1.0 + (x[j] - shift_fraction[j] * half) / 4.0;
+    double total = std::pow(std::sin(pi * w[0]), 2);
+    for (std::size_t j = 0; j + 1 < w.size(); ++j)
+        total += (w[j] - 1.0) * (w[j] - 1.0) * (1.0 + 10.0 * std::pow(std::sin(pi * w[j] + 1.0), 2));
+    const double last = w.back();
+    return total + (last - 1.0) * (last - 1.0) * (1.0 + std::pow(std::sin(2.0 * pi * last), 2));
+}
+
+inline double levy10(const ht::Config& c) { return levy(coordinates(c, 10), levy_half); }
+inline double levy20(const ht::Config& c) { return levy(coordinates(c, 20), levy_half); }
+
+inline double rastrigin5(const ht::Config& c) {
+    const auto x = coordinates(c, 5);
+    double total = 10.0 * static_cast<double>(x.size());
+    for (std::size_t j = 0; j < x.size(); ++j) {
+        const double z = x[j] - shift_fraction[rastrigin_shift + j] * rastrigin_half;
+        total += z * z - 10.0 * std::cos(2.0 * std::numbers::pi * z);
+    }
+    return total;
+}
+
+inline double griewank8(const ht::Config& c) {
+    const auto x = coordinates(c, 8);
+    double sum = 0.0, product = 1.0;
+    for (std::size_t j = 0; j < x.size(); ++j) {
+        const double z = x[j] - shift_fraction[griewank_shift + j] * griewank_half;
+        sum += z * z;
+        product *= std::cos(z / std::sqrt(static_cast<double>(j) + 1.0));
+    }
+    return 1.0 + sum / 4000.0 - product;
+}
+
+// Michalewicz, m = 10: -sum sin(x_i) sin(i x_i^2 / pi)^20, i = 1..d. Separable, so its minimum
+// is the sum of five one-dimensional minima (test_functions.py holds the minimiser).
+inline double michalewicz5(const ht::Config& c) {
+    const auto x = coordinates(c, 5);
+    double total = 0.0;
+    for (std::size_t j = 0; j < x.size(); ++j)
+        total -= std::sin(x[j]) * std::pow(std::sin(static_cast<double>(j + 1) * x[j] * x[j] / std::numbers::pi), 20);
+    return total;
 }
 
 // mixed4: a stand-in for a small network's validation loss.
@@ -166,7 +242,29 @@ inline std::vector<TestFunction> test_functions() {
                                    ht::ContinuousParameter("lr", 1e-4, 1.0, ht::Scaling::Logarithmic)},
                    mixed4, mixed4_minimum()});
     out.push_back({"noisy_hartmann6", unit_cube(6, 0.0, 1.0), hartmann6, hartmann6_min, noise_sd});
+    out.push_back({"levy10", unit_cube(10, -levy_half, levy_half), levy10, 0.0});
+    out.push_back({"levy20", unit_cube(20, -levy_half, levy_half), levy20, 0.0});
+    out.push_back({"rastrigin5", unit_cube(5, -rastrigin_half, rastrigin_half), rastrigin5, 0.0});
+    out.push_back({"michalewicz5", unit_cube(5, 0.0, std::numbers::pi), michalewicz5, michalewicz5_min});
+    out.push_back({"griewank8", unit_cube(8, -griewank_half, griewank_half), griewank8, 0.0});
     return out;
+}
+
+// True when a continuous or integer parameter is on a bound of its range (within 1e-12 of the
+// range's width, for values that went through a logarithm); categoricals never count.
+// test_functions.py's on_bound is the same rule.
+inline bool on_bound(const ht::Config& c) {
+    for (std::size_t i = 0; i < c.size(); ++i) {
+        const auto& p = c.parameter(i);
+        if (p.kind == ht::ParameterKind::Integer) {
+            const auto v = static_cast<double>(std::get<std::int64_t>(c.value(i)));
+            if (v == p.min || v == p.max) return true;
+        } else if (p.kind == ht::ParameterKind::Continuous) {
+            const double v = std::get<double>(c.value(i)), tol = 1e-12 * (p.max - p.min);
+            if (std::abs(v - p.min) <= tol || std::abs(p.max - v) <= tol) return true;
+        }
+    }
+    return false;
 }
 
 }  // namespace peers

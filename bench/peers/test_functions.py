@@ -2,7 +2,8 @@
 """The test functions of test_functions.hpp, for Optuna (same spaces, minima and noise).
 
 Each function has a space: a list of (name, kind, low, high, log) for "float" and "int", and
-(name, "categorical", choices) for categories, in the order of the C++ search space.
+(name, "categorical", choices) for categories, in the order of the C++ search space, and its
+known minimisers (`optima`: parameter dicts; `compare.py --check` evaluates them on both sides).
 """
 import math
 
@@ -43,6 +44,64 @@ def hartmann6(p):
 def rosenbrock4(p):
     x = [p[f"x{j}"] for j in range(4)]
     return sum(100.0 * (x[j + 1] - x[j] ** 2) ** 2 + (1.0 - x[j]) ** 2 for j in range(3))
+
+
+# Shifted optima (see test_functions.hpp): the optimum of levy*, rastrigin5 and griewank8 sits at
+# centre + SHIFT[first + j] * half-width in coordinate j, away from the box's centre and bounds.
+SHIFT = (0.42, -0.61, 0.27, -0.35, 0.68, -0.19, 0.53, -0.47, 0.14, -0.66,
+         0.39, -0.23, 0.57, -0.52, 0.31, -0.28, 0.63, -0.41, 0.22, -0.58)
+LEVY_HALF, RASTRIGIN_HALF, GRIEWANK_HALF = 10.0, 5.12, 50.0
+RASTRIGIN_SHIFT, GRIEWANK_SHIFT = 10, 12  # where in SHIFT their coordinates start (Levy: at 0)
+MICHALEWICZ5_MIN = -4.687658179088148
+# Michalewicz is separable: each coordinate's term minimised in one dimension (x1 = pi/2 exactly).
+MICHALEWICZ5_ARGMIN = (2.2029055222627054, math.pi / 2, 1.2849915708849968, 1.9230584688159351,
+                       1.7204697726395524)
+
+
+def _coords(p, d):
+    return [p[f"x{j}"] for j in range(d)]
+
+
+def levy(x, shift_half):
+    """Levy, with its optimum (x = 1 in the standard form) moved to SHIFT * shift_half."""
+    w = [1.0 + (x[j] - SHIFT[j] * shift_half) / 4.0 for j in range(len(x))]
+    total = math.sin(math.pi * w[0]) ** 2
+    for wi in w[:-1]:
+        total += (wi - 1.0) ** 2 * (1.0 + 10.0 * math.sin(math.pi * wi + 1.0) ** 2)
+    return total + (w[-1] - 1.0) ** 2 * (1.0 + math.sin(2.0 * math.pi * w[-1]) ** 2)
+
+
+def levy10(p):
+    return levy(_coords(p, 10), LEVY_HALF)
+
+
+def levy20(p):
+    return levy(_coords(p, 20), LEVY_HALF)
+
+
+def rastrigin5(p):
+    z = [x - SHIFT[RASTRIGIN_SHIFT + j] * RASTRIGIN_HALF for j, x in enumerate(_coords(p, 5))]
+    return 10.0 * len(z) + sum(zi * zi - 10.0 * math.cos(2.0 * math.pi * zi) for zi in z)
+
+
+def griewank8(p):
+    z = [x - SHIFT[GRIEWANK_SHIFT + j] * GRIEWANK_HALF for j, x in enumerate(_coords(p, 8))]
+    product = 1.0
+    for j, zi in enumerate(z):
+        product *= math.cos(zi / math.sqrt(j + 1.0))
+    return 1.0 + sum(zi * zi for zi in z) / 4000.0 - product
+
+
+def michalewicz5(p):
+    return -sum(math.sin(x) * math.sin((j + 1) * x * x / math.pi) ** 20 for j, x in enumerate(_coords(p, 5)))
+
+
+def _point(values):
+    return {f"x{j}": v for j, v in enumerate(values)}
+
+
+def _shifted(d, half, first=0):
+    return [_point([SHIFT[first + j] * half for j in range(d)])]
 
 
 # See test_functions.hpp: category offsets go down, up, down in declaration order.
@@ -94,8 +153,21 @@ def _cube(d, lo, hi):
 
 
 class PeerFunction:
-    def __init__(self, name, space, value, minimum, noise=0.0):
+    def __init__(self, name, space, value, minimum, optima, noise=0.0):
         self.name, self.space, self.value, self.minimum, self.noise = name, space, value, minimum, noise
+        self.optima = optima  # the known minimisers, as parameter dicts
+
+    def centre(self):
+        """The centre of the box, in each parameter's scaling (categoricals: the first choice)."""
+        out = {}
+        for spec in self.space:
+            if spec[1] == "categorical":
+                out[spec[0]] = spec[2][0]
+                continue
+            lo, hi, log = spec[2], spec[3], spec[4]
+            mid = math.sqrt(lo * hi) if log else 0.5 * (lo + hi)
+            out[spec[0]] = round(mid) if spec[1] == "int" else mid
+        return out
 
     def observe(self, params, seed, index):
         """What the optimiser sees at evaluation `index` of a run seeded with `seed`."""
@@ -103,17 +175,49 @@ class PeerFunction:
         return v + self.noise * standard_normal(seed, index) if self.noise > 0.0 else v
 
 
+# Known minimisers (to the digits published; compare.py --check evaluates them).
+BRANIN_ARGMIN = [{"x1": -math.pi, "x2": 12.275}, {"x1": math.pi, "x2": 2.275}, {"x1": 9.42478, "x2": 2.475}]
+HARTMANN6_ARGMIN = [_point((0.20169, 0.150011, 0.476874, 0.275332, 0.311652, 0.6573))]
+MIXED4_ARGMIN = [{"units": 158, "depth": 7, "kind": "beta", "lr": 10.0 ** (-1.4 - 0.3 * (math.log10(158) - 2.2))}]
+
+
 def functions():
     return {f.name: f for f in [
         PeerFunction("branin", [("x1", "float", -5.0, 10.0, False), ("x2", "float", 0.0, 15.0, False)],
-                     branin, BRANIN_MIN),
-        PeerFunction("hartmann6", _cube(6, 0.0, 1.0), hartmann6, HARTMANN6_MIN),
-        PeerFunction("rosenbrock4", _cube(4, -5.0, 10.0), rosenbrock4, 0.0),
+                     branin, BRANIN_MIN, BRANIN_ARGMIN),
+        PeerFunction("hartmann6", _cube(6, 0.0, 1.0), hartmann6, HARTMANN6_MIN, HARTMANN6_ARGMIN),
+        PeerFunction("rosenbrock4", _cube(4, -5.0, 10.0), rosenbrock4, 0.0, [_point([1.0] * 4)]),
         PeerFunction("mixed4", [("units", "int", 1, 1000, True), ("depth", "int", 1, 16, False),
                                 ("kind", "categorical", MIXED4_KINDS), ("lr", "float", 1e-4, 1.0, True)],
-                     mixed4, mixed4_minimum()),
-        PeerFunction("noisy_hartmann6", _cube(6, 0.0, 1.0), hartmann6, HARTMANN6_MIN, NOISE_SD),
+                     mixed4, mixed4_minimum(), MIXED4_ARGMIN),
+        PeerFunction("noisy_hartmann6", _cube(6, 0.0, 1.0), hartmann6, HARTMANN6_MIN, HARTMANN6_ARGMIN, NOISE_SD),
+        PeerFunction("levy10", _cube(10, -LEVY_HALF, LEVY_HALF), levy10, 0.0, _shifted(10, LEVY_HALF)),
+        PeerFunction("levy20", _cube(20, -LEVY_HALF, LEVY_HALF), levy20, 0.0, _shifted(20, LEVY_HALF)),
+        PeerFunction("rastrigin5", _cube(5, -RASTRIGIN_HALF, RASTRIGIN_HALF), rastrigin5, 0.0,
+                     _shifted(5, RASTRIGIN_HALF, RASTRIGIN_SHIFT)),
+        PeerFunction("michalewicz5", _cube(5, 0.0, math.pi), michalewicz5, MICHALEWICZ5_MIN,
+                     [_point(MICHALEWICZ5_ARGMIN)]),
+        PeerFunction("griewank8", _cube(8, -GRIEWANK_HALF, GRIEWANK_HALF), griewank8, 0.0,
+                     _shifted(8, GRIEWANK_HALF, GRIEWANK_SHIFT)),
     ]}
+
+
+def on_bound(params, space):
+    """True when a continuous or integer parameter is on a bound of its range (up to 1e-12 of
+    the range's width, for values that went through a logarithm); categoricals never count."""
+    for spec in space:
+        kind = spec[1]
+        if kind == "categorical":
+            continue
+        v, lo, hi = params[spec[0]], spec[2], spec[3]
+        if kind == "int":
+            if v == lo or v == hi:
+                return True
+        else:
+            tol = 1e-12 * (hi - lo)
+            if abs(v - lo) <= tol or abs(hi - v) <= tol:
+                return True
+    return False
 
 
 def suggest(trial, space):
