@@ -28,21 +28,11 @@
 #include <thread>
 #include <vector>
 
+#include "mpi_checks.hpp"
+
 namespace ht = hypertune;
 
 namespace {
-
-int world_rank = 0;
-int world_size = 1;
-int passed = 0;
-int failed = 0;
-
-void check(bool ok, const std::string& what) {
-    if (ok) ++passed;
-    else ++failed;
-    if (world_rank == 0 || !ok) std::printf("[rank %d] %s: %s\n", world_rank, ok ? "ok  " : "FAIL", what.c_str());
-    std::fflush(stdout);
-}
 
 int training_ranks() { return world_size - 1; }
 

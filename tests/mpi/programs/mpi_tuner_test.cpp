@@ -27,22 +27,11 @@
 #include <thread>
 #include <vector>
 
+#include "mpi_checks.hpp"
+
 namespace ht = hypertune;
 
 namespace {
-
-int world_rank = 0;
-int world_size = 1;
-int passed = 0;
-int failed = 0;
-
-// Records a check made on this rank; rank 0 prints its own, other ranks print only failures.
-void check(bool ok, const std::string& what) {
-    if (ok) ++passed;
-    else ++failed;
-    if (world_rank == 0 || !ok) std::printf("[rank %d] %s: %s\n", world_rank, ok ? "ok  " : "FAIL", what.c_str());
-    std::fflush(stdout);
-}
 
 constexpr int terms = 1000;
 
