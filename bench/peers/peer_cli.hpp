@@ -3,6 +3,7 @@
 // line and in their output: comma lists, the clocks a run is timed by, and one JSON line per run.
 #pragma once
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
 #include <chrono>
@@ -27,6 +28,13 @@ inline std::vector<std::size_t> split_sizes(const std::string& s) {
     std::vector<std::size_t> out;
     for (const auto& item : split(s)) out.push_back(static_cast<std::size_t>(std::stoul(item)));
     return out;
+}
+
+/// Sorts and de-duplicates the --budgets list; false when it is empty or holds 0.
+inline bool normalise_budgets(std::vector<std::size_t>& budgets) {
+    std::sort(budgets.begin(), budgets.end());
+    budgets.erase(std::unique(budgets.begin(), budgets.end()), budgets.end());
+    return !budgets.empty() && budgets.front() != 0;
 }
 
 inline double now() {

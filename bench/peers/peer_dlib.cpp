@@ -235,9 +235,7 @@ int main(int argc, char** argv) try {
         }
         return 0;
     }
-    std::sort(budgets.begin(), budgets.end());
-    budgets.erase(std::unique(budgets.begin(), budgets.end()), budgets.end());
-    if (budgets.empty() || budgets.front() == 0) return usage("--budgets: give positive budgets");
+    if (!peers::normalise_budgets(budgets)) return usage("--budgets: give positive budgets");
     for (const auto& sampler : samplers)
         if (sampler != "LIPO" && sampler != "FindMinGlobal") return usage(("unknown sampler " + sampler).c_str());
     for (const auto& name : names) {

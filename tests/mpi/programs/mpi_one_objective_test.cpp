@@ -199,11 +199,5 @@ int main(int argc, char** argv) {
     run("worker count", test_worker_count);
     run("metrics", test_metrics);
 
-    int counts[2] = {passed, failed};
-    int totals[2] = {0, 0};
-    MPI_Reduce(counts, totals, 2, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
-    if (world_rank == 0) std::printf("%d passed, %d failed (checks on all ranks)\n", totals[0], totals[1]);
-    int any_failed = 0;
-    MPI_Allreduce(&failed, &any_failed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-    return any_failed ? 1 : 0;
+    return finish_checks();
 }
