@@ -7,7 +7,8 @@
 // (peers::on_bound).
 //
 //   peer_functions [--functions a,b] [--budgets 50,200] [--seeds N] [--first-seed S]
-//                  [--samplers Bayesian,Random] [--candidates N]
+//                  [--samplers Bayesian,Random] [--candidates N] [--no-trust-region]
+//                  [--refine]
 //   peer_functions --overhead [--trials 100,200,1000] [--timed 20]
 //   peer_functions --evaluate   < JSON lines {"function":..., "params":{...}, "seed":s, "index":i}
 //   peer_functions --list
@@ -152,6 +153,7 @@ int usage(const char* message) {
     std::fprintf(stderr,
                  "%s\nusage: peer_functions [--functions a,b] [--budgets 50,200] [--seeds N] [--first-seed S]\n"
                  "                      [--samplers Bayesian,Random] [--candidates N]\n"
+                 "                      [--no-trust-region] [--refine]\n"
                  "       peer_functions --overhead [--trials 100,200,1000] [--timed 20]\n"
                  "       peer_functions --evaluate | --list\n",
                  message);
@@ -168,6 +170,8 @@ int main(int argc, char** argv) try {
     std::vector<std::string> samplers = {"Bayesian", "Random"};
     std::vector<std::size_t> counts = {100, 200, 1000};
     std::size_t seeds = 20, timed = 20, candidates = ht::BayesianOptions{}.candidates;
+    bool trust_region = true;
+    bool refine = false;
     std::uint64_t first_seed = 1;
     std::string mode = "run";
     for (int i = 1; i < argc; ++i) {
@@ -182,6 +186,8 @@ int main(int argc, char** argv) try {
         else if (a == "--first-seed") first_seed = std::stoull(value());
         else if (a == "--samplers") samplers = split(value());
         else if (a == "--candidates") candidates = std::stoul(value());
+        else if (a == "--no-trust-region") trust_region = false;
+        else if (a == "--refine") refine = true;
         else if (a == "--trials") counts = split_sizes(value());
         else if (a == "--timed") timed = std::stoul(value());
         else if (a == "--overhead" || a == "--evaluate" || a == "--list") mode = a.substr(2);
@@ -215,7 +221,9 @@ int main(int argc, char** argv) try {
         if (it == functions.end()) return usage(("unknown function " + name).c_str());
         for (const auto& sampler : samplers)
             for (std::uint64_t seed = first_seed; seed < first_seed + seeds; ++seed) {
-                if (sampler == "Bayesian") run(ht::Bayesian({.candidates = candidates}), sampler, *it, budgets, seed);
+                if (sampler == "Bayesian")
+                    run(ht::Bayesian({.candidates = candidates, .refine = refine, .trust_region = trust_region}), sampler,
+                        *it, budgets, seed);
                 else run(ht::RandomSearch{}, sampler, *it, budgets, seed);
             }
     }

@@ -2,13 +2,16 @@
 #pragma once
 // The Gaussian-process sampler's candidate set for one suggestion: `count` scrambled Sobol points
 // (a fresh block of the sequence for every trial) and count / 8 Gaussian perturbations of the
-// best results (local_parents(): feasible ones first, then by loss), at several scales, some
-// along one coordinate only; a categorical coordinate switches to a random value instead. Every
-// candidate is rounded (GpEncoding::round). The acquisition (detail/gp_acquisition.hpp) scores
-// them.
+// best results (local_parents(): feasible ones first, then by loss), at six scales from 0.001 to
+// 0.3, some along one coordinate only; a categorical coordinate switches to a random value
+// instead. A perturbation that leaves the unit cube is reflected back into it, not clamped onto
+// its face: clamping put every outward step of a parent near a face exactly on that face, and
+// those trials became parents in turn. Every candidate is rounded (GpEncoding::round). The
+// acquisition (detail/gp_acquisition.hpp) scores them.
 
 #include <hypertune/detail/gp_encoding.hpp>
 #include <hypertune/detail/gp_model_data.hpp>
+#include <hypertune/detail/gp_trust_region.hpp>
 #include <hypertune/detail/random.hpp>
 #include <hypertune/detail/sobol.hpp>
 #include <hypertune/parameter.hpp>
@@ -20,6 +23,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <iterator>
 #include <vector>
 
 namespace hypertune::detail {
@@ -52,33 +56,60 @@ inline constexpr std::size_t gp_local_parents = 5;
     return best_trials;
 }
 
+// x folded back into [lower, upper] by reflection at its ends (a mirror, period twice the width).
+[[nodiscard]] inline double reflect_into(double x, double lower = 0.0, double upper = 1.0) {
+    const double width = upper - lower;
+    if (!(width > 0.0)) return lower;
+    double t = std::fmod(std::abs(x - lower) / width, 2.0);
+    if (t > 1.0) t = 2.0 - t;
+    return lower + t * width;
+}
+
 // The candidates of trial `id`: `count` points of `sequence`, then count / 8 perturbations of
-// `parents` (none without parents), their draws from `local_stream`.
+// `parents` (none without parents), their draws from `local_stream`. With a trust region
+// (detail/gp_trust_region.hpp), the sequence's points fill its box, each coordinate moved from
+// the box's centre with its move probability (at least one moved), and perturbations are
+// reflected into the box.
 [[nodiscard]] inline GpCandidates candidate_set(const GpEncoding& encoding, const ScrambledSobol& sequence, TrialId id,
                                                 std::size_t count, const GpModelPoints& points,
-                                                const std::vector<std::size_t>& parents, std::uint64_t local_stream) {
+                                                const std::vector<std::size_t>& parents, std::uint64_t local_stream,
+                                                const GpRegionBox* region = nullptr) {
     const std::size_t dims = encoding.dimensions();
     const auto d = static_cast<Eigen::Index>(dims);
     const std::size_t local = parents.empty() ? 0 : count / 8;
     const auto m = static_cast<Eigen::Index>(count + local);
     GpCandidates c(m, d);
 
+    // the box's sides (a categorical coordinate's is the whole range); the cube without a region
+    auto lower = [&](std::size_t j) { return region ? region->lower[j] : 0.0; };
+    auto upper = [&](std::size_t j) { return region ? region->upper[j] : 1.0; };
+    SplitMix rng(local_stream);
+
     // Quasi-random candidates: a fresh block of the sequence for every trial.
     const std::uint64_t base = static_cast<std::uint64_t>(id) * count;
     for (std::size_t i = 0; i < count; ++i) {
         double* row = c.row(static_cast<Eigen::Index>(i)).data();
         for (std::size_t j = 0; j < dims; ++j) row[j] = sequence.at(static_cast<std::uint32_t>(base + i), j);
+        if (region) {
+            const auto forced = static_cast<std::size_t>(rng.uniform() * static_cast<double>(dims)) % dims;
+            for (std::size_t j = 0; j < dims; ++j) {
+                const bool moves = j == forced || rng.uniform() < region->move_probability;
+                row[j] = moves ? lower(j) + (upper(j) - lower(j)) * row[j] : region->centre[j];
+            }
+        }
         encoding.round(row);
     }
     // Local candidates around the best results, at several scales, some along one coordinate.
     if (local > 0) {
-        SplitMix rng(local_stream);
-        static constexpr double scales[] = {0.01, 0.03, 0.1, 0.3};
+        // The finest scales give the precision that polishing by gradient gave before (see
+        // BayesianOptions::refine) without its slide onto the faces.
+        static constexpr double scales[] = {0.001, 0.003, 0.01, 0.03, 0.1, 0.3};
+        constexpr std::size_t scale_count = std::size(scales);
         for (std::size_t i = 0; i < local; ++i) {
             double* row = c.row(static_cast<Eigen::Index>(count + i)).data();
             const auto& parent = points[parents[i % parents.size()]].u;
-            const double scale = scales[(i / parents.size()) % 4];
-            const bool one_coordinate = (i / parents.size() / 4) % 2 == 1;
+            const double scale = scales[(i / parents.size()) % scale_count];
+            const bool one_coordinate = (i / parents.size() / scale_count) % 2 == 1;
             const auto only = static_cast<std::size_t>(rng.uniform() * static_cast<double>(dims));
             for (std::size_t j = 0; j < dims; ++j) {
                 const bool moves = !one_coordinate || j == only;
@@ -89,7 +120,7 @@ inline constexpr std::size_t gp_local_parents = 5;
                     continue;
                 }
                 double z = gaussian(rng);
-                row[j] = parent[j] + (moves ? (one_coordinate ? 3.0 : 1.0) * scale * z : 0.0);
+                row[j] = reflect_into(parent[j] + (moves ? (one_coordinate ? 3.0 : 1.0) * scale * z : 0.0), lower(j), upper(j));
             }
             encoding.round(row);
         }

@@ -14,7 +14,8 @@
 //   gp_candidates.hpp     the candidate set (Sobol points, perturbations of the best results)
 //   gp_exclusion.hpp      repeats and the pending radius
 //   gp_acquisition.hpp    (constrained) log EI, scored in two passes
-//   gp_refinement.hpp     L-BFGS-B polishing of the best candidates
+//   gp_refinement.hpp     L-BFGS-B polishing of the best candidates (BayesianOptions::refine)
+//   gp_trust_region.hpp   TuRBO's trust region (BayesianOptions::trust_region)
 
 #include <hypertune/config.hpp>
 #include <hypertune/detail/gaussian_process.hpp>
@@ -27,6 +28,7 @@
 #include <hypertune/detail/gp_model_data.hpp>
 #include <hypertune/detail/gp_refinement.hpp>
 #include <hypertune/detail/gp_scalarisation.hpp>
+#include <hypertune/detail/gp_trust_region.hpp>
 #include <hypertune/detail/random.hpp>
 #include <hypertune/detail/sobol.hpp>
 #include <hypertune/error.hpp>
@@ -82,6 +84,8 @@ public:
         fits_ = 0;
         objectives_ = 1;
         constraint_hyper_.clear();
+        region_.reset();
+        if (options_.trust_region) region_.emplace(dims);
     }
 
     /// The k-th configuration asked for (k counts this sampler's trials): a seeded one, a point of
@@ -91,9 +95,10 @@ public:
         std::vector<double> u;
         if (k < seeded_.size()) u = seeded_[k];
         else if (k + observations_.evaluated_earlier() < initial_) u = space_filling();
+        else if (region_ && region_->restarts() > 0 && k - region_->first_trial() < initial_) u = space_filling();
         else u = suggest(id);
         Config cfg = space_.decode(u);
-        observations_.add_trial(id, space_.encode(cfg));
+        observations_.add_trial(id, space_.encode(cfg), region());
         return cfg;
     }
 
@@ -124,6 +129,7 @@ public:
         t.violations = usable && modelled ? outcome.violations : std::vector<double>{};
         // one model per constraint, from the first result that carries them
         if (t.violations.size() > constraint_hyper_.size()) constraint_hyper_.resize(t.violations.size());
+        if (region_ && objectives_ == 1 && t.region == region()) update_region(id, t);
     }
 
     /// An evaluation made outside this run's trials (a warm-start parent's result, or a result at
@@ -134,12 +140,13 @@ public:
         space_.check(cfg);
         const bool usable = std::isfinite(loss);
         observations_.add_earlier({space_.encode(cfg), usable ? GpPointState::Observed : GpPointState::Failed,
-                                   usable ? loss : std::numeric_limits<double>::quiet_NaN()});
+                                   usable ? loss : std::numeric_limits<double>::quiet_NaN(), {}, {}, region()});
     }
     /// A configuration under evaluation elsewhere: the model treats it like a pending trial.
     void observe_pending(const Config& cfg) {
         space_.check(cfg);
-        observations_.add_earlier({space_.encode(cfg), GpPointState::Pending, std::numeric_limits<double>::quiet_NaN()});
+        observations_.add_earlier(
+            {space_.encode(cfg), GpPointState::Pending, std::numeric_limits<double>::quiet_NaN(), {}, {}, region()});
     }
     /// The first trials evaluate these configurations (in order) before the space-filling design
     /// goes on; call after start(). Repeats are dropped.
@@ -184,6 +191,9 @@ public:
     [[nodiscard]] std::size_t initial_points() const noexcept { return initial_; }
     /// Hyperparameter fits so far.
     [[nodiscard]] std::size_t model_fits() const noexcept { return fits_; }
+    [[nodiscard]] bool trust_region() const noexcept { return region_.has_value() && objectives_ == 1; }
+    [[nodiscard]] double trust_region_length() const noexcept { return region_ ? region_->length() : 0.0; }
+    [[nodiscard]] std::size_t trust_region_restarts() const noexcept { return region_ ? region_->restarts() : 0; }
     /// The fitted length scales (unit-cube units), one per model input: one per tuned parameter,
     /// except that a categorical parameter has one per value (one-hot). Empty before a fit.
     [[nodiscard]] std::vector<double> lengthscales() const {
@@ -240,6 +250,23 @@ private:
         return u;
     }
 
+    // The current trust region's number (its restarts so far); 0 without one.
+    [[nodiscard]] std::size_t region() const noexcept { return region_ ? region_->restarts() : 0; }
+
+    // A result of the current trust region: a failed or infeasible one counts as a failure. Once the
+    // region has shrunk away, the next trials are a new space-filling design and the model sees
+    // only the new region's results.
+    void update_region(TrialId id, const GpPoint& t) {
+        const bool counts = t.state == GpPointState::Observed && t.feasible();
+        if (region_->record(counts ? t.loss : std::numeric_limits<double>::infinity()) != GpTrustRegion::Change::Restart)
+            return;
+        region_->restart(observations_.trial_count());
+        last_fit_count_ = 0;
+        notes_.push_back({id, fmt::format("trust region {}: shrank below {} without improving; restarting with a "
+                                          "new space-filling design",
+                                          region_->restarts(), GpTrustRegion::min_length)});
+    }
+
     [[nodiscard]] std::vector<double> fallback(TrialId id, const std::string& key, const std::string& text) {
         note(id, key, text + "; suggesting a space-filling point");
         return space_filling();
@@ -247,7 +274,7 @@ private:
 
     [[nodiscard]] std::vector<double> suggest(TrialId id) {
         if (objectives_ > 1) parego_scalarise(observations_.trials(), objectives_, detail::hash3(seed_, stream_weights, id));
-        observations_.gather(points_);
+        observations_.gather(points_, region());
         const std::vector<std::size_t>& observed = points_.observed;
         const std::vector<std::size_t>& failed = points_.failed;
         const std::vector<std::size_t>& pending = points_.pending;
@@ -402,18 +429,26 @@ private:
 
     // The acquisition (gp_acquisition.hpp: log EI below `best`, standardised, none: left out, plus
     // the log probability of feasibility when there are constraint models) over the candidates
-    // (gp_candidates.hpp) not excluded, the best of them refined (gp_refinement.hpp). None when
-    // every candidate is excluded.
+    // (gp_candidates.hpp) not excluded, the best of them refined (gp_refinement.hpp) when
+    // options_.refine. None when every candidate is excluded.
     [[nodiscard]] std::optional<std::vector<double>> maximise_acquisition(TrialId id, const detail::GaussianProcess& gp,
                                                                           std::optional<double> best,
                                                                           const CandidateExclusion& exclusion,
                                                                           FeasibilityModel* feasibility) {
-        const GpCandidates c = candidate_set(encoding_, candidate_sequence_, id, options_.candidates, points_,
-                                             local_parents(points_), detail::hash3(seed_, stream_local, id));
+        const std::vector<std::size_t> parents = local_parents(points_);
+        // The region's centre is the best feasible result; while none is feasible, the probability
+        // of feasibility searches the whole box (and infeasible results do not shrink the region).
+        std::optional<GpRegionBox> box;
+        if (region_ && objectives_ == 1 && !parents.empty() && points_[parents.front()].feasible())
+            box = region_->box(encoding_, points_[parents.front()].u, hyper_->log_lengthscales);
+        const GpCandidates c = candidate_set(encoding_, candidate_sequence_, id, options_.candidates, points_, parents,
+                                             detail::hash3(seed_, stream_local, id), box ? &*box : nullptr);
         const GpAcquisition acquisition(gp, best, feasibility);
         const auto top = acquisition.best_candidates(encoding_, c, exclusion,
                                                      std::max<std::size_t>(256, options_.candidates / 8), refine_starts);
         if (top.empty()) return std::nullopt;
+        if (!options_.refine) return std::vector<double>(c.row(top.front().second).data(),
+                                                         c.row(top.front().second).data() + c.cols());
         return refine_best(encoding_, acquisition, exclusion, c, top);
     }
 
@@ -438,6 +473,7 @@ private:
     std::size_t objectives_ = 1;  // > 1 once a result carries several (Outcome::losses)
     // One per constraint once a result carries violations (Outcome::violations); empty before.
     std::vector<std::optional<detail::GpHyperparameters>> constraint_hyper_;
+    std::optional<GpTrustRegion> region_;  // BayesianOptions::trust_region, once started
 };
 
 }  // namespace hypertune::detail

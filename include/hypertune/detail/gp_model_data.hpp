@@ -31,6 +31,7 @@ struct GpPoint {
     double loss;
     std::vector<double> losses{};  // several objectives: each one's; `loss` is then a scalarisation
     std::vector<double> violations{};  // each constraint's (<= 0 when met); empty: not modelled
+    std::size_t region = 0;  // the trust region it was sampled or observed in (its restarts before)
 
     // Feasible as far as the model knows: no modelled violation above 0.
     [[nodiscard]] bool feasible() const {
@@ -68,9 +69,9 @@ public:
     /// Trials sampled so far.
     [[nodiscard]] std::size_t trial_count() const noexcept { return trials_.size(); }
     /// A new trial at (rounded) point u, pending until its result.
-    void add_trial(TrialId id, std::vector<double> u) {
+    void add_trial(TrialId id, std::vector<double> u, std::size_t region = 0) {
         position_[id] = trials_.size();
-        trials_.push_back({std::move(u), GpPointState::Pending, std::numeric_limits<double>::quiet_NaN()});
+        trials_.push_back({std::move(u), GpPointState::Pending, std::numeric_limits<double>::quiet_NaN(), {}, {}, region});
     }
     /// The trial `id`, or nullptr when it is not one of this sampler's.
     [[nodiscard]] GpPoint* trial(TrialId id) {
@@ -90,11 +91,14 @@ public:
                                                       [](const GpPoint& t) { return t.state != GpPointState::Pending; }));
     }
 
-    /// Earlier evaluations then trials (index order is recency), split by state.
-    void gather(GpModelPoints& out) const {
+    /// Earlier evaluations then trials (index order is recency), split by state; those of trust
+    /// regions before `region` are left out.
+    void gather(GpModelPoints& out, std::size_t region = 0) const {
         out.clear();
-        for (const GpPoint& t : earlier_) out.points.push_back(&t);
-        for (const GpPoint& t : trials_) out.points.push_back(&t);
+        for (const GpPoint& t : earlier_)
+            if (t.region >= region) out.points.push_back(&t);
+        for (const GpPoint& t : trials_)
+            if (t.region >= region) out.points.push_back(&t);
         for (std::size_t i = 0; i < out.points.size(); ++i) {
             switch (out.points[i]->state) {
                 case GpPointState::Observed: out.observed.push_back(i); break;

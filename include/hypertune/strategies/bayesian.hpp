@@ -131,6 +131,12 @@ public:
     /// The fitted length scales (unit-cube units), one per model input: one per tuned parameter,
     /// except that a categorical parameter has one per value (one-hot). Empty before a fit.
     [[nodiscard]] std::vector<double> lengthscales() const;
+    /// Whether suggestions come from a trust region (BayesianOptions::trust_region), once started.
+    [[nodiscard]] bool trust_region() const noexcept;
+    /// The trust region's side now (unit-cube units, scaled per parameter by its length scale),
+    /// and how often it has restarted; 0 and 0 without one.
+    [[nodiscard]] double trust_region_length() const noexcept;
+    [[nodiscard]] std::size_t trust_region_restarts() const noexcept;
 
 private:
     std::unique_ptr<detail::GPModel> model_;
@@ -157,6 +163,9 @@ public:
     [[nodiscard]] std::size_t initial_points() const noexcept { return model().initial_points(); }
     [[nodiscard]] std::size_t model_fits() const noexcept { return model().model_fits(); }
     [[nodiscard]] std::vector<double> lengthscales() const { return model().lengthscales(); }
+    [[nodiscard]] bool trust_region() const noexcept { return model().trust_region(); }
+    [[nodiscard]] double trust_region_length() const noexcept { return model().trust_region_length(); }
+    [[nodiscard]] std::size_t trust_region_restarts() const noexcept { return model().trust_region_restarts(); }
 };
 
 }  // namespace hypertune

@@ -116,7 +116,10 @@ HYPERTUNE_INLINE void ModelBasedSampler::record(TrialId id, TrialState& t, Resou
 HYPERTUNE_INLINE std::optional<Config> ModelBasedSampler::propose(TrialId id, std::size_t level) {
     const Level& l = levels_[level];
     try {
-        GPSampler model(BayesianOptions{.initial_points = min_points_, .candidates = options_.candidates});
+        // a fresh sampler per proposal: a trust region would never learn, so none
+        GPSampler model(BayesianOptions{.initial_points = min_points_,
+                                        .candidates = options_.candidates,
+                                        .trust_region = false});
         model.start(space_, SamplerContext{detail::hash3(seed_, stream_model, id), {}});
         const auto at = static_cast<int>(level);
         const std::vector<std::optional<double>> shift = shifts_to(level);

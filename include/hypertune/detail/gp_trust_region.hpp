@@ -1,0 +1,119 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// The Gaussian-process sampler's trust region (BayesianOptions::trust_region): TuRBO-1, Eriksson
+// et al. 2019, "Scalable Global Optimization via Local Bayesian Optimization". Candidates come from
+// a box around the best result of the current region, its sides scaled by the fitted length
+// scales; the box doubles after 3 successes in a row (a result that beats the region's best by
+// 1e-3 of its size) and halves after max(4, d) failures in a row. Once its side falls below
+// 0.5^7, the region restarts: a new space-filling design, and a model of the new region's results
+// alone, so a search stuck in one basin starts over elsewhere. Global expected improvement in a
+// high-dimensional box is drawn to its far corners and faces, where the model knows least; a
+// region keeps it local. Results count in the order they arrive (TuRBO counts per batch; here a
+// batch of one).
+
+#include <hypertune/detail/gp_encoding.hpp>
+#include <hypertune/parameter.hpp>
+
+#include <Eigen/Core>
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <limits>
+#include <vector>
+
+namespace hypertune::detail {
+
+// Where one suggestion's candidates come from: a box inside the unit cube, and how often a
+// candidate's coordinate leaves the centre's value (TuRBO's perturbation mask, min(1, 20 / d)).
+struct GpRegionBox {
+    std::vector<double> centre, lower, upper;
+    double move_probability = 1.0;
+};
+
+class GpTrustRegion {
+public:
+    static constexpr double initial_length = 0.8;
+    static constexpr double min_length = 0.0078125;  // 0.5^7
+    static constexpr double max_length = 1.6;
+    static constexpr std::size_t success_tolerance = 3;
+
+    /// What a result did to the region.
+    enum class Change { None, Expanded, Shrunk, Restart };
+
+    explicit GpTrustRegion(std::size_t dimensions = 1)
+        : failure_tolerance_(std::max<std::size_t>(4, dimensions)), dimensions_(dimensions) {}
+
+    [[nodiscard]] double length() const noexcept { return length_; }
+    [[nodiscard]] std::size_t restarts() const noexcept { return restarts_; }
+    /// The first trial (in the order sampled) of the current region.
+    [[nodiscard]] std::size_t first_trial() const noexcept { return first_trial_; }
+
+    /// A result of the current region: success or failure, the box resized. Restart: the side
+    /// fell below min_length; call restart() before the next suggestion. An infinite loss (a failed
+    /// or infeasible result) is a failure, except before the region's first finite one.
+    Change record(double loss) {
+        const bool first = !(best_ < std::numeric_limits<double>::infinity());
+        const bool success = first || loss < best_ - 1e-3 * std::abs(best_);
+        best_ = std::min(best_, loss);
+        if (first) return Change::None;
+        if (success) {
+            failures_ = 0;
+            if (++successes_ < success_tolerance) return Change::None;
+            successes_ = 0;
+            length_ = std::min(2.0 * length_, max_length);
+            return Change::Expanded;
+        }
+        successes_ = 0;
+        if (++failures_ < failure_tolerance_) return Change::None;
+        failures_ = 0;
+        length_ /= 2.0;
+        return length_ < min_length ? Change::Restart : Change::Shrunk;
+    }
+
+    /// A new region from trial `next_trial` (in the order sampled) on.
+    void restart(std::size_t next_trial) {
+        const std::size_t restarts = restarts_ + 1;
+        *this = GpTrustRegion(dimensions_);
+        restarts_ = restarts;
+        first_trial_ = next_trial;
+    }
+
+    /// The box around `centre` (unit cube) for a model whose length scales per input are
+    /// `log_lengthscales`: numeric coordinates get sides length * w_j, w_j their length scale over
+    /// the geometric mean of all numeric ones (TuRBO), clipped to the cube; a categorical
+    /// coordinate keeps the whole range (a moved one takes a random value).
+    [[nodiscard]] GpRegionBox box(const GpEncoding& encoding, const std::vector<double>& centre,
+                                  const Eigen::VectorXd& log_lengthscales) const {
+        const std::size_t d = encoding.dimensions();
+        GpRegionBox b{centre, std::vector<double>(d, 0.0), std::vector<double>(d, 1.0),
+                      std::min(1.0, 20.0 / static_cast<double>(d))};
+        double log_mean = 0.0;
+        std::size_t numeric = 0;
+        for (std::size_t j = 0; j < d; ++j)
+            if (encoding.spec(j).kind != ParameterKind::Categorical) {
+                log_mean += log_lengthscales[static_cast<Eigen::Index>(encoding.feature_of(j))];
+                ++numeric;
+            }
+        if (numeric > 0) log_mean /= static_cast<double>(numeric);
+        for (std::size_t j = 0; j < d; ++j) {
+            if (encoding.spec(j).kind == ParameterKind::Categorical) continue;
+            const double w = std::exp(log_lengthscales[static_cast<Eigen::Index>(encoding.feature_of(j))] - log_mean);
+            const double half = 0.5 * length_ * w;
+            b.lower[j] = std::clamp(centre[j] - half, 0.0, 1.0);
+            b.upper[j] = std::clamp(centre[j] + half, 0.0, 1.0);
+        }
+        return b;
+    }
+
+private:
+    double length_ = initial_length;
+    double best_ = std::numeric_limits<double>::infinity();
+    std::size_t successes_ = 0, failures_ = 0;
+    std::size_t failure_tolerance_;
+    std::size_t dimensions_;
+    std::size_t restarts_ = 0;
+    std::size_t first_trial_ = 0;
+};
+
+}  // namespace hypertune::detail
