@@ -24,6 +24,7 @@
 #include "test_functions.hpp"
 #include "peer_cli.hpp"
 
+#include <hypertune/json.hpp>  // SearchSpace::from_json (--evaluate)
 #include <hypertune/strategies/bayesian.hpp>
 #include <hypertune/strategies/random_search.hpp>
 
