@@ -6,6 +6,8 @@
 
 #include <doctest/doctest.h>
 
+#include "../support/test_candidates.hpp"
+
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -24,13 +26,8 @@ static_assert(ht::Strategy<ht::Bayesian>);
 
 namespace {
 
-// Unoptimised and sanitizer builds (the CI's default and ASan runs) score fewer acquisition
-// candidates in the quality comparisons so those stay within seconds; the algorithm is the same.
-#if !defined(__OPTIMIZE__) || defined(__SANITIZE_ADDRESS__) || defined(HYPERTUNE_TEST_FEW_CANDIDATES)
-constexpr std::size_t quality_candidates = 256;
-#else
-constexpr std::size_t quality_candidates = 2048;
-#endif
+// Candidates in the quality comparisons (fewer in unoptimised and sanitizer builds).
+constexpr std::size_t quality_candidates = ht::testing::test_candidates(2048);
 
 constexpr double branin_min = 0.397887357729738;
 constexpr double hartmann6_min = -3.32236801141551;

@@ -4,6 +4,8 @@
 #include <hypertune/strategies/bayesian.hpp>
 
 #include <doctest/doctest.h>
+
+#include "../support/test_candidates.hpp"
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -16,13 +18,8 @@ namespace ht = hypertune;
 
 namespace {
 
-// Sanitizer and unoptimised builds score fewer candidates (as the area's quality tests do), so
-// these stay within seconds there; the rules under test are the same.
-#if !defined(__OPTIMIZE__) || defined(__SANITIZE_ADDRESS__) || defined(HYPERTUNE_TEST_FEW_CANDIDATES)
-constexpr std::size_t boundary_test_candidates = 256;
-#else
-constexpr std::size_t boundary_test_candidates = 2048;
-#endif
+// Candidates per suggestion (fewer in unoptimised and sanitizer builds).
+constexpr std::size_t boundary_test_candidates = ht::testing::test_candidates(2048);
 
 // A 5-D bump at an interior point over a nearly flat outer plateau: far from the bump the loss
 // barely changes, so a model that does not know better is drawn to the faces and corners.

@@ -10,6 +10,8 @@
 
 #include <doctest/doctest.h>
 
+#include "../support/test_candidates.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -23,13 +25,8 @@ namespace ht = hypertune;
 
 namespace {
 
-// Unoptimised and sanitizer builds score fewer candidates per proposal so that these tests stay
-// within seconds there; the algorithm is the same.
-#if !defined(__OPTIMIZE__) || defined(__SANITIZE_ADDRESS__) || defined(HYPERTUNE_TEST_FEW_CANDIDATES)
-constexpr std::size_t test_candidates = 256;
-#else
-constexpr std::size_t test_candidates = 512;
-#endif
+// Candidates per proposal (fewer in unoptimised and sanitizer builds).
+constexpr std::size_t test_candidates = ht::testing::test_candidates(512);
 
 ht::SearchSpace mb_space() {
     return ht::SearchSpace{ht::ContinuousParameter("a", 0.0, 1.0), ht::ContinuousParameter("b", 0.0, 1.0),
