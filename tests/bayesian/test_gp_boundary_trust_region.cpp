@@ -181,3 +181,33 @@ TEST_CASE("Bayesian trust region: on by default, off on request and with several
     }
     CHECK_FALSE(several.model().trust_region());
 }
+
+TEST_CASE("Bayesian trust region with 4 trials pending: a shrunk region still gives the suggestions") {
+    // Four workers: each suggestion is made with three others pending. A fixed exclusion radius of
+    // 0.05 around them covered the whole of a small region, and suggestions fell back to
+    // space-filling points; the radius shrinks with the region instead.
+    const ht::SearchSpace space = unit_space(4);
+    auto loss = [](const ht::Config& c) {
+        double r2 = 0.0;
+        for (std::size_t j = 0; j < 4; ++j) r2 += std::pow(c.get<double>(fmt::format("x{}", j)) - 0.3, 2);
+        return std::max(r2, 0.001);
+    };
+    ht::Bayesian b({.candidates = std::min<std::size_t>(512, boundary_test_candidates)});
+    b.start(space, {3, 160});
+    std::vector<ht::Suggestion> in_flight;
+    double smallest_length = 1.0;
+    for (;;) {
+        while (in_flight.size() < 4) {
+            auto s = b.ask();
+            if (!s.runs()) break;
+            in_flight.push_back(s);
+        }
+        if (in_flight.empty()) break;
+        const ht::Suggestion oldest = in_flight.front();
+        in_flight.erase(in_flight.begin());
+        b.tell(oldest.trial, ht::Outcome::completed(loss(oldest.config), 1));
+        smallest_length = std::min(smallest_length, b.model().trust_region_length());
+    }
+    CHECK(smallest_length < 0.05);  // the region did become small
+    for (const std::string& n : b.notes()) CHECK_MESSAGE(n.find("next to a pending one") == std::string::npos, n);
+}

@@ -3,8 +3,9 @@
 // What the Gaussian-process sampler never suggests: a configuration it already has (a trial's,
 // an earlier evaluation's or a seeded one: same_configuration(), repeats_known()), and, among the
 // acquisition's candidates (CandidateExclusion), an exact repeat of a model point (its kernel
-// value with the point reaches the signal variance) or a point closer than gp_pending_radius
-// (Euclidean, unit cube) to a pending trial. The refinement keeps to the pending radius too.
+// value with the point reaches the signal variance) or a point closer than the pending radius
+// (Euclidean, unit cube; gp_pending_radius, less inside a small trust region) to a pending trial.
+// The refinement keeps to the pending radius too.
 
 #include <hypertune/detail/gp_model_data.hpp>
 #include <hypertune/strategies/bayesian_options.hpp>
@@ -44,17 +45,17 @@ namespace hypertune::detail {
 class CandidateExclusion {
 public:
     /// pending: the pending points' unit-cube coordinates, one row each (d columns);
-    /// signal_variance: the model's, the kernel value at distance 0.
-    CandidateExclusion(Eigen::MatrixXd pending, double signal_variance)
-        : pending_(std::move(pending)), repeat_level_(signal_variance * (1.0 - 1e-9)) {}
+    /// signal_variance: the model's, the kernel value at distance 0; radius: the pending radius.
+    CandidateExclusion(Eigen::MatrixXd pending, double signal_variance, double radius = gp_pending_radius)
+        : pending_(std::move(pending)), repeat_level_(signal_variance * (1.0 - 1e-9)), radius_(radius) {}
 
     /// A model point again: its largest kernel value with the model's points reaches the signal
     /// variance.
     [[nodiscard]] bool repeats(double largest_kernel_value) const noexcept { return largest_kernel_value >= repeat_level_; }
 
-    /// Within gp_pending_radius of a pending point.
+    /// Within the pending radius of a pending point.
     [[nodiscard]] bool near_pending(const double* row) const {
-        const double radius2 = gp_pending_radius * gp_pending_radius;
+        const double radius2 = radius_ * radius_;
         for (Eigen::Index p = 0; p < pending_.rows(); ++p) {
             double s = 0.0;
             for (Eigen::Index j = 0; j < pending_.cols(); ++j) s += (row[j] - pending_(p, j)) * (row[j] - pending_(p, j));
@@ -66,6 +67,7 @@ public:
 private:
     Eigen::MatrixXd pending_;
     double repeat_level_;
+    double radius_;
 };
 
 }  // namespace hypertune::detail

@@ -360,7 +360,13 @@ private:
             else note(id, "pending-cholesky", "the model with pending trials could not be factorised; ignoring them");
         }
 
-        const CandidateExclusion exclusion(std::move(pu), model->signal_variance());
+        // Inside a trust region the radius shrinks with the region (a tenth of its side): a fixed
+        // 0.05 would exclude the whole of a small box around a few pending trials, and every
+        // parallel suggestion would fall back to a space-filling point (measured: 16 of 200 with
+        // 4 workers on a flat-bottomed bowl, none with the scaled radius).
+        const double radius = region_ && objectives_ == 1 ? std::min(gp_pending_radius, 0.1 * region_->length())
+                                                          : gp_pending_radius;
+        const CandidateExclusion exclusion(std::move(pu), model->signal_variance(), radius);
         auto pick = maximise_acquisition(id, *model, best, exclusion, constrained ? &feasibility : nullptr);
         if (!pick)
             return fallback(id, "excluded",

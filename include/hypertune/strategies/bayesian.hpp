@@ -44,7 +44,8 @@
 //   posterior mean at its point as a fantasy observation, and the incumbent is the best of the
 //   observed losses and those fantasies, so the expected improvement at and around a pending point
 //   collapses. On top of that, candidates closer than `pending_radius` (0.05, Euclidean in the
-//   unit cube) to a pending point and exact repeats of an evaluated configuration are excluded.
+//   unit cube; inside a trust region a tenth of its side, if less) to a pending point and exact
+//   repeats of an evaluated configuration are excluded.
 // - Acquisition: log EI (stable where EI underflows), maximised over `candidates` scrambled Sobol
 //   points plus candidates/8 Gaussian perturbations of the 5 best results (six scales, reflected
 //   back into the cube at its faces). Candidates are ranked by a cheap upper bound of log EI (the
@@ -94,7 +95,8 @@ namespace hypertune {
 /// the scheduler's, not the sampler's. A copy has the same state and goes on independently.
 class GPSampler final : public Sampler {
 public:
-    /// Candidates closer than this to a pending trial's point are not suggested.
+    /// Candidates closer than this to a pending trial's point are not suggested (inside a trust
+    /// region: a tenth of its side, if less).
     static constexpr double pending_radius = detail::gp_pending_radius;
 
     /// Throws InvalidArgument for options out of range, naming the option.
