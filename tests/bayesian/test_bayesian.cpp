@@ -191,22 +191,28 @@ TEST_CASE("Bayesian beats RandomSearch on Hartmann 6-D, 50 evaluations, median o
 }
 
 TEST_CASE("Bayesian: 4 pending suggestions are pairwise distinct and not near-duplicates") {
-    for (std::uint64_t seed : {1, 2, 3}) {
-        ht::Bayesian b;
-        auto space = branin_space();
-        b.start(space, {seed, 0});
-        for (int i = 0; i < 10; ++i) {
-            auto s = b.ask();
-            b.tell(s.trial, ht::Outcome::completed(branin(s.config), 1));
-        }
-        std::vector<ht::Config> pending;
-        for (int i = 0; i < 4; ++i) pending.push_back(b.ask().config);
-        for (std::size_t i = 0; i < 4; ++i)
-            for (std::size_t j = 0; j < i; ++j) {
-                INFO("seed " << seed << " pair " << i << "," << j);
-                CHECK(unit_distance(space, pending[i], pending[j]) >= ht::Bayesian::pending_radius);
+    // The pending radius: 0.05 over the whole box; inside a trust region a tenth of its side if less.
+    for (const bool trust_region : {false, true})
+        for (std::uint64_t seed : {1, 2, 3}) {
+            ht::Bayesian b({.trust_region = trust_region});
+            auto space = branin_space();
+            b.start(space, {seed, 0});
+            for (int i = 0; i < 10; ++i) {
+                auto s = b.ask();
+                b.tell(s.trial, ht::Outcome::completed(branin(s.config), 1));
             }
-    }
+            const double radius = trust_region
+                                      ? std::min(ht::Bayesian::pending_radius, 0.1 * b.trust_region_length())
+                                      : ht::Bayesian::pending_radius;
+            std::vector<ht::Config> pending;
+            for (int i = 0; i < 4; ++i) pending.push_back(b.ask().config);
+            for (std::size_t i = 0; i < 4; ++i)
+                for (std::size_t j = 0; j < i; ++j) {
+                    INFO("trust region " << trust_region << " seed " << seed << " pair " << i << "," << j);
+                    CHECK(unit_distance(space, pending[i], pending[j]) >= radius);
+                    CHECK(unit_distance(space, pending[i], pending[j]) > 1e-9);  // never the same configuration
+                }
+        }
 }
 
 TEST_CASE("Bayesian: integer, categorical, log-integer and static parameters give valid configurations") {
