@@ -9,7 +9,7 @@
 //   peer_functions [--functions a,b] [--budgets 50,200] [--seeds N] [--first-seed S]
 //                  [--samplers Bayesian,Random] [--candidates N] [--no-trust-region]
 //                  [--refine]
-//   peer_functions --overhead [--trials 100,200,1000] [--timed 20]
+//   peer_functions --overhead [--trials 100,200,1000] [--timed 20] [--no-trust-region] [--refine]
 //   peer_functions --evaluate   < JSON lines {"function":..., "params":{...}, "seed":s, "index":i}
 //   peer_functions --list
 //
@@ -105,9 +105,9 @@ double synthetic_loss(const ht::Config& c) {
 }
 
 // Mean ask + tell time of `timed` trials after each count of completed trials, in one run.
-void overhead(const std::vector<std::size_t>& counts, std::size_t timed, std::size_t candidates) {
+void overhead(const std::vector<std::size_t>& counts, std::size_t timed, const ht::BayesianOptions& options) {
     const auto space = ht::bench::xgboost_space();
-    ht::Bayesian strategy({.candidates = candidates});
+    ht::Bayesian strategy(options);
     strategy.start(space, {42, 0});
     std::size_t done = 0;
     auto step = [&] {
@@ -155,7 +155,7 @@ int usage(const char* message) {
                  "%s\nusage: peer_functions [--functions a,b] [--budgets 50,200] [--seeds N] [--first-seed S]\n"
                  "                      [--samplers Bayesian,Random] [--candidates N]\n"
                  "                      [--no-trust-region] [--refine]\n"
-                 "       peer_functions --overhead [--trials 100,200,1000] [--timed 20]\n"
+                 "       peer_functions --overhead [--trials 100,200,1000] [--timed 20] [--no-trust-region] [--refine]\n"
                  "       peer_functions --evaluate | --list\n",
                  message);
     return 2;
@@ -196,7 +196,7 @@ int main(int argc, char** argv) try {
     }
     if (mode == "overhead") {
         std::sort(counts.begin(), counts.end());
-        overhead(counts, timed, candidates);
+        overhead(counts, timed, {.candidates = candidates, .refine = refine, .trust_region = trust_region});
         return 0;
     }
     if (mode == "evaluate") {
