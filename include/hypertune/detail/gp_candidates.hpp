@@ -119,8 +119,9 @@ inline constexpr std::size_t gp_local_parents = 5;
                     row[j] = moves && rng.uniform() < switch_probability ? rng.uniform() : parent[j];
                     continue;
                 }
-                double z = gaussian(rng);
-                row[j] = reflect_into(parent[j] + (moves ? (one_coordinate ? 3.0 : 1.0) * scale * z : 0.0), lower(j), upper(j));
+                const double z = gaussian(rng);  // drawn whether or not the coordinate moves
+                const double step = moves ? (one_coordinate ? 3.0 : 1.0) * scale * z : 0.0;
+                row[j] = reflect_into(parent[j] + step, lower(j), upper(j));
             }
             encoding.round(row);
         }

@@ -258,8 +258,8 @@ private:
     // only the new region's results.
     void update_region(TrialId id, const GpPoint& t) {
         const bool counts = t.state == GpPointState::Observed && t.feasible();
-        if (region_->record(counts ? t.loss : std::numeric_limits<double>::infinity()) != GpTrustRegion::Change::Restart)
-            return;
+        const double loss = counts ? t.loss : std::numeric_limits<double>::infinity();
+        if (region_->record(loss) != GpTrustRegion::Change::Restart) return;
         region_->restart(observations_.trial_count());
         last_fit_count_ = 0;
         notes_.push_back({id, fmt::format("trust region {}: shrank below {} without improving; restarting with a "
