@@ -32,8 +32,7 @@
 // One run per (sampler, function, seed) goes to the largest budget and reports at every budget on
 // the way: the search does not know the budget, so the first 50 evaluations of a 200-evaluation
 // run are those of a 50-evaluation run (FindMinGlobal: up to its timing rule).
-#include "test_functions.hpp"
-#include "peer_cli.hpp"
+#include "function_runs.hpp"
 
 #include <dlib/global_optimization.h>
 
@@ -117,56 +116,11 @@ ht::Config to_config(const ht::SearchSpace& space, const DlibSpace& ds, const dl
     return space.make(std::move(values));
 }
 
-// What both samplers record per evaluation and print at each budget.
-class Recorder {
-public:
-    Recorder(std::string sampler, const TestFunction& fn, const std::vector<std::size_t>& budgets, std::uint64_t seed)
-        : sampler_(std::move(sampler)), fn_(fn), budgets_(budgets), seed_(seed), t0_(peers::now()), c0_(peers::cpu_now()) {}
-
-    [[nodiscard]] bool done() const { return next_ >= budgets_.size(); }
-
-    // Evaluates `c` as evaluation number done_ of the run; returns the observed loss.
-    double evaluate(const ht::Config& c) {
-        const double observed = fn_.observe(c, seed_, done_);
-        if (observed < best_observed_) {
-            best_observed_ = observed;
-            best_true_ = fn_.noise > 0.0 ? fn_.value(c) : observed;
-        }
-        if (peers::on_bound(c)) ++bounded_;
-        ++done_;
-        while (next_ < budgets_.size() && budgets_[next_] == done_) {
-            nlohmann::ordered_json j;
-            j["library"] = "dlib";
-            j["sampler"] = sampler_;
-            j["function"] = fn_.name;
-            j["budget"] = done_;
-            j["seed"] = seed_;
-            j["regret"] = best_true_ - fn_.minimum;
-            j["bound_fraction"] = static_cast<double>(bounded_) / static_cast<double>(done_);
-            j["seconds"] = peers::now() - t0_;
-            j["cpu_seconds"] = peers::cpu_now() - c0_;
-            peers::print(j);
-            ++next_;
-        }
-        return observed;
-    }
-
-private:
-    std::string sampler_;
-    const TestFunction& fn_;
-    const std::vector<std::size_t>& budgets_;
-    std::uint64_t seed_;
-    double t0_, c0_;
-    double best_observed_ = std::numeric_limits<double>::infinity();
-    double best_true_ = std::numeric_limits<double>::infinity();  // f at the best observed configuration
-    std::size_t done_ = 0, next_ = 0, bounded_ = 0;
-};
-
 void run_lipo(const TestFunction& fn, const std::vector<std::size_t>& budgets, std::uint64_t seed) {
     const DlibSpace ds = dlib_space(fn.space);
     dlib::global_function_search search(dlib::function_spec(ds.lower, ds.upper, ds.is_integer));
     search.set_seed(static_cast<time_t>(seed));
-    Recorder rec("LIPO", fn, budgets, seed);
+    peers::Recorder rec("dlib", "LIPO", fn, budgets, seed);
     while (!rec.done()) {
         auto request = search.get_next_x();
         const double observed = rec.evaluate(to_config(fn.space, ds, request.x(), true));
@@ -183,7 +137,7 @@ void run_find_min_global(const TestFunction& fn, const std::vector<std::size_t>&
             lower(i) = ds.variables[static_cast<std::size_t>(i)].spec->min;
             upper(i) = ds.variables[static_cast<std::size_t>(i)].spec->max;
         }
-    Recorder rec("FindMinGlobal", fn, budgets, seed);
+    peers::Recorder rec("dlib", "FindMinGlobal", fn, budgets, seed);
     auto objective = [&](const dlib::matrix<double, 0, 1>& x) {
         return rec.evaluate(to_config(fn.space, ds, x, false));
     };
@@ -203,12 +157,7 @@ int usage(const char* message) {
 
 int main(int argc, char** argv) try {
     const auto functions = peers::test_functions();
-    std::vector<std::string> names;
-    for (const auto& f : functions) names.push_back(f.name);
-    std::vector<std::size_t> budgets = {50, 200};
-    std::vector<std::string> samplers = {"LIPO"};
-    std::size_t seeds = 20;
-    std::uint64_t first_seed = 1;
+    peers::RunSelection selection = peers::default_selection(functions, {"LIPO"});
     bool list = false;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
@@ -216,38 +165,21 @@ int main(int argc, char** argv) try {
             if (i + 1 >= argc) throw std::invalid_argument(a + " needs a value");
             return argv[++i];
         };
-        if (a == "--functions") names = peers::split(value());
-        else if (a == "--budgets") budgets = peers::split_sizes(value());
-        else if (a == "--seeds") seeds = std::stoul(value());
-        else if (a == "--first-seed") first_seed = std::stoull(value());
-        else if (a == "--samplers") samplers = peers::split(value());
-        else if (a == "--list") list = true;
+        if (peers::read_selection_option(a, value, selection)) continue;
+        if (a == "--list") list = true;
         else return usage(("unknown option " + a).c_str());
     }
     if (list) {
-        for (const auto& f : functions) {
-            nlohmann::ordered_json j;
-            j["function"] = f.name;
-            j["dimensions"] = f.space.dimensions();
-            j["minimum"] = f.minimum;
-            j["noise_sd"] = f.noise;
-            peers::print(j);
-        }
+        peers::print_function_list(functions);
         return 0;
     }
-    if (!peers::normalise_budgets(budgets)) return usage("--budgets: give positive budgets");
-    for (const auto& sampler : samplers)
-        if (sampler != "LIPO" && sampler != "FindMinGlobal") return usage(("unknown sampler " + sampler).c_str());
-    for (const auto& name : names) {
-        const auto it = std::find_if(functions.begin(), functions.end(), [&](const auto& f) { return f.name == name; });
-        if (it == functions.end()) return usage(("unknown function " + name).c_str());
-        for (const auto& sampler : samplers)
-            for (std::uint64_t seed = first_seed; seed < first_seed + seeds; ++seed) {
-                if (sampler == "LIPO") run_lipo(*it, budgets, seed);
-                else run_find_min_global(*it, budgets, seed);
-            }
-    }
-    return 0;
+    const std::string error = peers::for_each_run(
+        functions, selection, {"LIPO", "FindMinGlobal"}, [&](const peers::TestFunction& fn, const std::string& sampler,
+                                                             std::uint64_t seed) {
+            if (sampler == "LIPO") run_lipo(fn, selection.budgets, seed);
+            else run_find_min_global(fn, selection.budgets, seed);
+        });
+    return error.empty() ? 0 : usage(error.c_str());
 } catch (const std::exception& e) {
     std::fprintf(stderr, "peer_dlib: %s\n", e.what());
     return 1;

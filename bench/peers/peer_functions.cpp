@@ -21,8 +21,7 @@
 // the way: neither strategy looks at max_trials except to stop, so the first 50 trials of a
 // 200-trial run are those of a 50-trial run, and "seconds" is the time taken up to that budget.
 #include "../xgboost_space.hpp"
-#include "test_functions.hpp"
-#include "peer_cli.hpp"
+#include "function_runs.hpp"
 
 #include <hypertune/json.hpp>  // SearchSpace::from_json (--evaluate)
 #include <hypertune/strategies/bayesian.hpp>
@@ -50,44 +49,18 @@ using peers::TestFunction;
 using peers::cpu_now;
 using peers::now;
 using peers::print;
-using peers::split;
 using peers::split_sizes;
 
 // One sequential run to the largest budget; a JSON line at each budget.
 template <class S>
 void run(S strategy, const std::string& sampler, const TestFunction& fn, const std::vector<std::size_t>& budgets,
          std::uint64_t seed) {
-    const std::size_t max_budget = budgets.back();
-    const double t0 = now(), c0 = cpu_now();
-    strategy.start(fn.space, {seed, max_budget});
-    double best_observed = std::numeric_limits<double>::infinity();
-    double best_true = std::numeric_limits<double>::infinity();  // f at the best observed configuration
-    std::size_t done = 0, next = 0, bounded = 0;
-    while (next < budgets.size()) {
+    peers::Recorder record("hypertune", sampler, fn, budgets, seed);
+    strategy.start(fn.space, {seed, budgets.back()});
+    while (!record.done()) {
         auto s = strategy.ask();
         if (!s.runs()) throw std::runtime_error("the strategy stopped before the budget");
-        const double observed = fn.observe(s.config, seed, done);
-        if (observed < best_observed) {
-            best_observed = observed;
-            best_true = fn.noise > 0.0 ? fn.value(s.config) : observed;
-        }
-        if (peers::on_bound(s.config)) ++bounded;
-        strategy.tell(s.trial, ht::Outcome::completed(observed, 1));
-        ++done;
-        while (next < budgets.size() && budgets[next] == done) {
-            nlohmann::ordered_json j;
-            j["library"] = "hypertune";
-            j["sampler"] = sampler;
-            j["function"] = fn.name;
-            j["budget"] = done;
-            j["seed"] = seed;
-            j["regret"] = best_true - fn.minimum;
-            j["bound_fraction"] = static_cast<double>(bounded) / static_cast<double>(done);
-            j["seconds"] = now() - t0;
-            j["cpu_seconds"] = cpu_now() - c0;  // less sensitive than wall time to other load
-            print(j);
-            ++next;
-        }
+        strategy.tell(s.trial, ht::Outcome::completed(record.evaluate(s.config), 1));
     }
 }
 
@@ -165,15 +138,11 @@ int usage(const char* message) {
 
 int main(int argc, char** argv) try {
     const auto functions = peers::test_functions();
-    std::vector<std::string> names;
-    for (const auto& f : functions) names.push_back(f.name);
-    std::vector<std::size_t> budgets = {50, 200};
-    std::vector<std::string> samplers = {"Bayesian", "Random"};
+    peers::RunSelection selection = peers::default_selection(functions, {"Bayesian", "Random"});
     std::vector<std::size_t> counts = {100, 200, 1000};
-    std::size_t seeds = 20, timed = 20, candidates = ht::BayesianOptions{}.candidates;
+    std::size_t timed = 20, candidates = ht::BayesianOptions{}.candidates;
     bool trust_region = true;
     bool refine = false;
-    std::uint64_t first_seed = 1;
     std::string mode = "run";
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
@@ -181,12 +150,8 @@ int main(int argc, char** argv) try {
             if (i + 1 >= argc) throw std::invalid_argument(a + " needs a value");
             return argv[++i];
         };
-        if (a == "--functions") names = split(value());
-        else if (a == "--budgets") budgets = split_sizes(value());
-        else if (a == "--seeds") seeds = std::stoul(value());
-        else if (a == "--first-seed") first_seed = std::stoull(value());
-        else if (a == "--samplers") samplers = split(value());
-        else if (a == "--candidates") candidates = std::stoul(value());
+        if (peers::read_selection_option(a, value, selection)) continue;
+        if (a == "--candidates") candidates = std::stoul(value());
         else if (a == "--no-trust-region") trust_region = false;
         else if (a == "--refine") refine = true;
         else if (a == "--trials") counts = split_sizes(value());
@@ -194,9 +159,10 @@ int main(int argc, char** argv) try {
         else if (a == "--overhead" || a == "--evaluate" || a == "--list") mode = a.substr(2);
         else return usage(("unknown option " + a).c_str());
     }
+    const ht::BayesianOptions options{.candidates = candidates, .refine = refine, .trust_region = trust_region};
     if (mode == "overhead") {
         std::sort(counts.begin(), counts.end());
-        overhead(counts, timed, {.candidates = candidates, .refine = refine, .trust_region = trust_region});
+        overhead(counts, timed, options);
         return 0;
     }
     if (mode == "evaluate") {
@@ -204,31 +170,16 @@ int main(int argc, char** argv) try {
         return 0;
     }
     if (mode == "list") {
-        for (const auto& f : functions) {
-            nlohmann::ordered_json j;
-            j["function"] = f.name;
-            j["dimensions"] = f.space.dimensions();
-            j["minimum"] = f.minimum;
-            j["noise_sd"] = f.noise;
-            print(j);
-        }
+        peers::print_function_list(functions);
         return 0;
     }
-    if (!peers::normalise_budgets(budgets)) return usage("--budgets: give positive budgets");
-    for (const auto& sampler : samplers)
-        if (sampler != "Bayesian" && sampler != "Random") return usage(("unknown sampler " + sampler).c_str());
-    for (const auto& name : names) {
-        const auto it = std::find_if(functions.begin(), functions.end(), [&](const auto& f) { return f.name == name; });
-        if (it == functions.end()) return usage(("unknown function " + name).c_str());
-        for (const auto& sampler : samplers)
-            for (std::uint64_t seed = first_seed; seed < first_seed + seeds; ++seed) {
-                if (sampler == "Bayesian")
-                    run(ht::Bayesian({.candidates = candidates, .refine = refine, .trust_region = trust_region}), sampler,
-                        *it, budgets, seed);
-                else run(ht::RandomSearch{}, sampler, *it, budgets, seed);
-            }
-    }
-    return 0;
+    const std::string error = peers::for_each_run(
+        functions, selection, {"Bayesian", "Random"},
+        [&](const TestFunction& fn, const std::string& sampler, std::uint64_t seed) {
+            if (sampler == "Bayesian") run(ht::Bayesian(options), sampler, fn, selection.budgets, seed);
+            else run(ht::RandomSearch{}, sampler, fn, selection.budgets, seed);
+        });
+    return error.empty() ? 0 : usage(error.c_str());
 } catch (const std::exception& e) {
     std::fprintf(stderr, "peer_functions: %s\n", e.what());
     return 1;

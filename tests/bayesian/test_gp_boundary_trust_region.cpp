@@ -48,6 +48,14 @@ bool has_coordinate_on_bound(const ht::Config& c) {
     return false;
 }
 
+// A bowl around (0.3, ..., 0.3) in d dimensions with a flat bottom at `floor`: once the search is
+// in it, nothing improves, so a trust region halves after every max(4, d) failures.
+double flat_bowl(const ht::Config& c, std::size_t d, double floor) {
+    double r2 = 0.0;
+    for (std::size_t j = 0; j < d; ++j) r2 += std::pow(c.get<double>(fmt::format("x{}", j)) - 0.3, 2);
+    return std::max(r2, floor);
+}
+
 struct BoundRun {
     double share_on_bound;
     double best;
@@ -100,14 +108,9 @@ TEST_CASE("Bayesian: interior optimum behind a flat plateau: at most 10% of tria
 }
 
 TEST_CASE("Bayesian trust region: shrinks on a flat bottom, restarts with a new design, says so") {
-    // A bowl with a flat bottom (loss 0.01 within 0.1 of the centre): once the search is in it,
-    // nothing improves, so the region halves after every max(4, d) failures until it restarts.
+    // Loss 0.01 within 0.1 of the centre: the region halves until it restarts.
     const ht::SearchSpace space = unit_space(3);
-    auto loss = [](const ht::Config& c) {
-        double r2 = 0.0;
-        for (std::size_t j = 0; j < 3; ++j) r2 += std::pow(c.get<double>(fmt::format("x{}", j)) - 0.3, 2);
-        return std::max(r2, 0.01);
-    };
+    auto loss = [](const ht::Config& c) { return flat_bowl(c, 3, 0.01); };
     ht::Bayesian b({.candidates = std::min<std::size_t>(512, boundary_test_candidates)});
     b.start(space, {7, 200});
     REQUIRE(b.model().trust_region());
@@ -187,11 +190,7 @@ TEST_CASE("Bayesian trust region with 4 trials pending: a shrunk region still gi
     // 0.05 around them covered the whole of a small region, and suggestions fell back to
     // space-filling points; the radius shrinks with the region instead.
     const ht::SearchSpace space = unit_space(4);
-    auto loss = [](const ht::Config& c) {
-        double r2 = 0.0;
-        for (std::size_t j = 0; j < 4; ++j) r2 += std::pow(c.get<double>(fmt::format("x{}", j)) - 0.3, 2);
-        return std::max(r2, 0.001);
-    };
+    auto loss = [](const ht::Config& c) { return flat_bowl(c, 4, 0.001); };
     ht::Bayesian b({.candidates = std::min<std::size_t>(512, boundary_test_candidates)});
     b.start(space, {3, 160});
     std::vector<ht::Suggestion> in_flight;

@@ -57,7 +57,7 @@ inline constexpr std::size_t gp_local_parents = 5;
 }
 
 // x folded back into [lower, upper] by reflection at its ends (a mirror, period twice the width).
-[[nodiscard]] inline double reflect_into(double x, double lower = 0.0, double upper = 1.0) {
+[[nodiscard]] inline double reflect_into(double x, double lower, double upper) {
     const double width = upper - lower;
     if (!(width > 0.0)) return lower;
     double t = std::fmod(std::abs(x - lower) / width, 2.0);

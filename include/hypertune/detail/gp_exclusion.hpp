@@ -46,7 +46,7 @@ class CandidateExclusion {
 public:
     /// pending: the pending points' unit-cube coordinates, one row each (d columns);
     /// signal_variance: the model's, the kernel value at distance 0; radius: the pending radius.
-    CandidateExclusion(Eigen::MatrixXd pending, double signal_variance, double radius = gp_pending_radius)
+    CandidateExclusion(Eigen::MatrixXd pending, double signal_variance, double radius)
         : pending_(std::move(pending)), repeat_level_(signal_variance * (1.0 - 1e-9)), radius_(radius) {}
 
     /// A model point again: its largest kernel value with the model's points reaches the signal

@@ -38,37 +38,37 @@ public:
     static constexpr double max_length = 1.6;
     static constexpr std::size_t success_tolerance = 3;
 
-    /// What a result did to the region.
-    enum class Change { None, Expanded, Shrunk, Restart };
-
-    explicit GpTrustRegion(std::size_t dimensions = 1)
-        : failure_tolerance_(std::max<std::size_t>(4, dimensions)), dimensions_(dimensions) {}
+    explicit GpTrustRegion(std::size_t dimensions) : dimensions_(dimensions) {}
 
     [[nodiscard]] double length() const noexcept { return length_; }
     [[nodiscard]] std::size_t restarts() const noexcept { return restarts_; }
     /// The first trial (in the order sampled) of the current region.
     [[nodiscard]] std::size_t first_trial() const noexcept { return first_trial_; }
 
-    /// A result of the current region: success or failure, the box resized. Restart: the side
-    /// fell below min_length; call restart() before the next suggestion. An infinite loss (a failed
-    /// or infeasible result) is a failure, except before the region's first finite one.
-    Change record(double loss) {
-        const bool first = !(best_ < std::numeric_limits<double>::infinity());
-        const bool success = first || loss < best_ - 1e-3 * std::abs(best_);
+    /// A result of the current region: a success or a failure, the box resized. True when its side
+    /// fell below min_length: call restart() before the next suggestion. An infinite loss (a failed
+    /// or infeasible result) is a failure, except before the region's first finite one, which only
+    /// sets the bar.
+    [[nodiscard]] bool record(double loss) {
+        if (!(best_ < std::numeric_limits<double>::infinity())) {
+            best_ = loss;
+            return false;
+        }
+        const bool success = loss < best_ - 1e-3 * std::abs(best_);
         best_ = std::min(best_, loss);
-        if (first) return Change::None;
         if (success) {
             failures_ = 0;
-            if (++successes_ < success_tolerance) return Change::None;
-            successes_ = 0;
-            length_ = std::min(2.0 * length_, max_length);
-            return Change::Expanded;
+            if (++successes_ == success_tolerance) {
+                successes_ = 0;
+                length_ = std::min(2.0 * length_, max_length);
+            }
+            return false;
         }
         successes_ = 0;
-        if (++failures_ < failure_tolerance_) return Change::None;
+        if (++failures_ < std::max<std::size_t>(4, dimensions_)) return false;  // TuRBO's tolerance
         failures_ = 0;
         length_ /= 2.0;
-        return length_ < min_length ? Change::Restart : Change::Shrunk;
+        return length_ < min_length;
     }
 
     /// A new region from trial `next_trial` (in the order sampled) on.
@@ -110,7 +110,6 @@ private:
     double length_ = initial_length;
     double best_ = std::numeric_limits<double>::infinity();
     std::size_t successes_ = 0, failures_ = 0;
-    std::size_t failure_tolerance_;
     std::size_t dimensions_;
     std::size_t restarts_ = 0;
     std::size_t first_trial_ = 0;
