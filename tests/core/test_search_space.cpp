@@ -94,6 +94,12 @@ TEST_CASE("configurations from JSON are checked against the space") {
                          "IntegerParameter 'max_depth': value is not an integer", ht::InvalidArgument);
     CHECK_THROWS_WITH_AS((void)space.from_json(nlohmann::json::parse(R"({"max_depth": 2, "eta": "fast"})")),
                          "ContinuousParameter 'eta': value is not a number", ht::InvalidArgument);
+    // A number where a category's name belongs is named, not a std::bad_variant_access.
+    ht::SearchSpace with_category{ht::CategoricalParameter("booster", {"gbtree", "dart"})};
+    CHECK_THROWS_WITH_AS((void)with_category.from_json(nlohmann::json::parse(R"({"booster": 1})")),
+                         "CategoricalParameter 'booster': value is not a string", ht::InvalidArgument);
+    CHECK_THROWS_WITH_AS((void)with_category.from_json(nlohmann::json::parse(R"({"booster": 0.5})")),
+                         "CategoricalParameter 'booster': value is not a string", ht::InvalidArgument);
 }
 
 TEST_CASE("grid: integers and categories enumerate, continuous parameters need a number of points") {

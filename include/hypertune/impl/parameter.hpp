@@ -55,7 +55,9 @@ HYPERTUNE_INLINE Value ParameterSpec::from_unit(double u) const {
 HYPERTUNE_INLINE double ParameterSpec::to_unit(const Value& v) const {
     switch (kind) {
         case ParameterKind::Integer: {
-            double x = static_cast<double>(std::get<std::int64_t>(v));
+            const auto* integer = std::get_if<std::int64_t>(&v);
+            if (!integer) throw InvalidArgument(fmt::format("IntegerParameter '{}': value is not an integer", name));
+            double x = static_cast<double>(*integer);
             double lo = min - 0.5;
             double hi = max + 0.5;
             if (scaling == Scaling::Logarithmic) {
@@ -67,7 +69,9 @@ HYPERTUNE_INLINE double ParameterSpec::to_unit(const Value& v) const {
             return std::clamp((x - lo) / (hi - lo), 0.0, 1.0);
         }
         case ParameterKind::Continuous: {
-            double x = std::get<double>(v);
+            const auto* real = std::get_if<double>(&v);
+            if (!real) throw InvalidArgument(fmt::format("ContinuousParameter '{}': value is not a number", name));
+            double x = *real;
             if (max == min) return 0.5;
             double u = 0.0;
             if (scaling == Scaling::Logarithmic)
@@ -79,7 +83,9 @@ HYPERTUNE_INLINE double ParameterSpec::to_unit(const Value& v) const {
             return std::clamp(u, 0.0, 1.0);
         }
         case ParameterKind::Categorical: {
-            const auto& s = std::get<std::string>(v);
+            const auto* text = std::get_if<std::string>(&v);
+            if (!text) throw InvalidArgument(fmt::format("CategoricalParameter '{}': value is not a string", name));
+            const auto& s = *text;
             for (std::size_t i = 0; i < categories.size(); ++i)
                 if (categories[i] == s)
                     return (static_cast<double>(i) + 0.5) / static_cast<double>(categories.size());
