@@ -135,8 +135,10 @@ protected:
     /// decide() for each of `records`, in order, leaving it empty (a scratch vector reused this
     /// way costs no allocation per call).
     void decide_all(std::vector<DecisionRecord>& records) {
-        for (DecisionRecord& d : records) decide(std::move(d));
-        records.clear();
+        if (records.empty()) return;
+        if (sampler_)
+            for (const DecisionRecord& d : records) sampler_->on_decision(d);
+        sink().add_all(records);
     }
 
     /// `scheduler` alone with the default random sampler, else "Sampler(scheduler)", e.g.

@@ -11,8 +11,10 @@
 #include <hypertune/config.hpp>
 #include <hypertune/types.hpp>
 
+#include <algorithm>
 #include <concepts>
 #include <cstdint>
+#include <iterator>
 #include <limits>
 #include <memory>
 #include <optional>
@@ -122,6 +124,15 @@ struct DecisionRecord {
 class DecisionSink {
 public:
     void add(DecisionRecord d) { records_.push_back(std::move(d)); }
+    /// add() for each of `records`, in order, leaving it empty (moved as one vector when this
+    /// sink holds nothing yet, the common case on a scheduler's report path).
+    void add_all(std::vector<DecisionRecord>& records) {
+        if (records_.empty())
+            records_.swap(records);
+        else
+            std::move(records.begin(), records.end(), std::back_inserter(records_));
+        records.clear();
+    }
     [[nodiscard]] std::vector<DecisionRecord> take() { return std::exchange(records_, {}); }
     [[nodiscard]] bool empty() const noexcept { return records_.empty(); }
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // ASHA and the rung bookkeeping it shares with asynchronous Hyperband (detail/rungs.hpp).
 
+#include <hypertune/detail/live_trials.hpp>
 #include <hypertune/strategies/asha.hpp>
 
 #include <doctest/doctest.h>
@@ -8,8 +9,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <iterator>
 #include <map>
 #include <random>
+#include <stdexcept>
 #include <vector>
 
 using namespace hypertune;
@@ -331,4 +334,45 @@ TEST_CASE("SplitHeap keeps the k-th smallest value and the median") {
                                           : 0.5 * (sorted[sorted.size() / 2 - 1] + sorted[sorted.size() / 2]);
         CHECK(h.median() == doctest::Approx(median));
     }
+}
+
+TEST_CASE("LiveTrials finds what a map of the live trials would, whatever the order of ids") {
+    // The schedulers' per-trial table (detail/live_trials.hpp) against std::map: ids mostly
+    // increasing as the runner hands them out, some older, some never added, erased in any order.
+    detail::LiveTrials<int> table;
+    std::map<TrialId, int> model;
+    std::mt19937_64 rng(11);
+    TrialId next = 0;
+    for (int step = 0; step < 20000; ++step) {
+        const auto roll = rng() % 10;
+        if (roll < 4) {
+            const TrialId id = roll == 0 && next > 5 ? next - 1 - rng() % 5 : next++;  // now and then an older id
+            const int value = static_cast<int>(rng() % 1000);
+            table.insert(id, value);
+            model[id] = value;
+        } else if (!model.empty() && roll < 8) {
+            auto it = model.begin();
+            std::advance(it, static_cast<std::ptrdiff_t>(rng() % std::min<std::size_t>(model.size(), 12)));
+            table.erase(it->first);
+            model.erase(it);
+        } else {
+            table.erase(next + 100);  // never added: nothing happens
+        }
+        REQUIRE(table.size() == model.size());
+        for (TrialId id = next > 40 ? next - 40 : 0; id < next + 2; ++id) {
+            auto it = model.find(id);
+            const int* found = table.find(id);
+            REQUIRE((found != nullptr) == (it != model.end()));
+            if (found) REQUIRE(*found == it->second);
+        }
+    }
+    // An older id than the whole window, after everything was forgotten, and at() on a missing id.
+    for (const auto& [id, value] : model) table.erase(id);
+    CHECK(table.size() == 0);
+    table.insert(7, 1);
+    table.insert(3, 2);
+    CHECK(table.at(3) == 2);
+    CHECK(table.at(7) == 1);
+    CHECK(table.find(5) == nullptr);
+    CHECK_THROWS_AS((void)table.at(5), std::out_of_range);
 }

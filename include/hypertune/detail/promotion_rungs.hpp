@@ -38,7 +38,6 @@
 #include <cstddef>
 #include <optional>
 #include <set>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -112,7 +111,7 @@ private:
     std::vector<int> labels_;
     std::size_t eta_ = 3;
     Resource max_resource_ = 0;
-    std::unordered_map<TrialId, TrialState> trials_;
+    LiveTrials<TrialState> trials_;
     std::size_t running_ = 0;
 };
 

@@ -33,7 +33,12 @@ public:
     RungRanking(std::size_t eta, bool pareto) : eta_(eta), pareto_(pareto) {}
 
     /// Records trial `id` here (once per trial and rung).
-    void record(TrialId id, const IntermediateReport& report);
+    void record(TrialId id, const IntermediateReport& report) {
+        if (pareto_) return record_pareto(id, report);
+        // By loss, the path of every report that reaches a rung: kept here so that it inlines.
+        values_.insert(rank_value(report.loss));
+        values_.set_lower_size(values_.size() / eta_);
+    }
 
     [[nodiscard]] bool pareto() const noexcept { return pareto_; }
     /// How many trials are recorded here (m).
@@ -43,7 +48,10 @@ public:
 
     /// Whether trial `id`, recorded here with rank value `value` (rank_value of its loss), is in
     /// the top 1/eta now. False while q == 0.
-    [[nodiscard]] bool in_top(TrialId id, double value);
+    [[nodiscard]] bool in_top(TrialId id, double value) {
+        if (top_size() == 0) return false;
+        return pareto_ ? in_top_pareto(id) : value <= values_.lower_max();
+    }
 
     /// By loss: the q-th smallest rank value, the value to beat; NaN while q == 0 and by Pareto
     /// priority (no single value decides there).
@@ -58,6 +66,8 @@ public:
     [[nodiscard]] const std::vector<TrialId>& order();
 
 private:
+    void record_pareto(TrialId id, const IntermediateReport& report);
+    [[nodiscard]] bool in_top_pareto(TrialId id);
     void sort();  // brings order_ and place_ up to date
 
     std::size_t eta_ = 3;

@@ -36,6 +36,7 @@
 #include <hypertune/linkage.hpp>
 #include <hypertune/config.hpp>
 #include <hypertune/error.hpp>
+#include <hypertune/detail/live_trials.hpp>
 #include <hypertune/detail/rung_ranking.hpp>
 #include <hypertune/strategy.hpp>
 
@@ -49,7 +50,6 @@
 #include <limits>
 #include <optional>
 #include <string_view>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -99,7 +99,7 @@ public:
         TrialState t;
         t.bracket = bracket;
         if (wait_for_peers_) t.config = config;
-        trials_[id] = std::move(t);
+        trials_.insert(id, std::move(t));
         ++running_;
     }
 
@@ -155,7 +155,7 @@ private:
         std::size_t rung = 0;  // where it is held
         double value = 0;      // its rank value there
         Resource reached = 0;
-        Config config;
+        std::optional<Config> config;  // set only with wait_for_peers: the common path builds no Config
     };
 
     // Moves past every rung reached at `step`; returns the highest one newly reached, or -1. A trial
@@ -233,7 +233,7 @@ private:
     std::size_t eta_ = 3;
     Resource max_resource_ = 0;
     bool wait_for_peers_ = false;
-    std::unordered_map<TrialId, TrialState> trials_;
+    LiveTrials<TrialState> trials_;
     std::deque<TrialId> cleared_;  // held, judged in the top, returned: to resume, oldest first
     std::size_t running_ = 0;
     std::size_t waiting_ = 0;  // held or cleared, not running again yet

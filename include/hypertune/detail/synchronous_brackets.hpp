@@ -14,6 +14,7 @@
 
 #include <hypertune/linkage.hpp>
 #include <hypertune/config.hpp>
+#include <hypertune/detail/live_trials.hpp>
 #include <hypertune/scheduler.hpp>
 #include <hypertune/strategy.hpp>
 
@@ -24,7 +25,6 @@
 #include <functional>
 #include <limits>
 #include <map>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -117,7 +117,7 @@ private:
     std::size_t eta_ = 3;
     Resource max_resource_ = 0;
     std::map<std::uint64_t, SyncBracket> brackets_;  // by serial: oldest first
-    std::unordered_map<TrialId, SyncTrial> trials_;  // trials running or paused
+    LiveTrials<SyncTrial> trials_;  // trials running or paused
     std::uint64_t next_serial_ = 0;
     int next_s_ = -1;
     std::size_t running_ = 0;

@@ -35,9 +35,8 @@ HYPERTUNE_INLINE std::optional<std::pair<double, TrialId>> PromotionRungs::promo
     const std::vector<TrialId>& order = rung.ranking.order();
     for (std::size_t i = 0; i < q; ++i) {
         // A trial waits at one rung at most, and `loss` holds its rank value there.
-        auto it = trials_.find(order[i]);
-        if (it != trials_.end() && rung.waiting.count({it->second.loss, order[i]}))
-            return std::pair{it->second.loss, order[i]};
+        const TrialState* t = trials_.find(order[i]);
+        if (t != nullptr && rung.waiting.count({t->loss, order[i]})) return std::pair{t->loss, order[i]};
     }
     return std::nullopt;
 }
@@ -48,7 +47,7 @@ HYPERTUNE_INLINE Resource PromotionRungs::add_trial(TrialId id, std::size_t brac
     t.budget = budget_at(bracket, 0);
     t.config = std::move(config);
     const Resource budget = t.budget;
-    trials_[id] = std::move(t);
+    trials_.insert(id, std::move(t));
     ++running_;
     return budget;
 }
@@ -94,9 +93,9 @@ HYPERTUNE_INLINE std::optional<Resumption> PromotionRungs::promote(std::vector<D
 
 HYPERTUNE_INLINE Decision PromotionRungs::report(TrialId id, Resource step, const IntermediateReport& report,
                                                  std::vector<DecisionRecord>& out) {
-    auto it = trials_.find(id);
-    if (it == trials_.end() || !it->second.running) return Decision::Continue;
-    TrialState& t = it->second;
+    TrialState* found = trials_.find(id);
+    if (found == nullptr || !found->running) return Decision::Continue;
+    TrialState& t = *found;
     if (step <= t.last_step) return Decision::Continue;
     t.last_step = step;
     if (step > max_resource_) {
@@ -110,15 +109,15 @@ HYPERTUNE_INLINE Decision PromotionRungs::report(TrialId id, Resource step, cons
 }
 
 HYPERTUNE_INLINE void PromotionRungs::finish(TrialId id, const Outcome& outcome, std::vector<DecisionRecord>& out) {
-    auto it = trials_.find(id);
-    if (it == trials_.end() || !it->second.running) return;
-    TrialState& t = it->second;
+    TrialState* found = trials_.find(id);
+    if (found == nullptr || !found->running) return;
+    TrialState& t = *found;
     t.running = false;
     --running_;
     const bool reached = outcome.status == Outcome::Status::Completed || outcome.resource >= t.budget;
     auto& ladder = ladders_[t.bracket];
     if (outcome.status == Outcome::Status::Failed || !reached || t.rung >= ladder.size()) {
-        trials_.erase(it);
+        trials_.erase(id);
         return;
     }
     Rung& rung = ladder[t.rung];

@@ -14,12 +14,7 @@
 
 namespace hypertune::detail {
 
-HYPERTUNE_INLINE void RungRanking::record(TrialId id, const IntermediateReport& report) {
-    if (!pareto_) {
-        values_.insert(rank_value(report.loss));
-        values_.set_lower_size(values_.size() / eta_);
-        return;
-    }
+HYPERTUNE_INLINE void RungRanking::record_pareto(TrialId id, const IntermediateReport& report) {
     std::vector<double> point = report.losses.empty() ? std::vector<double>{report.loss} : report.losses;
     for (double& x : point) x = rank_value(x);
     ids_.push_back(id);
@@ -28,13 +23,10 @@ HYPERTUNE_INLINE void RungRanking::record(TrialId id, const IntermediateReport& 
     sorted_ = false;
 }
 
-HYPERTUNE_INLINE bool RungRanking::in_top(TrialId id, double value) {
-    const std::size_t q = top_size();
-    if (q == 0) return false;
-    if (!pareto_) return value <= values_.lower_max();
+HYPERTUNE_INLINE bool RungRanking::in_top_pareto(TrialId id) {
     sort();
     auto it = place_.find(id);
-    return it != place_.end() && it->second < q;
+    return it != place_.end() && it->second < top_size();
 }
 
 HYPERTUNE_INLINE bool RungRanking::before(TrialId a, double va, TrialId b, double vb) {

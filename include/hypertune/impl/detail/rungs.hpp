@@ -38,9 +38,9 @@ HYPERTUNE_INLINE std::vector<Resource> geometric_rungs(Resource min_resource, Re
 
 HYPERTUNE_INLINE Decision StopRungs::report(TrialId id, Resource step, const IntermediateReport& report,
                                             std::vector<DecisionRecord>& out) {
-    auto it = trials_.find(id);
-    if (it == trials_.end()) return Decision::Continue;
-    TrialState& t = it->second;
+    TrialState* found = trials_.find(id);
+    if (found == nullptr) return Decision::Continue;
+    TrialState& t = *found;
     if (t.stopped) return Decision::Stop;
     if (step <= t.last_step) return Decision::Continue;
     t.last_step = step;
@@ -57,9 +57,9 @@ HYPERTUNE_INLINE Decision StopRungs::report(TrialId id, Resource step, const Int
 }
 
 HYPERTUNE_INLINE void StopRungs::finish(TrialId id, const Outcome& outcome, std::vector<DecisionRecord>& out) {
-    auto it = trials_.find(id);
-    if (it == trials_.end() || !it->second.running) return;
-    TrialState& t = it->second;
+    TrialState* found = trials_.find(id);
+    if (found == nullptr || !found->running) return;
+    TrialState& t = *found;
     t.running = false;
     --running_;
     if ((t.held || t.cleared) && !t.over && outcome.status != Outcome::Status::Failed) {
@@ -94,7 +94,7 @@ HYPERTUNE_INLINE void StopRungs::finish(TrialId id, const Outcome& outcome, std:
             if (!reached.held.empty() && reached.ranking.top_size() > 0) judge_held(t.bracket, k, out);
         }
     }
-    trials_.erase(it);
+    trials_.erase(id);
 }
 
 HYPERTUNE_INLINE void StopRungs::judge_held(std::size_t bracket, std::size_t rung_index,
@@ -104,8 +104,7 @@ HYPERTUNE_INLINE void StopRungs::judge_held(std::size_t bracket, std::size_t run
     const std::size_t m = rung.ranking.size();
     const std::size_t q = rung.ranking.top_size();
     for (TrialId id : rung.held) {
-        auto it = trials_.find(id);
-        TrialState& t = it->second;
+        TrialState& t = trials_.at(id);
         if (rung.ranking.in_top(id, t.value)) {
             t.held = false;
             t.cleared = true;
@@ -121,7 +120,7 @@ HYPERTUNE_INLINE void StopRungs::judge_held(std::size_t bracket, std::size_t run
         if (t.running)
             t.over = true;  // forgotten when its run ends
         else
-            trials_.erase(it);
+            trials_.erase(id);
     }
     rung.held.clear();
 }
@@ -142,7 +141,7 @@ HYPERTUNE_INLINE std::optional<Resumption> StopRungs::resume(std::vector<Decisio
                                  fmt::format("in the top 1/{} at resource {} once {} trials reached it: resumes from "
                                              "{} to {}",
                                              eta_, rung.resource, eta_, t.reached, max_resource_)});
-    return Resumption{id, t.config, t.reached, max_resource_};
+    return Resumption{id, *t.config, t.reached, max_resource_};
 }
 
 HYPERTUNE_INLINE std::optional<Resumption> StopRungs::release(std::vector<DecisionRecord>& out) {
@@ -165,14 +164,14 @@ HYPERTUNE_INLINE std::optional<Resumption> StopRungs::release(std::vector<Decisi
     const std::size_t m = top->ranking.size();
     for (TrialId id : top->held) {
         if (id == best) continue;
-        auto it = trials_.find(id);
-        stop_waiting(it->second);
+        TrialState& t = trials_.at(id);
+        stop_waiting(t);
         out.push_back(DecisionRecord{id, DecisionRecord::Kind::Stop, labels_[top_bracket], static_cast<int>(top_index),
-                                     top->resource, it->second.value, trials_.at(best).value, m,
+                                     top->resource, t.value, trials_.at(best).value, m,
                                      fmt::format("held at resource {}, which fewer than {} trials reached: not the "
                                                  "best of the {} there",
                                                  top->resource, eta_, m)});
-        trials_.erase(it);
+        trials_.erase(id);
     }
     top->held.clear();
     TrialState& t = trials_.at(best);
@@ -187,7 +186,7 @@ HYPERTUNE_INLINE std::optional<Resumption> StopRungs::release(std::vector<Decisi
                                  fmt::format("the best of the {} held at resource {}, which fewer than {} trials "
                                              "reached and no more will: resumes from {} to {}",
                                              m, top->resource, eta_, t.reached, max_resource_)});
-    return Resumption{best, t.config, t.reached, max_resource_};
+    return Resumption{best, *t.config, t.reached, max_resource_};
 }
 
 HYPERTUNE_INLINE std::vector<Resource> StopRungs::rung_resources(std::size_t b) const {

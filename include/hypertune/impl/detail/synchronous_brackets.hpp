@@ -60,7 +60,7 @@ HYPERTUNE_INLINE Suggestion SynchronousBrackets::new_trial(const StartNew& start
     ++b.created;
     ++b.running;
     ++running_;
-    SyncTrial& t = trials_[id];
+    SyncTrial& t = trials_.insert(id, SyncTrial{});
     t.bracket = it->first;
     t.rung = 0;
     t.config = next.config;
@@ -88,9 +88,9 @@ HYPERTUNE_INLINE Suggestion SynchronousBrackets::resume_trial(SyncBracket& b, st
 
 HYPERTUNE_INLINE Decision SynchronousBrackets::report(TrialId id, Resource step, double loss,
                                                       std::vector<DecisionRecord>& out) {
-    auto it = trials_.find(id);
-    if (it == trials_.end() || !it->second.running) return Decision::Continue;
-    SyncTrial& t = it->second;
+    SyncTrial* found = trials_.find(id);
+    if (found == nullptr || !found->running) return Decision::Continue;
+    SyncTrial& t = *found;
     if (step <= t.last_step) return Decision::Continue;
     t.last_step = step;
     if (step > max_resource_) {
@@ -107,9 +107,9 @@ HYPERTUNE_INLINE Decision SynchronousBrackets::report(TrialId id, Resource step,
 
 HYPERTUNE_INLINE void SynchronousBrackets::finish(TrialId id, const Outcome& outcome,
                                                   std::vector<DecisionRecord>& out) {
-    auto it = trials_.find(id);
-    if (it == trials_.end() || !it->second.running) return;
-    SyncTrial& t = it->second;
+    SyncTrial* found = trials_.find(id);
+    if (found == nullptr || !found->running) return;
+    SyncTrial& t = *found;
     t.running = false;
     --running_;
     auto bit = brackets_.find(t.bracket);
@@ -121,7 +121,7 @@ HYPERTUNE_INLINE void SynchronousBrackets::finish(TrialId id, const Outcome& out
     b.results.push_back(RungResult{t.loss, id, failed});
     const bool last_rung = t.rung + 1 == schedule_[static_cast<std::size_t>(b.s)].size();
     if (failed || last_rung) {
-        trials_.erase(it);
+        trials_.erase(id);
     } else {
         out.push_back(
             DecisionRecord{id, DecisionRecord::Kind::Pause, b.s, static_cast<int>(t.rung), t.reached, outcome.loss,
@@ -153,13 +153,12 @@ HYPERTUNE_INLINE void SynchronousBrackets::close_rung(BracketIt bit, std::vector
     const double threshold = keep > 0 ? results[keep - 1].loss : std::numeric_limits<double>::quiet_NaN();
     const Resource resource = rungs[b.rung].resource;
     for (std::size_t j = keep; j < ok; ++j) {
-        auto tit = trials_.find(results[j].id);
         out.push_back(DecisionRecord{
-            results[j].id, DecisionRecord::Kind::Stop, b.s, static_cast<int>(b.rung), tit->second.reached,
+            results[j].id, DecisionRecord::Kind::Stop, b.s, static_cast<int>(b.rung), trials_.at(results[j].id).reached,
             results[j].loss, threshold, m,
             keep == 0 ? fmt::format("rung {} of bracket {}: no trial to promote", b.rung, b.s)
                       : fmt::format("not among the best {} of {} at resource {}", keep, m, resource)});
-        trials_.erase(tit);
+        trials_.erase(results[j].id);
     }
     if (keep == 0) {
         brackets_.erase(bit);
