@@ -12,14 +12,17 @@
 // training time / 30 simulated seconds. Every scheduler gets max_trials = 81 and runs until it
 // answers Done, at P = 1, 4 and 16 workers:
 //   random search (RunToCompletion: all 81 to 30 units, the reference), ASHA (stop type, stop type
-//   with wait_for_peers, promotion type; rungs 1, 3, 9, 27), Hyperband asynchronous (the same
-//   three) and synchronous (min_resource 1, max_resource 30, eta 3).
+//   with wait_for_peers, promotion type, promotion type with fill_idle_workers; rungs 1, 3, 9, 27),
+//   Hyperband asynchronous (the same four) and synchronous (min_resource 1, max_resource 30, eta 3).
 // Printed per (scheduler, P), over the orders:
 // - reach: in how many orders the best final value (metric at 30 units of a trial that got there)
 //   is within 0.002 of random search's best for that order (which, running all 81, is the best of
 //   the file); worst gap: the largest shortfall from it;
 // - units trained, median and worst (random search: 81 x 30 = 2430);
 // - simulated wall time, median; utilisation = busy worker time / (P x wall), mean and worst;
+// - utilisation while work exists, mean and worst: the same up to the scheduler's last Run answer
+//   (SimResult::utilisation_while_work): Waits at barriers and before promotions count against it,
+//   the tail of the last trials running while nothing is left to start does not;
 // - Wait answers to ask(), in total (every waiting worker asks again after each tell, so one idle
 //   stretch can count several).
 // Everything is deterministic: the same files give the same table. Breaches of the scheduler
@@ -67,19 +70,24 @@ struct Contender {
 };
 
 std::vector<Contender> contenders() {
-    auto hyperband = [](ht::HyperbandMode mode, ht::HalvingType type, bool wait = false) {
-        return [mode, type, wait](ht::Resource r, ht::AnySampler s) {
+    auto hyperband = [](ht::HyperbandMode mode, ht::HalvingType type, bool wait = false, bool fill = false) {
+        return [mode, type, wait, fill](ht::Resource r, ht::AnySampler s) {
             ht::HyperbandOptions o{.min_resource = 1, .max_resource = r, .eta = 3, .mode = mode};
             o.type = type;
             o.wait_for_peers = wait;
+            o.fill_idle_workers = fill;
             return ht::AnyStrategy(ht::Hyperband(o, std::move(s)));
         };
     };
-    auto asha = [](ht::HalvingType type, bool wait = false) {
-        return [type, wait](ht::Resource r, ht::AnySampler s) {
-            return ht::AnyStrategy(ht::ASHA(
-                {.min_resource = 1, .max_resource = r, .reduction_factor = 3, .type = type, .wait_for_peers = wait},
-                std::move(s)));
+    auto asha = [](ht::HalvingType type, bool wait = false, bool fill = false) {
+        return [type, wait, fill](ht::Resource r, ht::AnySampler s) {
+            return ht::AnyStrategy(ht::ASHA({.min_resource = 1,
+                                             .max_resource = r,
+                                             .reduction_factor = 3,
+                                             .type = type,
+                                             .wait_for_peers = wait,
+                                             .fill_idle_workers = fill},
+                                            std::move(s)));
         };
     };
     using enum ht::HalvingType;
@@ -89,9 +97,11 @@ std::vector<Contender> contenders() {
         {"ASHA stop", asha(Stop)},
         {"ASHA stop, wait for peers", asha(Stop, true)},
         {"ASHA promotion", asha(Promotion)},
+        {"ASHA promotion, fill idle workers", asha(Promotion, false, true)},
         {"Hyperband async stop", hyperband(Asynchronous, Stop)},
         {"Hyperband async stop, wait for peers", hyperband(Asynchronous, Stop, true)},
         {"Hyperband async promotion", hyperband(Asynchronous, Promotion)},
+        {"Hyperband async promotion, fill idle workers", hyperband(Asynchronous, Promotion, false, true)},
         {"Hyperband sync", hyperband(Synchronous, Stop)},
     };
 }
@@ -121,7 +131,7 @@ double median(std::vector<double> v) {
 struct Row {
     std::vector<double> best;  // best final metric, -inf when no trial completed
     std::vector<double> gap;   // random search's best - best
-    std::vector<double> spent, wall, utilisation;
+    std::vector<double> spent, wall, utilisation, while_work;
     std::size_t reached = 0;
     std::size_t waits = 0;
 };
@@ -184,26 +194,31 @@ std::vector<std::string> run_task(const Task& task, const std::filesystem::path&
                 row.spent.push_back(static_cast<double>(r.spent));
                 row.wall.push_back(r.wall);
                 row.utilisation.push_back(r.utilisation());
+                row.while_work.push_back(r.utilisation_while_work());
                 row.waits += r.waits;
             }
         }
     }
 
     fmt::print("| scheduler | P | reach | median best {0} | worst gap | median units | worst units | median wall s "
-               "| utilisation mean | utilisation worst | Wait answers |\n",
+               "| utilisation mean | utilisation worst | while work exists: mean | worst | Wait answers |\n",
                task.metric);
-    fmt::print("|---|---|---|---|---|---|---|---|---|---|---|\n");
+    fmt::print("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     for (std::size_t c = 0; c < all.size(); ++c)
         for (std::size_t p = 0; p < std::size(worker_counts); ++p) {
             const Row& row = rows[c][p];
-            const double mean_utilisation =
-                std::accumulate(row.utilisation.begin(), row.utilisation.end(), 0.0) / static_cast<double>(orders);
-            fmt::print("| {} | {} | {}/{} | {:.4f} | {:.4f} | {:.0f} | {:.0f} | {:.1f} | {:.1f}% | {:.1f}% | {} |\n",
+            auto mean = [&](const std::vector<double>& v) {
+                return std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(orders);
+            };
+            fmt::print("| {} | {} | {}/{} | {:.4f} | {:.4f} | {:.0f} | {:.0f} | {:.1f} | {:.1f}% | {:.1f}% | {:.1f}% | "
+                       "{:.1f}% | {} |\n",
                        all[c].name, worker_counts[p], row.reached, orders, median(row.best),
                        *std::max_element(row.gap.begin(), row.gap.end()), median(row.spent),
                        *std::max_element(row.spent.begin(), row.spent.end()), median(row.wall),
-                       100.0 * mean_utilisation,
-                       100.0 * *std::min_element(row.utilisation.begin(), row.utilisation.end()), row.waits);
+                       100.0 * mean(row.utilisation),
+                       100.0 * *std::min_element(row.utilisation.begin(), row.utilisation.end()),
+                       100.0 * mean(row.while_work), 100.0 * *std::min_element(row.while_work.begin(), row.while_work.end()),
+                       row.waits);
         }
     fmt::print("\n");
     return {anomalies.begin(), anomalies.end()};

@@ -170,6 +170,10 @@ struct SimResult {
     Resource spent = 0;                  ///< resource units run, over all trials
     double wall = 0.0;                   ///< simulated seconds until the run ended
     double busy = 0.0;                   ///< worker-seconds spent running trials
+    /// Simulated time of the last Run answer (new or resumed trial): after it the scheduler had
+    /// nothing more to hand out, so workers idle from then on wait for the run's tail, not for it.
+    double last_handout = 0.0;
+    double busy_before_last_handout = 0.0;  ///< the part of `busy` before last_handout
     bool retired = false;                ///< every worker got Done (false: cut by the budget, stalled or guarded)
     std::vector<Incumbent> incumbents;   ///< each improvement of the best loss reached at max_resource
     std::vector<std::string> anomalies;  ///< breaches of the Strategy contract seen
@@ -179,6 +183,13 @@ struct SimResult {
     }
     [[nodiscard]] double utilisation() const noexcept {
         return wall > 0.0 ? busy / (static_cast<double>(workers) * wall) : 0.0;
+    }
+    /// Utilisation while work exists: busy / (P x time) up to the last Run answer. What the
+    /// scheduler itself leaves idle (Wait answers at a barrier or before a promotion) counts
+    /// against it; the tail of a run with a fixed number of trials (the last trials running while
+    /// nothing is left to start) does not. 1 when everything was handed out at time 0.
+    [[nodiscard]] double utilisation_while_work() const noexcept {
+        return last_handout > 0.0 ? busy_before_last_handout / (static_cast<double>(workers) * last_handout) : 1.0;
     }
     /// The first incumbent with loss <= target, or nullptr.
     [[nodiscard]] const Incumbent* first_reaching(double target) const noexcept {
@@ -200,6 +211,7 @@ public:
         result_.workers = options_.workers;
         workers_.assign(options_.workers, Worker{});
         trials_.clear();
+        segments_.clear();
         events_ = {};
         seq_ = 0;
         clock_ = 0.0;
@@ -214,7 +226,9 @@ public:
         }
         result_.wall = clock_;
         for (auto& w : workers_)  // work in flight when the budget ran out
-            if (w.state == State::Running) result_.busy += clock_ - w.started;
+            if (w.state == State::Running) end_segment(w);
+        for (const auto& [from, to] : segments_)
+            if (from < result_.last_handout) result_.busy_before_last_handout += std::min(to, result_.last_handout) - from;
         result_.retired =
             std::all_of(workers_.begin(), workers_.end(), [](const Worker& w) { return w.state == State::Retired; });
         if (!cut && !result_.retired)
@@ -263,6 +277,12 @@ private:
     [[nodiscard]] static bool has(const std::vector<DecisionRecord>& records, TrialId id, DecisionRecord::Kind kind) {
         return std::any_of(records.begin(), records.end(),
                            [&](const DecisionRecord& d) { return d.trial == id && d.kind == kind; });
+    }
+
+    // A run ends (or is cut): its worker-time counts as busy.
+    void end_segment(const Worker& worker) {
+        result_.busy += clock_ - worker.started;
+        segments_.emplace_back(worker.started, clock_);
     }
 
     void schedule(std::size_t w) {
@@ -321,6 +341,7 @@ private:
         }
         it->second.running = true;
         worker = Worker{State::Running, s.trial, s.resume_from, s.budget, clock_};
+        result_.last_handout = clock_;
         return true;
     }
 
@@ -349,7 +370,7 @@ private:
         }
         t.running = false;
         t.stopped = d == Decision::Stop;
-        result_.busy += clock_ - worker.started;
+        end_segment(worker);
         strategy_.tell(worker.trial, d == Decision::Stop ? Outcome::stopped(loss, worker.step)
                                                          : Outcome::completed(loss, worker.step));
         if (has(collect(), worker.trial, DecisionRecord::Kind::Pause))
@@ -371,6 +392,7 @@ private:
     SimOptions options_;
     std::vector<Worker> workers_;
     std::unordered_map<TrialId, TrialState> trials_;
+    std::vector<std::pair<double, double>> segments_;  // (start, end) of every run, for SimResult
     std::priority_queue<Event, std::vector<Event>, std::greater<>> events_;
     std::uint64_t seq_ = 0;
     double clock_ = 0.0;

@@ -3,11 +3,14 @@
 // once in the top 1/eta of it; a new trial starts only when nothing can be promoted.
 
 #include <hypertune/strategies/asha.hpp>
+#include <hypertune/strategies/hyperband.hpp>
 
 #include <doctest/doctest.h>
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <iterator>
 #include <map>
 #include <random>
 #include <set>
@@ -225,6 +228,160 @@ TEST_CASE("promotion-type ASHA matches a brute-force ranking over many interleav
     // Every rung promotes about a third of what it records; some reach max_resource.
     CHECK(promotions >= 2000 / 3);
     CHECK(completed >= 20);
+}
+
+// ---- promotion type filling idle workers (fill_idle_workers) ------------------------------------
+
+namespace {
+
+ASHA filling_asha(bool fill, Resource max_resource = 27) {
+    return ASHA({.min_resource = 1, .max_resource = max_resource, .reduction_factor = 3,
+                 .type = HalvingType::Promotion, .fill_idle_workers = fill});
+}
+
+}  // namespace
+
+TEST_CASE("fill_idle_workers: once no new trial may start, a paused trial that can still make its rung's top runs") {
+    for (bool fill : {false, true}) {
+        CAPTURE(fill);
+        ASHA asha = filling_asha(fill);
+        CHECK(asha.name() == (fill ? "ASHA-promotion-fill" : "ASHA-promotion"));
+        asha.start(promotion_space(), {.seed = 2, .max_trials = 6});
+        for (TrialId id = 0; id < 6; ++id) REQUIRE(asha.ask().trial == id);  // nothing paused yet: all new
+        const double losses[] = {0.5, 0.2, 0.9, 0.4, 0.8};
+        for (TrialId id = 0; id < 5; ++id) asha.tell(id, Outcome::completed(losses[id], 1));
+        (void)asha.take_decisions();
+        // m = 5, q = 1: trial 1 (0.2) is promoted by the rule.
+        Suggestion p = asha.ask();
+        REQUIRE(p.runs());
+        CHECK(p.trial == 1);
+        (void)asha.take_decisions();
+        // No new trial may start; trial 5 still runs towards rung 0. Once it arrives the rung holds
+        // 6 values and its top third 2: trial 3 (0.4, one value ahead of it) makes it if trial 5
+        // ranks behind it. Filling, it runs now; otherwise the worker waits.
+        Suggestion s = asha.ask();
+        auto records = asha.take_decisions();
+        if (!fill) {
+            CHECK(s.kind == Suggestion::Kind::Wait);
+            CHECK(records.empty());
+            continue;
+        }
+        REQUIRE(s.runs());
+        CHECK(s.trial == 3);
+        CHECK(s.budget == 3);
+        CHECK(s.resume_from == 1);
+        REQUIRE(records.size() == 1);
+        CHECK(records[0].kind == Kind::Promote);
+        CHECK(records[0].resource == 1);
+        CHECK(records[0].loss == 0.4);
+        CHECK(records[0].threshold == 0.2);  // the rule's cut-off, which 0.4 does not meet yet
+        CHECK(records[0].peers == 5);
+        CHECK(records[0].reason == "no new trial may start and a worker is free: 1 of 5 ahead of it at resource 1, "
+                                   "1 more on their way, so in the top 1/3 (2 of 6) should they all rank behind it: "
+                                   "resumes from 1 to 3");
+        // Trial 0 (0.5) has two ahead of it: it could not make the top 2 of 6 whatever trial 5 does.
+        CHECK(asha.ask().kind == Suggestion::Kind::Wait);
+        CHECK(asha.take_decisions().empty());
+        // Trial 5 arrives ahead of trial 3 after all (the price of the benefit of the doubt); it is in
+        // the top 2 of 6 and is promoted by the rule.
+        asha.tell(5, Outcome::completed(0.1, 1));
+        (void)asha.take_decisions();
+        Suggestion q = asha.ask();
+        REQUIRE(q.runs());
+        CHECK(q.trial == 5);
+        CHECK(asha.take_decisions().at(0).reason.starts_with("in the top 1/3 (2 of 6)"));
+    }
+}
+
+TEST_CASE("fill_idle_workers matches a brute-force check of every early promotion and every Wait") {
+    // Random interleavings on 4 workers with a budget of new trials. Each early promotion must have
+    // fewer losses ahead of it at its rung than the top 1/eta holds once the trials running towards
+    // that rung arrive; each Wait must come when no paused trial anywhere has that.
+    constexpr int eta = 3;
+    constexpr Resource max_resource = 27;
+    std::mt19937_64 rng(17);
+    std::size_t early = 0, waits_checked = 0;
+    for (int run = 0; run < 40; ++run) {
+        ASHA asha = filling_asha(true, max_resource);
+        const std::size_t max_trials = 12 + rng() % 30;
+        asha.start(promotion_space(), {.seed = static_cast<std::uint64_t>(run), .max_trials = max_trials});
+        std::map<Resource, std::vector<double>> recorded;         // rung resource -> losses recorded there
+        std::map<Resource, std::set<std::pair<double, TrialId>>> paused;
+        std::map<TrialId, Resource> running;                       // id -> budget
+        std::map<TrialId, double> value_of;                       // a trial's loss, fixed per trial
+        std::size_t started = 0;
+        auto arriving = [&](Resource r) {
+            return static_cast<std::size_t>(std::count_if(running.begin(), running.end(),
+                                                          [&](const auto& e) { return e.second == r; }));
+        };
+        auto ahead = [&](Resource r, double v) {
+            const auto& vs = recorded[r];
+            return static_cast<std::size_t>(std::count_if(vs.begin(), vs.end(), [&](double x) { return x < v; }));
+        };
+        auto could_make_it = [&](Resource r, double v) { return ahead(r, v) < (recorded[r].size() + arriving(r)) / eta; };
+        for (int guard = 0; guard < 10000; ++guard) {
+            while (running.size() < 4) {
+                Suggestion s = asha.ask();
+                for (const auto& d : asha.take_decisions()) {
+                    if (d.kind != Kind::Promote) continue;
+                    paused[d.resource].erase({d.loss, d.trial});
+                    if (d.reason.starts_with("no new trial may start")) {
+                        ++early;
+                        CHECK(started == max_trials);
+                        CHECK(ahead(d.resource, d.loss) < (recorded[d.resource].size() + arriving(d.resource)) / eta);
+                    }
+                }
+                if (!s.runs()) {
+                    if (s.kind == Suggestion::Kind::Wait) {
+                        ++waits_checked;
+                        for (const auto& [r, set] : paused)
+                            for (const auto& [v, id] : set) CHECK_FALSE(could_make_it(r, v));
+                    }
+                    break;
+                }
+                if (s.resume_from == 0) {
+                    ++started;
+                    value_of[s.trial] = std::uniform_real_distribution<double>(0.0, 1.0)(rng);
+                }
+                running[s.trial] = s.budget;
+            }
+            if (running.empty()) break;
+            auto it = running.begin();
+            std::advance(it, static_cast<std::ptrdiff_t>(rng() % running.size()));
+            const auto [id, budget] = *it;
+            running.erase(it);
+            // A loss that improves a little with resource, so ranks mostly hold from rung to rung.
+            const double loss = value_of[id] * (1.0 - 0.01 * static_cast<double>(budget));
+            asha.tell(id, Outcome::completed(loss, budget));
+            for (const auto& d : asha.take_decisions())
+                if (d.kind == Kind::Pause) {
+                    recorded[d.resource].push_back(d.loss);
+                    paused[d.resource].emplace(d.loss, d.trial);
+                }
+        }
+        CHECK(running.empty());
+    }
+    CHECK(early > 20);  // the rule was exercised, not just allowed
+    CHECK(waits_checked > 20);
+}
+
+TEST_CASE("a halving rule set for the type that ignores it is refused, naming the scheduler") {
+    CHECK_THROWS_WITH_AS(ASHA({.type = HalvingType::Stop, .fill_idle_workers = true}),
+                         "ASHA: fill_idle_workers is a rule of the promotion type (.type = HalvingType::Promotion); "
+                         "the stop type never leaves a worker waiting",
+                         InvalidArgument);
+    CHECK_THROWS_WITH_AS(ASHA({.type = HalvingType::Promotion, .wait_for_peers = true}),
+                         "ASHA: wait_for_peers is a rule of the stop type; the promotion type never lets a trial "
+                         "past a rung before eta trials reached it",
+                         InvalidArgument);
+    CHECK_THROWS_AS(Hyperband({.type = HalvingType::Promotion, .wait_for_peers = true}), InvalidArgument);
+    CHECK_THROWS_AS(Hyperband({.type = HalvingType::Stop, .fill_idle_workers = true}), InvalidArgument);
+    CHECK_THROWS_WITH_AS(Hyperband({.mode = HyperbandMode::Synchronous, .wait_for_peers = true}),
+                         "Hyperband: wait_for_peers is for the asynchronous mode; the synchronous mode judges a rung "
+                         "only once all of its trials have reached it",
+                         InvalidArgument);
+    CHECK(Hyperband({.type = HalvingType::Promotion, .fill_idle_workers = true}).name() ==
+          "Hyperband-promotion-fill");
 }
 
 // ---- stop type without free passes (wait_for_peers) ---------------------------------------------

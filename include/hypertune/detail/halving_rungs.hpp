@@ -21,10 +21,25 @@
 
 namespace hypertune::detail {
 
-/// The scheduler's name with its rules: "ASHA", "ASHA-wait", "ASHA-promotion".
-[[nodiscard]] inline std::string halving_name(const std::string& scheduler, HalvingType type, bool wait_for_peers) {
-    if (type == HalvingType::Promotion) return scheduler + "-promotion";
+/// The scheduler's name with its rules: "ASHA", "ASHA-wait", "ASHA-promotion", "ASHA-promotion-fill".
+[[nodiscard]] inline std::string halving_name(const std::string& scheduler, HalvingType type, bool wait_for_peers,
+                                              bool fill_idle_workers) {
+    if (type == HalvingType::Promotion) return scheduler + (fill_idle_workers ? "-promotion-fill" : "-promotion");
     return wait_for_peers ? scheduler + "-wait" : scheduler;
+}
+
+/// Throws InvalidArgument, naming `scheduler`, when an option is set for the type that ignores it:
+/// wait_for_peers belongs to the stop type, fill_idle_workers to the promotion type.
+inline void validate_halving_rules(const char* scheduler, HalvingType type, bool wait_for_peers,
+                                   bool fill_idle_workers) {
+    if (type == HalvingType::Promotion && wait_for_peers)
+        throw InvalidArgument(fmt::format("{}: wait_for_peers is a rule of the stop type; the promotion type never "
+                                          "lets a trial past a rung before eta trials reached it",
+                                          scheduler));
+    if (type == HalvingType::Stop && fill_idle_workers)
+        throw InvalidArgument(fmt::format("{}: fill_idle_workers is a rule of the promotion type (.type = "
+                                          "HalvingType::Promotion); the stop type never leaves a worker waiting",
+                                          scheduler));
 }
 
 class HalvingRungs {
@@ -34,9 +49,9 @@ public:
     /// with constraints, rungs rank by Pareto priority and every report must carry each
     /// objective's loss.
     HalvingRungs(HalvingType type, const std::vector<std::vector<Resource>>& brackets, std::vector<int> labels,
-                 int eta, Resource max_resource, bool wait_for_peers, std::size_t objectives = 1,
-                 bool constrained = false)
-        : type_(type), objectives_(objectives) {
+                 int eta, Resource max_resource, bool wait_for_peers, bool fill_idle_workers,
+                 std::size_t objectives = 1, bool constrained = false)
+        : type_(type), fill_idle_workers_(fill_idle_workers), objectives_(objectives) {
         const bool pareto = objectives > 1 || constrained;
         if (type_ == HalvingType::Stop)
             stop_ = StopRungs(brackets, std::move(labels), eta, max_resource, wait_for_peers, pareto);
@@ -93,11 +108,18 @@ public:
     }
 
     /// When no new trial may start (`done` is the Done the scheduler would answer): Wait while a
-    /// running trial may still make a paused one runnable, a held trial released when nothing
-    /// else can run, else `done` (with a Stop record for each trial left paused).
+    /// running trial may still make a paused one runnable (with fill_idle_workers, a paused trial
+    /// promoted on the benefit of the doubt instead, when one can still make its rung's top), a
+    /// held trial released when nothing else can run, else `done` (with a Stop record for each
+    /// trial left paused).
     [[nodiscard]] Suggestion nothing_new(Suggestion done, std::vector<DecisionRecord>& out) {
         if (type_ == HalvingType::Promotion) {
-            if (promotion_.running() > 0) return Suggestion::wait();
+            if (promotion_.running() > 0) {
+                if (fill_idle_workers_)
+                    if (auto r = promotion_.speculate(out))
+                        return Suggestion::run(r->trial, std::move(r->config), r->to, r->from);
+                return Suggestion::wait();
+            }
             promotion_.close(out);  // what is still paused will never run again
             return done;
         }
@@ -109,6 +131,7 @@ public:
 
 private:
     HalvingType type_ = HalvingType::Stop;
+    bool fill_idle_workers_ = false;
     std::size_t objectives_ = 1;
     Resource max_resource_ = 0;
     StopRungs stop_;

@@ -19,6 +19,14 @@
 // The price is that a promising trial waits (paused) until enough peers reach its rung; with a
 // budget of new trials, some paused trials are never promoted: when ask() has nothing left to run,
 // each gets a Stop record (close()).
+// With a budget of new trials, once it is spent the workers that finish wait (ask() answers Wait)
+// while the last trials run towards their rungs. With fill_idle_workers, such a worker gets a
+// paused trial instead, promoted on the benefit of the doubt: at a rung with m recorded losses and
+// a trials running towards it, q' = floor((m + a) / eta) is the most the top 1/eta can hold once
+// they have all arrived; the best paused trial there is promoted early when fewer than q' recorded
+// losses are strictly lower than its own, i.e. when it will be in the top 1/eta should the
+// arrivals all rank behind it (speculate(); the highest rung first). Nothing that could never be
+// promoted runs, and no new trial is started for it.
 // A report past the trial's budget gets Stop (the trainer overran its rung; its loss still counts
 // at the rung through its outcome), past max_resource a Stop record. A failed trial, or one that
 // ended short of its budget (the run stopping), leaves the rungs: it is never promoted. A NaN loss
@@ -32,12 +40,14 @@
 
 #include <hypertune/linkage.hpp>
 #include <hypertune/config.hpp>
+#include <hypertune/detail/live_trials.hpp>
 #include <hypertune/detail/rungs.hpp>
 #include <hypertune/strategy.hpp>
 
 #include <cstddef>
 #include <optional>
 #include <set>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -53,6 +63,11 @@ public:
     /// @param pareto      rank by Pareto priority (several objectives or constraints)
     PromotionRungs(const std::vector<std::vector<Resource>>& brackets, std::vector<int> labels, int eta,
                    Resource max_resource, bool pareto = false);
+
+    /// When no new trial may start and a worker would wait: the best paused trial that can still
+    /// reach its rung's top 1/eta once the trials running towards that rung have arrived (see the
+    /// top of this file), promoted now; appends its Promote record to `out`.
+    [[nodiscard]] std::optional<Resumption> speculate(std::vector<DecisionRecord>& out);
 
     /// Registers a new trial in `bracket` (its configuration is kept, to resume it with); returns
     /// its budget: the bracket's first rung, or max_resource for a bracket without rungs.
@@ -88,6 +103,7 @@ private:
         Resource resource = 0;
         RungRanking ranking;                            // every trial recorded here
         std::set<std::pair<double, TrialId>> waiting;  // paused here: (rank value, id)
+        std::size_t arriving = 0;                       // trials running towards it
     };
     struct TrialState {
         std::size_t bracket = 0;
@@ -101,6 +117,14 @@ private:
 
     // The paused trial that `rung` would promote now, if one is in its top 1/eta.
     [[nodiscard]] std::optional<std::pair<double, TrialId>> promotable(Rung& rung);
+    // The best paused trial at `rung` (the first in Pareto priority, or the lowest loss).
+    [[nodiscard]] std::optional<std::pair<double, TrialId>> best_waiting(Rung& rung);
+    // Resumes paused trial `id` (rank value `value`) from rung `k` of bracket `b` to the next rung,
+    // with a Promote record saying `why`.
+    [[nodiscard]] Resumption resume(std::size_t b, std::size_t k, double value, TrialId id, std::string why,
+                                    std::vector<DecisionRecord>& out);
+    // The trial starts running towards its rung `t.rung` (counted in that rung's `arriving`).
+    void run_towards(TrialState& t);
 
     [[nodiscard]] Resource budget_at(std::size_t bracket, std::size_t rung) const {
         const auto& ladder = ladders_[bracket];

@@ -59,6 +59,10 @@ public:
         return !pareto_ && values_.lower_size() > 0 ? values_.lower_max() : std::numeric_limits<double>::quiet_NaN();
     }
 
+    /// How many recorded trials rank strictly before recorded trial `id` (rank value `value`):
+    /// by loss, the losses strictly lower (O(m)); by Pareto priority, its place.
+    [[nodiscard]] std::size_t ahead_of(TrialId id, double value);
+
     /// Whether recorded trial `a` (rank value `va`) ranks before recorded trial `b` (value `vb`).
     [[nodiscard]] bool before(TrialId a, double va, TrialId b, double vb);
 

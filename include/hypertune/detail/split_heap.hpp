@@ -46,6 +46,13 @@ public:
     /// The smallest of the upper part. Requires size() > lower_size().
     [[nodiscard]] double upper_min() const noexcept { return upper_.front(); }
 
+    /// How many values are strictly lower than `x` (a scan: O(n)).
+    [[nodiscard]] std::size_t count_below(double x) const noexcept {
+        auto below = [x](double v) { return v < x; };
+        return static_cast<std::size_t>(std::count_if(lower_.begin(), lower_.end(), below) +
+                                        std::count_if(upper_.begin(), upper_.end(), below));
+    }
+
     /// The median (the mean of the two middle values when the size is even). Requires size() > 0.
     [[nodiscard]] double median() {
         set_lower_size((size() + 1) / 2);

@@ -41,6 +41,10 @@ struct AshaOptions {
     /// Stop type: a trial that reaches a rung before reduction_factor - 1 others did waits there
     /// (paused) until enough trials arrive to judge it, instead of continuing on a free pass.
     bool wait_for_peers = false;
+    /// Promotion type: once no new trial may start, a worker that would wait gets the best paused
+    /// trial that can still make its rung's top 1/reduction_factor when the trials running towards
+    /// that rung have arrived, promoted early instead (detail/promotion_rungs.hpp).
+    bool fill_idle_workers = false;
 };
 
 class ASHA : public Scheduler {
@@ -51,14 +55,16 @@ public:
         : Scheduler(std::move(sampler)), options_(options) {
         detail::validate_rung_options("ASHA", "reduction_factor", options_.min_resource, options_.max_resource,
                                       options_.reduction_factor);
+        detail::validate_halving_rules("ASHA", options_.type, options_.wait_for_peers, options_.fill_idle_workers);
         rungs_ = detail::geometric_rungs(options_.min_resource, options_.max_resource, options_.reduction_factor);
     }
 
-    /// "ASHA" (stop type), "ASHA-wait" (stop type, wait_for_peers) or "ASHA-promotion", with the
+    /// "ASHA" (stop type), "ASHA-wait" (stop type, wait_for_peers), "ASHA-promotion" or
+    /// "ASHA-promotion-fill" (fill_idle_workers), with the
     /// sampler's name when it is not random. A journal records it: a run resumes only with the
     /// same rules.
     [[nodiscard]] std::string name() const override {
-        return with_sampler_name(detail::halving_name("ASHA", options_.type, options_.wait_for_peers));
+        return with_sampler_name(detail::halving_name("ASHA", options_.type, options_.wait_for_peers, options_.fill_idle_workers));
     }
     [[nodiscard]] std::optional<Resource> max_resource() const override { return options_.max_resource; }
     /// Any number, as its sampler allows: with several objectives (or constraints) each rung ranks

@@ -85,6 +85,10 @@ struct HyperbandOptions {
     /// Asynchronous stop type: a trial that reaches a rung before eta - 1 others of its bracket did
     /// waits there (paused) until enough trials arrive to judge it, instead of a free pass.
     bool wait_for_peers = false;
+    /// Asynchronous promotion type: once no new trial may start, a worker that would wait gets the
+    /// best paused trial that can still make its rung's top 1/eta when the trials running towards
+    /// that rung have arrived, promoted early instead (detail/promotion_rungs.hpp).
+    bool fill_idle_workers = false;
 };
 
 /// One rung of a bracket: how many configurations run there, and with how much resource.
@@ -128,6 +132,11 @@ public:
         if (options_.mode == HyperbandMode::Synchronous && options_.type == HalvingType::Promotion)
             throw InvalidArgument("Hyperband: type = HalvingType::Promotion is for the asynchronous mode; the "
                                   "synchronous mode already pauses trials and promotes them at its barriers");
+        if (options_.mode == HyperbandMode::Synchronous && options_.wait_for_peers)
+            throw InvalidArgument("Hyperband: wait_for_peers is for the asynchronous mode; the synchronous mode "
+                                  "judges a rung only once all of its trials have reached it");
+        detail::validate_halving_rules("Hyperband", options_.type, options_.wait_for_peers,
+                                       options_.fill_idle_workers);
         schedule_ = detail::hyperband_schedule(options_.min_resource, options_.max_resource, options_.eta);
         // Round-robin weights n(s), capped so that the credits cannot overflow (2^40 is far beyond
         // any real schedule: only max_resource / min_resource above ~10^11 reaches it).
@@ -143,10 +152,12 @@ public:
     [[nodiscard]] int s_max() const noexcept { return static_cast<int>(schedule_.size()) - 1; }
     [[nodiscard]] const HyperbandOptions& options() const noexcept { return options_; }
 
-    /// "Hyperband", "Hyperband-wait" (asynchronous stop type, wait_for_peers) or
-    /// "Hyperband-promotion", with the sampler's name when it is not random.
+    /// "Hyperband", "Hyperband-wait" (asynchronous stop type, wait_for_peers), "Hyperband-promotion"
+    /// or "Hyperband-promotion-fill" (fill_idle_workers), with the sampler's name when it is not
+    /// random.
     [[nodiscard]] std::string name() const override {
-        return with_sampler_name(detail::halving_name("Hyperband", options_.type, options_.wait_for_peers));
+        return with_sampler_name(
+            detail::halving_name("Hyperband", options_.type, options_.wait_for_peers, options_.fill_idle_workers));
     }
     [[nodiscard]] std::optional<Resource> max_resource() const override { return options_.max_resource; }
     /// Asynchronous: any number, as its sampler allows (each rung ranks by Pareto priority,

@@ -7,6 +7,7 @@
 #include <hypertune/detail/promotion_rungs.hpp>
 #include <hypertune/linkage.hpp>
 #include <fmt/format.h>
+#include <algorithm>
 #include <limits>
 
 #if defined(HYPERTUNE_COMPILED) && !defined(HYPERTUNE_BUILDING_LIBRARY)
@@ -21,7 +22,7 @@ HYPERTUNE_INLINE PromotionRungs::PromotionRungs(const std::vector<std::vector<Re
     : labels_(std::move(labels)), eta_(static_cast<std::size_t>(eta)), max_resource_(max_resource) {
     ladders_.resize(brackets.size());
     for (std::size_t b = 0; b < brackets.size(); ++b)
-        for (Resource r : brackets[b]) ladders_[b].push_back(Rung{r, RungRanking(eta_, pareto), {}});
+        for (Resource r : brackets[b]) ladders_[b].push_back(Rung{r, RungRanking(eta_, pareto), {}, 0});
 }
 
 HYPERTUNE_INLINE std::optional<std::pair<double, TrialId>> PromotionRungs::promotable(Rung& rung) {
@@ -41,14 +42,30 @@ HYPERTUNE_INLINE std::optional<std::pair<double, TrialId>> PromotionRungs::promo
     return std::nullopt;
 }
 
+HYPERTUNE_INLINE std::optional<std::pair<double, TrialId>> PromotionRungs::best_waiting(Rung& rung) {
+    if (rung.waiting.empty()) return std::nullopt;
+    if (!rung.ranking.pareto()) return *rung.waiting.begin();
+    for (TrialId id : rung.ranking.order())
+        if (const TrialState* t = trials_.find(id); t != nullptr && rung.waiting.count({t->loss, id}))
+            return std::pair{t->loss, id};
+    return std::nullopt;
+}
+
+HYPERTUNE_INLINE void PromotionRungs::run_towards(TrialState& t) {
+    t.running = true;
+    ++running_;
+    auto& ladder = ladders_[t.bracket];
+    if (t.rung < ladder.size()) ++ladder[t.rung].arriving;
+}
+
 HYPERTUNE_INLINE Resource PromotionRungs::add_trial(TrialId id, std::size_t bracket, Config config) {
     TrialState t;
     t.bracket = bracket;
     t.budget = budget_at(bracket, 0);
     t.config = std::move(config);
+    t.running = false;
     const Resource budget = t.budget;
-    trials_.insert(id, std::move(t));
-    ++running_;
+    run_towards(trials_.insert(id, std::move(t)));
     return budget;
 }
 
@@ -74,20 +91,53 @@ HYPERTUNE_INLINE std::optional<Resumption> PromotionRungs::promote(std::vector<D
     if (best_rung == nullptr) return std::nullopt;
 
     const auto [value, id] = *promotable(*best_rung);
-    best_rung->waiting.erase({value, id});
-    TrialState& t = trials_.at(id);
-    const Resource from = best_rung->resource;
-    t.rung = best_index + 1;
-    t.budget = budget_at(best_bracket, t.rung);
-    t.running = true;
-    ++running_;
     const std::size_t m = best_rung->ranking.size();
-    out.push_back(DecisionRecord{id, DecisionRecord::Kind::Promote, labels_[best_bracket],
-                                 static_cast<int>(best_index), from, value, best_rung->ranking.cutoff(), m,
-                                 fmt::format("in the top 1/{} ({} of {}) at resource {}{}: resumes from {} to {}", eta_,
-                                             best_rung->ranking.top_size(), m, from,
-                                             best_rung->ranking.pareto() ? " by Pareto priority" : "", from,
-                                             t.budget)});
+    return resume(best_bracket, best_index, value, id,
+                  fmt::format("in the top 1/{} ({} of {}) at resource {}{}", eta_, best_rung->ranking.top_size(), m,
+                              best_rung->resource, best_rung->ranking.pareto() ? " by Pareto priority" : ""),
+                  out);
+}
+
+HYPERTUNE_INLINE std::optional<Resumption> PromotionRungs::speculate(std::vector<DecisionRecord>& out) {
+    // The highest rung first (the closest to max_resource), as promote() does.
+    std::vector<std::pair<std::size_t, std::size_t>> rungs;  // (bracket, index)
+    for (std::size_t b = 0; b < ladders_.size(); ++b)
+        for (std::size_t k = 0; k < ladders_[b].size(); ++k)
+            if (!ladders_[b][k].waiting.empty()) rungs.emplace_back(b, k);
+    std::stable_sort(rungs.begin(), rungs.end(), [&](const auto& x, const auto& y) {
+        return ladders_[x.first][x.second].resource > ladders_[y.first][y.second].resource;
+    });
+    for (const auto& [b, k] : rungs) {
+        Rung& rung = ladders_[b][k];
+        const auto best = best_waiting(rung);
+        if (!best) continue;
+        const std::size_t m = rung.ranking.size();
+        const std::size_t most = (m + rung.arriving) / eta_;  // the top 1/eta once all have arrived
+        const std::size_t ahead = rung.ranking.ahead_of(best->second, best->first);
+        if (ahead >= most) continue;
+        return resume(b, k, best->first, best->second,
+                      fmt::format("no new trial may start and a worker is free: {} of {} ahead of it at resource "
+                                  "{}{}, {} more on their way, so in the top 1/{} ({} of {}) should they all rank "
+                                  "behind it",
+                                  ahead, m, rung.resource, rung.ranking.pareto() ? " by Pareto priority" : "",
+                                  rung.arriving, eta_, most, m + rung.arriving),
+                      out);
+    }
+    return std::nullopt;
+}
+
+HYPERTUNE_INLINE Resumption PromotionRungs::resume(std::size_t b, std::size_t k, double value, TrialId id,
+                                                   std::string why, std::vector<DecisionRecord>& out) {
+    Rung& rung = ladders_[b][k];
+    rung.waiting.erase({value, id});
+    TrialState& t = trials_.at(id);
+    const Resource from = rung.resource;
+    t.rung = k + 1;
+    t.budget = budget_at(b, t.rung);
+    run_towards(t);
+    out.push_back(DecisionRecord{id, DecisionRecord::Kind::Promote, labels_[b], static_cast<int>(k), from, value,
+                                 rung.ranking.cutoff(), rung.ranking.size(),
+                                 fmt::format("{}: resumes from {} to {}", why, from, t.budget)});
     return Resumption{id, t.config, from, t.budget};
 }
 
@@ -114,8 +164,9 @@ HYPERTUNE_INLINE void PromotionRungs::finish(TrialId id, const Outcome& outcome,
     TrialState& t = *found;
     t.running = false;
     --running_;
-    const bool reached = outcome.status == Outcome::Status::Completed || outcome.resource >= t.budget;
     auto& ladder = ladders_[t.bracket];
+    if (t.rung < ladder.size()) --ladder[t.rung].arriving;
+    const bool reached = outcome.status == Outcome::Status::Completed || outcome.resource >= t.budget;
     if (outcome.status == Outcome::Status::Failed || !reached || t.rung >= ladder.size()) {
         trials_.erase(id);
         return;

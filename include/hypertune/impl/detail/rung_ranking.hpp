@@ -29,6 +29,12 @@ HYPERTUNE_INLINE bool RungRanking::in_top_pareto(TrialId id) {
     return it != place_.end() && it->second < top_size();
 }
 
+HYPERTUNE_INLINE std::size_t RungRanking::ahead_of(TrialId id, double value) {
+    if (!pareto_) return values_.count_below(value);
+    sort();
+    return place_.at(id);
+}
+
 HYPERTUNE_INLINE bool RungRanking::before(TrialId a, double va, TrialId b, double vb) {
     if (!pareto_) return va < vb || (va == vb && a < b);
     sort();

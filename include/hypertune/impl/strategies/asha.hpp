@@ -15,7 +15,8 @@ namespace hypertune {
 
 HYPERTUNE_INLINE void ASHA::on_start() {
     ladder_ = detail::HalvingRungs(options_.type, {rungs_}, {-1}, options_.reduction_factor, options_.max_resource,
-                                   options_.wait_for_peers, context().objectives, context().constrained);
+                                   options_.wait_for_peers, options_.fill_idle_workers, context().objectives,
+                                   context().constrained);
 }
 
 HYPERTUNE_INLINE Suggestion ASHA::next(const TrialBudget& budget) {
