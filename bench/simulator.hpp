@@ -228,7 +228,8 @@ public:
         for (auto& w : workers_)  // work in flight when the budget ran out
             if (w.state == State::Running) end_segment(w);
         for (const auto& [from, to] : segments_)
-            if (from < result_.last_handout) result_.busy_before_last_handout += std::min(to, result_.last_handout) - from;
+            if (from < result_.last_handout)
+                result_.busy_before_last_handout += std::min(to, result_.last_handout) - from;
         result_.retired =
             std::all_of(workers_.begin(), workers_.end(), [](const Worker& w) { return w.state == State::Retired; });
         if (!cut && !result_.retired)

@@ -132,8 +132,8 @@ protected:
 
     /// Records a stop, pause or promotion: it goes to the sink and the sampler hears of it.
     void decide(DecisionRecord d);
-    /// decide() for each of `records`, in order, leaving it empty (a scratch vector reused this
-    /// way costs no allocation per call).
+    /// decide() for each of `records`, in order, leaving it empty: the sampler sees each record,
+    /// and the sink takes them as one vector (DecisionSink::add_all), not one move each.
     void decide_all(std::vector<DecisionRecord>& records) {
         if (records.empty()) return;
         if (sampler_)

@@ -375,4 +375,7 @@ TEST_CASE("LiveTrials finds what a map of the live trials would, whatever the or
     CHECK(table.at(7) == 1);
     CHECK(table.find(5) == nullptr);
     CHECK_THROWS_AS((void)table.at(5), std::out_of_range);
+    // An id far past the window is refused, not allocated for.
+    CHECK_THROWS_AS(table.insert(TrialId{1} << 40, 3), std::out_of_range);
+    CHECK(table.size() == 2);
 }

@@ -318,7 +318,9 @@ TEST_CASE("fill_idle_workers matches a brute-force check of every early promotio
             const auto& vs = recorded[r];
             return static_cast<std::size_t>(std::count_if(vs.begin(), vs.end(), [&](double x) { return x < v; }));
         };
-        auto could_make_it = [&](Resource r, double v) { return ahead(r, v) < (recorded[r].size() + arriving(r)) / eta; };
+        auto could_make_it = [&](Resource r, double v) {
+            return ahead(r, v) < (recorded[r].size() + arriving(r)) / eta;
+        };
         for (int guard = 0; guard < 10000; ++guard) {
             while (running.size() < 4) {
                 Suggestion s = asha.ask();
@@ -328,7 +330,7 @@ TEST_CASE("fill_idle_workers matches a brute-force check of every early promotio
                     if (d.reason.starts_with("no new trial may start")) {
                         ++early;
                         CHECK(started == max_trials);
-                        CHECK(ahead(d.resource, d.loss) < (recorded[d.resource].size() + arriving(d.resource)) / eta);
+                        CHECK(could_make_it(d.resource, d.loss));
                     }
                 }
                 if (!s.runs()) {

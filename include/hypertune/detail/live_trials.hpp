@@ -49,6 +49,12 @@ public:
             base_ = id;
         }
         const std::size_t k = head_ + static_cast<std::size_t>(id - base_);
+        // Ids come one at a time from the runner; a jump this far is a bookkeeping error, refused
+        // rather than allocated.
+        if (k >= slots_.size() + max_jump)
+            throw std::out_of_range("LiveTrials: trial " + std::to_string(id) + " is " +
+                                    std::to_string(k - slots_.size()) +
+                                    " ids past the newest live trial; trial ids are handed out in order");
         if (k >= slots_.size()) slots_.resize(k + 1);
         auto& slot = slots_[k];
         if (!slot) ++live_;
@@ -77,6 +83,7 @@ public:
     [[nodiscard]] std::size_t size() const noexcept { return live_; }
 
 private:
+    static constexpr std::size_t max_jump = std::size_t{1} << 20;
     std::vector<std::optional<T>> slots_;  // slots_[head_ + k]: trial base_ + k
     std::size_t head_ = 0;
     TrialId base_ = 0;

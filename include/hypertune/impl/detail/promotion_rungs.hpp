@@ -27,24 +27,18 @@ HYPERTUNE_INLINE PromotionRungs::PromotionRungs(const std::vector<std::vector<Re
 
 HYPERTUNE_INLINE std::optional<std::pair<double, TrialId>> PromotionRungs::promotable(Rung& rung) {
     const std::size_t q = rung.ranking.top_size();
-    if (rung.waiting.empty() || q == 0) return std::nullopt;
-    if (!rung.ranking.pareto()) {
-        const auto& best = *rung.waiting.begin();
-        if (best.first > rung.ranking.cutoff()) return std::nullopt;
-        return best;
-    }
-    const std::vector<TrialId>& order = rung.ranking.order();
-    for (std::size_t i = 0; i < q; ++i) {
-        // A trial waits at one rung at most, and `loss` holds its rank value there.
-        const TrialState* t = trials_.find(order[i]);
-        if (t != nullptr && rung.waiting.count({t->loss, order[i]})) return std::pair{t->loss, order[i]};
-    }
-    return std::nullopt;
+    if (q == 0) return std::nullopt;
+    const auto best = best_waiting(rung);
+    if (!best) return std::nullopt;
+    const bool in_top = rung.ranking.pareto() ? rung.ranking.ahead_of(best->second, best->first) < q
+                                              : best->first <= rung.ranking.cutoff();
+    return in_top ? best : std::nullopt;
 }
 
 HYPERTUNE_INLINE std::optional<std::pair<double, TrialId>> PromotionRungs::best_waiting(Rung& rung) {
     if (rung.waiting.empty()) return std::nullopt;
     if (!rung.ranking.pareto()) return *rung.waiting.begin();
+    // A trial waits at one rung at most, and `loss` holds its rank value there.
     for (TrialId id : rung.ranking.order())
         if (const TrialState* t = trials_.find(id); t != nullptr && rung.waiting.count({t->loss, id}))
             return std::pair{t->loss, id};
