@@ -209,6 +209,10 @@ void BM_ASHAWait(benchmark::State& state) {
 void BM_ASHAPromotion(benchmark::State& state) {
     measure(state, ht::ASHA({.max_resource = max_resource, .type = ht::HalvingType::Promotion}));
 }
+void BM_ASHAPromotionFill(benchmark::State& state) {
+    measure(state, ht::ASHA({.max_resource = max_resource, .type = ht::HalvingType::Promotion,
+                             .fill_idle_workers = true}));
+}
 void BM_HyperbandPromotion(benchmark::State& state) {
     measure(state, ht::Hyperband({.max_resource = max_resource, .type = ht::HalvingType::Promotion}));
 }
@@ -223,5 +227,6 @@ BENCHMARK(BM_HyperbandSync)->Arg(1000)->Arg(10000)->UseManualTime()->Unit(benchm
 BENCHMARK(BM_ASHA)->Arg(1000)->Arg(10000)->UseManualTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_ASHAWait)->Arg(1000)->Arg(10000)->UseManualTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_ASHAPromotion)->Arg(1000)->Arg(10000)->UseManualTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_ASHAPromotionFill)->Arg(1000)->Arg(10000)->UseManualTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_HyperbandPromotion)->Arg(1000)->Arg(10000)->UseManualTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_ModelBasedHyperband)->Arg(100)->Arg(500)->UseManualTime()->Unit(benchmark::kMillisecond);

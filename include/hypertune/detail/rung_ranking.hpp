@@ -63,6 +63,11 @@ public:
     /// by loss, the losses strictly lower (O(m)); by Pareto priority, its place.
     [[nodiscard]] std::size_t ahead_of(TrialId id, double value);
 
+    /// Whether fewer than `k` recorded trials rank strictly before recorded trial `id` (rank value
+    /// `value`): ahead_of(id, value) < k, without counting. By loss, `value` against the k-th
+    /// smallest, the split of the heap moved there and back: O((k - top_size()) log m).
+    [[nodiscard]] bool within(TrialId id, double value, std::size_t k);
+
     /// Whether recorded trial `a` (rank value `va`) ranks before recorded trial `b` (value `vb`).
     [[nodiscard]] bool before(TrialId a, double va, TrialId b, double vb);
 

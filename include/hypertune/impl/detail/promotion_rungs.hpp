@@ -107,8 +107,8 @@ HYPERTUNE_INLINE std::optional<Resumption> PromotionRungs::speculate(std::vector
         if (!best) continue;
         const std::size_t m = rung.ranking.size();
         const std::size_t most = (m + rung.arriving) / eta_;  // the top 1/eta once all have arrived
-        const std::size_t ahead = rung.ranking.ahead_of(best->second, best->first);
-        if (ahead >= most) continue;
+        if (!rung.ranking.within(best->second, best->first, most)) continue;
+        const std::size_t ahead = rung.ranking.ahead_of(best->second, best->first);  // for the record only
         return resume(b, k, best->first, best->second,
                       fmt::format("no new trial may start and a worker is free: {} of {} ahead of it at resource "
                                   "{}{}, {} more on their way, so in the top 1/{} ({} of {}) should they all rank "

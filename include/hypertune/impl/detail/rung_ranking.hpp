@@ -35,6 +35,16 @@ HYPERTUNE_INLINE std::size_t RungRanking::ahead_of(TrialId id, double value) {
     return place_.at(id);
 }
 
+HYPERTUNE_INLINE bool RungRanking::within(TrialId id, double value, std::size_t k) {
+    if (k == 0) return false;
+    if (pareto_) return ahead_of(id, value) < k;
+    if (k >= values_.size()) return true;  // at most m - 1 values can be ahead of a recorded one
+    values_.set_lower_size(k);
+    const bool in = value <= values_.lower_max();  // the k-th smallest is not below it
+    values_.set_lower_size(top_size());
+    return in;
+}
+
 HYPERTUNE_INLINE bool RungRanking::before(TrialId a, double va, TrialId b, double vb) {
     if (!pareto_) return va < vb || (va == vb && a < b);
     sort();
