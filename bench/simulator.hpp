@@ -226,10 +226,12 @@ public:
         }
         result_.wall = clock_;
         for (auto& w : workers_)  // work in flight when the budget ran out
-            if (w.state == State::Running) end_segment(w);
-        for (const auto& [from, to] : segments_)
+            if (w.state == State::Running) segments_.emplace_back(w.started, clock_);
+        for (const auto& [from, to] : segments_) {
+            result_.busy += to - from;
             if (from < result_.last_handout)
                 result_.busy_before_last_handout += std::min(to, result_.last_handout) - from;
+        }
         result_.retired =
             std::all_of(workers_.begin(), workers_.end(), [](const Worker& w) { return w.state == State::Retired; });
         if (!cut && !result_.retired)
@@ -278,12 +280,6 @@ private:
     [[nodiscard]] static bool has(const std::vector<DecisionRecord>& records, TrialId id, DecisionRecord::Kind kind) {
         return std::any_of(records.begin(), records.end(),
                            [&](const DecisionRecord& d) { return d.trial == id && d.kind == kind; });
-    }
-
-    // A run ends (or is cut): its worker-time counts as busy.
-    void end_segment(const Worker& worker) {
-        result_.busy += clock_ - worker.started;
-        segments_.emplace_back(worker.started, clock_);
     }
 
     void schedule(std::size_t w) {
@@ -371,7 +367,7 @@ private:
         }
         t.running = false;
         t.stopped = d == Decision::Stop;
-        end_segment(worker);
+        segments_.emplace_back(worker.started, clock_);  // busy, summed at the end of run()
         strategy_.tell(worker.trial, d == Decision::Stop ? Outcome::stopped(loss, worker.step)
                                                          : Outcome::completed(loss, worker.step));
         if (has(collect(), worker.trial, DecisionRecord::Kind::Pause))
@@ -393,7 +389,7 @@ private:
     SimOptions options_;
     std::vector<Worker> workers_;
     std::unordered_map<TrialId, TrialState> trials_;
-    std::vector<std::pair<double, double>> segments_;  // (start, end) of every run, for SimResult
+    std::vector<std::pair<double, double>> segments_;  // (start, end) of every run: SimResult's busy times
     std::priority_queue<Event, std::vector<Event>, std::greater<>> events_;
     std::uint64_t seq_ = 0;
     double clock_ = 0.0;

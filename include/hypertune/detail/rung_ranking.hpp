@@ -50,7 +50,7 @@ public:
     /// the top 1/eta now. False while q == 0.
     [[nodiscard]] bool in_top(TrialId id, double value) {
         if (top_size() == 0) return false;
-        return pareto_ ? in_top_pareto(id) : value <= values_.lower_max();
+        return pareto_ ? ahead_of(id, value) < top_size() : value <= values_.lower_max();
     }
 
     /// By loss: the q-th smallest rank value, the value to beat; NaN while q == 0 and by Pareto
@@ -76,7 +76,6 @@ public:
 
 private:
     void record_pareto(TrialId id, const IntermediateReport& report);
-    [[nodiscard]] bool in_top_pareto(TrialId id);
     void sort();  // brings order_ and place_ up to date
 
     std::size_t eta_ = 3;

@@ -26,13 +26,9 @@ HYPERTUNE_INLINE PromotionRungs::PromotionRungs(const std::vector<std::vector<Re
 }
 
 HYPERTUNE_INLINE std::optional<std::pair<double, TrialId>> PromotionRungs::promotable(Rung& rung) {
-    const std::size_t q = rung.ranking.top_size();
-    if (q == 0) return std::nullopt;
+    if (rung.ranking.top_size() == 0) return std::nullopt;  // nothing in the top yet: no scan
     const auto best = best_waiting(rung);
-    if (!best) return std::nullopt;
-    const bool in_top = rung.ranking.pareto() ? rung.ranking.ahead_of(best->second, best->first) < q
-                                              : best->first <= rung.ranking.cutoff();
-    return in_top ? best : std::nullopt;
+    return best && rung.ranking.in_top(best->second, best->first) ? best : std::nullopt;
 }
 
 HYPERTUNE_INLINE std::optional<std::pair<double, TrialId>> PromotionRungs::best_waiting(Rung& rung) {
@@ -57,7 +53,6 @@ HYPERTUNE_INLINE Resource PromotionRungs::add_trial(TrialId id, std::size_t brac
     t.bracket = bracket;
     t.budget = budget_at(bracket, 0);
     t.config = std::move(config);
-    t.running = false;
     const Resource budget = t.budget;
     run_towards(trials_.insert(id, std::move(t)));
     return budget;

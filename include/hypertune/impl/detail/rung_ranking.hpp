@@ -23,12 +23,6 @@ HYPERTUNE_INLINE void RungRanking::record_pareto(TrialId id, const IntermediateR
     sorted_ = false;
 }
 
-HYPERTUNE_INLINE bool RungRanking::in_top_pareto(TrialId id) {
-    sort();
-    auto it = place_.find(id);
-    return it != place_.end() && it->second < top_size();
-}
-
 HYPERTUNE_INLINE std::size_t RungRanking::ahead_of(TrialId id, double value) {
     if (!pareto_) return values_.count_below(value);
     sort();
