@@ -143,6 +143,10 @@ TEST_CASE("Bayesian: options are validated") {
     CHECK_THROWS_AS(ht::Bayesian({.candidates = 0}), ht::InvalidArgument);
     CHECK_THROWS_AS(ht::Bayesian({.max_model_points = 1}), ht::InvalidArgument);
     CHECK_THROWS_AS(ht::Bayesian({.refit_every = 0}), ht::InvalidArgument);
+    for (const double margin : {-0.1, 0.5, std::nan("")})
+        CHECK_THROWS_WITH_AS(ht::Bayesian({.design_margin = margin}),
+                             doctest::Contains("Bayesian: design_margin must be in [0, 0.5), got"), ht::InvalidArgument);
+    CHECK_NOTHROW(ht::Bayesian({.design_margin = 0.0}));
     ht::Bayesian b({.max_resource = 7});
     b.start(branin_space(), {0, 0});
     CHECK(b.max_resource() == 7);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
-// The Gaussian-process sampler off the box's faces, and its trust region (TuRBO): the share of
-// suggestions on a bound where the optimum is interior, and the region's shrinking and restarts.
+// The Gaussian-process sampler off the box's faces, and its trust region (TuRBO): the space-filling
+// design's margin, the share of suggestions on a bound where the optimum is interior, the region's
+// shrinking and restarts, and how many coordinates a suggestion in a region moves.
 #include <hypertune/strategies/bayesian.hpp>
 
 #include <doctest/doctest.h>
@@ -11,7 +12,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace ht = hypertune;
@@ -209,4 +212,88 @@ TEST_CASE("Bayesian trust region with 4 trials pending: a shrunk region still gi
     }
     CHECK(smallest_length < 0.05);  // the region did become small
     for (const std::string& n : b.notes()) CHECK_MESSAGE(n.find("next to a pending one") == std::string::npos, n);
+}
+
+TEST_CASE("Bayesian: the space-filling design keeps continuous parameters off the faces, every value of the others") {
+    ht::SearchSpace space{ht::ContinuousParameter("a", 0.0, 1.0), ht::ContinuousParameter("lr", 1e-5, 1.0, ht::Scaling::Logarithmic),
+                          ht::IntegerParameter("depth", 1, 10), ht::CategoricalParameter("kind", {"p", "q", "r", "s", "t"})};
+    auto design = [&](double margin) {
+        ht::Bayesian b({.initial_points = 40, .design_margin = margin});
+        b.start(space, {11, 40});
+        std::vector<std::vector<double>> points;
+        for (;;) {
+            auto s = b.ask();
+            if (!s.runs()) break;
+            points.push_back(space.encode(s.config));
+            b.tell(s.trial, ht::Outcome::completed(0.5, 1));
+        }
+        REQUIRE(points.size() == 40);
+        return points;
+    };
+    auto extremes = [](const std::vector<std::vector<double>>& points, std::size_t j) {
+        double lo = 1.0, hi = 0.0;
+        for (const auto& u : points) lo = std::min(lo, u[j]), hi = std::max(hi, u[j]);
+        return std::pair{lo, hi};
+    };
+    const auto inner = design(0.1);
+    for (std::size_t j : {0u, 1u}) {  // continuous, linear and log-scaled: within [0.1, 0.9], spread over it
+        const auto [lo, hi] = extremes(inner, j);
+        CHECK(lo >= 0.1 - 1e-12);
+        CHECK(hi <= 0.9 + 1e-12);
+        CHECK(lo < 0.15);
+        CHECK(hi > 0.85);
+    }
+    // the integer's and the category's cells all come up, the end ones included
+    std::set<long long> depths;
+    std::set<std::string> kinds;
+    for (const auto& u : inner) {
+        const ht::Config c = space.decode(u);
+        depths.insert(c.get<int>("depth"));
+        kinds.insert(c.get<std::string>("kind"));
+    }
+    CHECK(depths.size() == 10);
+    CHECK(kinds.size() == 5);
+    // margin 0: the design spreads to the faces' neighbourhood
+    const auto whole = design(0.0);
+    const auto [lo, hi] = extremes(whole, 0);
+    CHECK(lo < 0.1);
+    CHECK(hi > 0.9);
+}
+
+TEST_CASE("Bayesian trust region in 20-D: a suggestion moves a few coordinates from the region's centre") {
+    // A separable bowl: a region's candidates keep the centre's value in all but about
+    // GpTrustRegion::moved = 5 coordinates (at least one), where TuRBO's rule moved all 20 below 20
+    // dimensions.
+    constexpr std::size_t d = 20;
+    const ht::SearchSpace space = unit_space(d);
+    ht::Bayesian b({.candidates = std::min<std::size_t>(512, boundary_test_candidates)});
+    b.start(space, {5, 60});
+    auto loss = [&](const std::vector<double>& u) {
+        double r2 = 0.0;
+        for (const double x : u) r2 += (x - 0.3) * (x - 0.3);
+        return r2;
+    };
+    std::vector<double> best_point;
+    double best = 1e300;
+    std::vector<std::size_t> moved;  // coordinates differing from the best so far, per region suggestion
+    for (std::size_t k = 0;; ++k) {
+        auto s = b.ask();
+        if (!s.runs()) break;
+        const std::vector<double> u = space.encode(s.config);
+        if (k >= b.initial_points() && b.model().trust_region_restarts() == 0) {
+            std::size_t n = 0;
+            for (std::size_t j = 0; j < d; ++j) n += std::abs(u[j] - best_point[j]) > 1e-12 ? 1 : 0;
+            moved.push_back(n);
+        }
+        const double l = loss(u);
+        if (l < best) best = l, best_point = u;
+        b.tell(s.trial, ht::Outcome::completed(l, 1));
+    }
+    REQUIRE(moved.size() >= 20);
+    std::sort(moved.begin(), moved.end());
+    const std::size_t median = moved[moved.size() / 2];
+    std::printf("trust region in 20-D: coordinates moved from the best point per suggestion: median %zu, range %zu..%zu\n",
+                median, moved.front(), moved.back());
+    CHECK(median >= 1);
+    CHECK(median <= 10);
 }

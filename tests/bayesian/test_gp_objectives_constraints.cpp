@@ -106,7 +106,8 @@ TEST_CASE("Bayesian with a constraint steers its suggestions into the feasible r
         return static_cast<double>(feasible) / static_cast<double>(counted);
     };
     std::vector<double> modelled, modelled_best, worst_loss, worst_loss_best, blind;
-    for (std::uint64_t seed = 1; seed <= 3; ++seed) {
+    // 7 seeds: a seed's share moves in steps of 1/20, and on 3 seeds one low one decided the median
+    for (std::uint64_t seed = 1; seed <= 7; ++seed) {
         ht::TunerOptions o = constrained_options(ht::Constraint::at_least("sum", 1.0), seed);
         // The default: a model of the constraint weights expected improvement.
         auto told = ht::Tuner(space, ht::Bayesian(), o).fit(objective);
@@ -136,7 +137,10 @@ TEST_CASE("Bayesian with a constraint steers its suggestions into the feasible r
 TEST_CASE("Bayesian with no feasible trial yet looks where the constraint models expect one") {
     // The feasible region is a disc of radius 0.07 around (0.8, 0.3), 1.5% of the square: random
     // search needs about 65 trials on average to land in it, and the space-filling design of 5
-    // points misses it. The distance to its centre is smooth, so its model leads there.
+    // points misses it. The distance to its centre is smooth, so its model leads there. The design
+    // spreads over the whole square (design_margin = 0), as it did when the disc was placed: the
+    // default's inner design lands in the disc on one of these seeds, and then there is nothing to
+    // look for.
     const ht::SearchSpace space = unit_square();
     auto objective = [](const ht::Config& c) {
         const double x = c.get<double>("x"), y = c.get<double>("y");
@@ -151,7 +155,7 @@ TEST_CASE("Bayesian with no feasible trial yet looks where the constraint models
     std::vector<double> bayes, random;
     for (std::uint64_t seed = 1; seed <= 5; ++seed) {
         ht::TunerOptions o = constrained_options(ht::Constraint::at_most("distance", 0.07), seed);
-        auto r = ht::Tuner(space, ht::Bayesian(), o).fit(objective);
+        auto r = ht::Tuner(space, ht::Bayesian({.design_margin = 0.0}), o).fit(objective);
         bayes.push_back(first_feasible(r));
         random.push_back(first_feasible(ht::Tuner(space, ht::RandomSearch(), o).fit(objective)));
         REQUIRE(bayes.back() >= 5.0);  // the design missed it: the model found it

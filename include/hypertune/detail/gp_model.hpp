@@ -61,6 +61,9 @@ public:
             throw InvalidArgument(
                 fmt::format("Bayesian: max_model_points must be >= 2, got {}", options_.max_model_points));
         if (options_.refit_every < 1) throw InvalidArgument("Bayesian: refit_every must be >= 1, got 0");
+        if (!(options_.design_margin >= 0.0 && options_.design_margin < 0.5))
+            throw InvalidArgument(
+                fmt::format("Bayesian: design_margin must be in [0, 0.5), got {}", options_.design_margin));
     }
 
     void start(const SearchSpace& space, const SamplerContext& ctx) {
@@ -244,6 +247,9 @@ private:
         std::vector<double> u(encoding_.dimensions());
         for (int attempt = 0; attempt < 64; ++attempt) {
             design_.point(static_cast<std::uint32_t>(next_design_++), u);
+            // continuous coordinates off the box's faces (BayesianOptions::design_margin)
+            for (const std::size_t j : encoding_.continuous())
+                u[j] = options_.design_margin + (1.0 - 2.0 * options_.design_margin) * u[j];
             encoding_.round(u.data());
             if (!repeats_known(observations_, seeded_, u)) break;
         }

@@ -25,7 +25,7 @@
 namespace hypertune::detail {
 
 // Where one suggestion's candidates come from: a box inside the unit cube, and how often a
-// candidate's coordinate leaves the centre's value (TuRBO's perturbation mask, min(1, 20 / d)).
+// candidate's coordinate leaves the centre's value (the perturbation mask: min(1, moved / d)).
 struct GpRegionBox {
     std::vector<double> centre, lower, upper;
     double move_probability = 1.0;
@@ -37,6 +37,13 @@ public:
     static constexpr double min_length = 0.0078125;  // 0.5^7
     static constexpr double max_length = 1.6;
     static constexpr std::size_t success_tolerance = 3;
+    /// A candidate moves about this many coordinates from the region's centre (at least one, each
+    /// with probability min(1, moved / d)), and keeps the centre's value in the others. TuRBO moves
+    /// 20, made for 60 to 200 dimensions; below 20 it moves every coordinate. With 5, a search in 6
+    /// to 20 dimensions steps along a few coordinates at a time, as coordinate-wise local search
+    /// does: on Levy 10-D and 20-D at 50 evaluations (bench/peers, 60 seeds) the median regret went
+    /// from 12.3 to 9.7 and from 84 to 63, the other test functions within their seed-to-seed spread.
+    static constexpr double moved = 5.0;
 
     explicit GpTrustRegion(std::size_t dimensions) : dimensions_(dimensions) {}
 
@@ -87,7 +94,7 @@ public:
                                   const Eigen::VectorXd& log_lengthscales) const {
         const std::size_t d = encoding.dimensions();
         GpRegionBox b{centre, std::vector<double>(d, 0.0), std::vector<double>(d, 1.0),
-                      std::min(1.0, 20.0 / static_cast<double>(d))};
+                      std::min(1.0, moved / static_cast<double>(d))};
         double log_mean = 0.0;
         std::size_t numeric = 0;
         for (std::size_t j = 0; j < d; ++j)

@@ -9,7 +9,8 @@
 // fits, constraint models, candidates, exclusion, acquisition, refinement). Choices, in order:
 //
 // - Initial design: the first `initial_points` trials (default max(5, d + 1)) are points of a
-//   scrambled Sobol sequence (detail/sobol.hpp), whatever the results so far.
+//   scrambled Sobol sequence (detail/sobol.hpp), whatever the results so far; continuous
+//   coordinates keep `design_margin` (0.1) off either end of their range.
 // - Integers and categories: every point the model sees or scores is rounded to the centre of its
 //   value's cell first (what decode then encode gives), so the model sees the values that run.
 //   The model sees a categorical parameter one-hot (one input per value, each with its own length
@@ -56,7 +57,7 @@
 //   faces (measured: 24-88% of trials on a bound on ten test functions, none without).
 // - Trust region (`trust_region`, on by default with one objective; detail/gp_trust_region.hpp):
 //   the Sobol candidates fill a box around the best (feasible) result, sides scaled by the length
-//   scales, each coordinate moved from the centre with probability min(1, 20 / d); the box doubles
+//   scales, each coordinate moved from the centre with probability min(1, 5 / d); the box doubles
 //   after 3 successes and halves after max(4, d) failures, and once it has shrunk below 0.5^7 a
 //   new region starts with a fresh space-filling design and a model of its own results (TuRBO-1,
 //   Eriksson et al. 2019). While no result is feasible, the whole cube is searched.
