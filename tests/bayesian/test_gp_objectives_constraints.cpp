@@ -89,6 +89,39 @@ TEST_CASE("Bayesian with two objectives beats RandomSearch on ZDT1 (4-D), 40 eva
     CHECK(median_of_runs(bayes) > median_of_runs(random));
 }
 
+TEST_CASE("Bayesian with two objectives polishes its candidates by default, onto ZDT1's front at the faces") {
+    // ZDT1's Pareto set is x1..x3 = 0, on a face of the box: polishing by L-BFGS-B (on by default
+    // with several objectives) lands trials exactly there; the perturbations alone (refine = false,
+    // the single-objective default) never put a continuous coordinate exactly on a bound.
+    auto on_face = [](const ht::Result& r) {
+        std::size_t n = 0;
+        for (const auto& t : r.trials())
+            for (int i = 1; i < 4; ++i) {
+                const double x = t.config.get<double>(fmt::format("x{}", i));
+                if (x == 0.0 || x == 1.0) {
+                    ++n;
+                    break;
+                }
+            }
+        return n;
+    };
+    std::size_t polished = 0, unpolished = 0;
+    double hv_polished = 0.0, hv_unpolished = 0.0;
+    const std::vector<double> reference{1.1, 11.0};
+    for (std::uint64_t seed = 1; seed <= 3; ++seed) {
+        const auto a = ht::Tuner(zdt_space(), ht::Bayesian(), zdt_options(seed, 30)).fit(zdt1);
+        const auto b = ht::Tuner(zdt_space(), ht::Bayesian({.refine = false}), zdt_options(seed, 30)).fit(zdt1);
+        polished += on_face(a);
+        unpolished += on_face(b);
+        hv_polished += a.hypervolume(reference) / 3.0;
+        hv_unpolished += b.hypervolume(reference) / 3.0;
+    }
+    MESSAGE("trials with x1..x3 on a face, 3 seeds x 30: polished ", polished, ", not ", unpolished,
+            "; mean hypervolume ", hv_polished, " against ", hv_unpolished);
+    CHECK(polished >= 5);
+    CHECK(unpolished == 0);
+}
+
 TEST_CASE("Bayesian with a constraint steers its suggestions into the feasible region") {
     // The unconstrained minimum (0.2, 0.2) breaks x + y >= 1; the constrained one is (0.5, 0.5).
     const ht::SearchSpace space = unit_square();
