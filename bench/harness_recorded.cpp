@@ -25,6 +25,9 @@
 //   the tail of the last trials running while nothing is left to start does not;
 // - Wait answers to ask(), in total (every waiting worker asks again after each tell, so one idle
 //   stretch can count several).
+// The softmax curves are replayed a second time as their running best (the best accuracy so far,
+// what a trainer that keeps its best epoch's checkpoint reports): their epoch-to-epoch noise
+// reorders the configurations from one rung to the next, the running best much less.
 // Everything is deterministic: the same files give the same table. Breaches of the scheduler
 // contract that the simulator sees are listed at the end (exit status 1 when there are any).
 #include "recorded_curves.hpp"
@@ -62,6 +65,9 @@ struct Task {
     std::string file;
     ht::SearchSpace space;
     std::string metric;
+    // Replay each curve as its running best (the metric of the best unit so far): what a trainer
+    // reports when it keeps the checkpoint of its best epoch, as noisy SGD curves call for.
+    bool best_so_far = false;
 };
 
 struct Contender {
@@ -138,7 +144,10 @@ struct Row {
 
 // Runs every contender on one recorded set and prints its table; returns the contract breaches seen.
 std::vector<std::string> run_task(const Task& task, const std::filesystem::path& dir, std::uint64_t orders) {
-    const auto curves = ht::bench::read_curves(dir / task.file, task.space, task.metric);
+    auto curves = ht::bench::read_curves(dir / task.file, task.space, task.metric);
+    if (task.best_so_far)
+        for (auto& v : curves.values)
+            std::partial_sum(v.begin(), v.end(), v.begin(), [](double a, double b) { return std::max(a, b); });
     const ht::Resource R = curves.max_resource();
     const std::size_t n = curves.size();
     const ht::bench::RecordedProblem problem(curves);
@@ -238,6 +247,8 @@ int main(int argc, char** argv) try {
          ht::bench::xgboost_space(), "auc"},
         {"Softmax regression by SGD, Fashion-MNIST 10 classes (validation accuracy per epoch)",
          "softmax_fashion_mnist.csv", ht::bench::softmax_space(), "accuracy"},
+        {"The same softmax curves, reported as the best accuracy so far (the trainer keeps its best epoch)",
+         "softmax_fashion_mnist.csv", ht::bench::softmax_space(), "accuracy", true},
     };
     std::vector<std::string> anomalies;
     for (const auto& task : tasks) {
