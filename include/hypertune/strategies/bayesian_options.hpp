@@ -12,15 +12,16 @@ namespace hypertune {
 struct BayesianOptions {
     /// Space-filling trials before the model is used; 0: max(5, d + 1).
     std::size_t initial_points = 0;
-    /// The space-filling designs (the initial one, and each new trust region's) draw a continuous
-    /// parameter from its range without this share at either end (in the scaled range: log scaling
-    /// applies first); integer and categorical parameters keep every value. In 0 <= margin < 0.5;
-    /// 0 spreads the design over the whole box. Why 0.1: in d dimensions a uniform point lies within
-    /// a tenth of some face with probability 1 - 0.8^d (67% at d = 5, 99% at d = 20), where a
-    /// stationary model learns least from it and a trust region centred on it is cut by the box. On
-    /// ten test functions from 2 to 20 dimensions (bench/peers, seeds 1-30), it lowered the median
-    /// regret on 15 of 20 (function, budget) pairs, Hartmann 6-D at 50 evaluations from 0.12 to
-    /// 0.007. The model's suggestions still reach the bounds.
+    /// The space-filling points (the initial design, each new trust region's design, and the
+    /// fallbacks listed in notes()) draw a continuous parameter from its range without this share
+    /// at either end (in the scaled range: log scaling applies first); integer and categorical
+    /// parameters keep every value. In 0 <= margin < 0.5; 0 spreads the design over the whole box.
+    /// Why 0.1: in d dimensions a uniform point lies within a tenth of some face with probability
+    /// 1 - 0.8^d (67% at d = 5, 99% at d = 20), where a stationary model learns least from it and
+    /// a trust region centred on it is cut by the box. On ten test functions from 2 to 20
+    /// dimensions (bench/peers, seeds 1-30), it lowered the median regret on 15 of 20 (function,
+    /// budget) pairs, Hartmann 6-D at 50 evaluations from 0.12 to 0.007. The model's suggestions
+    /// still reach the bounds.
     double design_margin = 0.1;
     /// Quasi-random candidates scored per suggestion (plus candidates / 8 local perturbations).
     std::size_t candidates = 2048;
