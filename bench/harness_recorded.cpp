@@ -167,13 +167,22 @@ std::vector<std::string> run_task(const Task& task, const std::filesystem::path&
                task.file, n, R, task.metric, best, median(final), near_best, n, tolerance, median(unit_seconds),
                *std::min_element(unit_seconds.begin(), unit_seconds.end()),
                *std::max_element(unit_seconds.begin(), unit_seconds.end()));
+    const auto top = static_cast<std::size_t>(std::max_element(final.begin(), final.end()) - final.begin());
+    std::string ranks;  // the best final configuration's place after r units: 1 + those strictly ahead
     fmt::print("Spearman correlation of the {} after r units with the final {}:", task.metric, task.metric);
     for (ht::Resource r = 1; r < R; r *= 3) {
         std::vector<double> early;
         for (const auto& v : curves.values) early.push_back(v[static_cast<std::size_t>(r - 1)]);
         fmt::print(" r = {}: {:.2f};", r, ht::bench::spearman(early, final));
+        const double mine = early[top];
+        ranks += fmt::format(" r = {}: {};", r, 1 + std::count_if(early.begin(), early.end(), [&](double x) { return x > mine; }));
     }
-    fmt::print("\n\n");
+    std::vector<double> steps;  // noise: the change from one unit to the next over the last 10 units
+    for (const auto& v : curves.values)
+        for (std::size_t k = v.size() - 10; k < v.size(); ++k) steps.push_back(std::abs(v[k] - v[k - 1]));
+    fmt::print("\nThe best final configuration's place after r units:{} median change of the {} from one unit to "
+               "the next over the last 10: {:.4f}.\n\n",
+               ranks, task.metric, median(steps));
 
     const auto all = contenders();
     std::vector<std::vector<Row>> rows(all.size(), std::vector<Row>(std::size(worker_counts)));

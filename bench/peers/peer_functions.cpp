@@ -8,7 +8,7 @@
 //
 //   peer_functions [--functions a,b] [--budgets 50,200] [--seeds N] [--first-seed S]
 //                  [--samplers Bayesian,Random] [--candidates N] [--no-trust-region]
-//                  [--refine]
+//                  [--refine] [--design-margin M]
 //   peer_functions --overhead [--trials 100,200,1000] [--timed 20] [--no-trust-region] [--refine]
 //   peer_functions --evaluate   < JSON lines {"function":..., "params":{...}, "seed":s, "index":i}
 //   peer_functions --list
@@ -127,7 +127,7 @@ int usage(const char* message) {
     std::fprintf(stderr,
                  "%s\nusage: peer_functions [--functions a,b] [--budgets 50,200] [--seeds N] [--first-seed S]\n"
                  "                      [--samplers Bayesian,Random] [--candidates N]\n"
-                 "                      [--no-trust-region] [--refine]\n"
+                 "                      [--no-trust-region] [--refine] [--design-margin M]\n"
                  "       peer_functions --overhead [--trials 100,200,1000] [--timed 20] [--no-trust-region] [--refine]\n"
                  "       peer_functions --evaluate | --list\n",
                  message);
@@ -143,6 +143,7 @@ int main(int argc, char** argv) try {
     std::size_t timed = 20, candidates = ht::BayesianOptions{}.candidates;
     bool trust_region = true;
     bool refine = false;
+    double design_margin = ht::BayesianOptions{}.design_margin;
     std::string mode = "run";
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
@@ -154,12 +155,14 @@ int main(int argc, char** argv) try {
         if (a == "--candidates") candidates = std::stoul(value());
         else if (a == "--no-trust-region") trust_region = false;
         else if (a == "--refine") refine = true;
+        else if (a == "--design-margin") design_margin = std::stod(value());
         else if (a == "--trials") counts = split_sizes(value());
         else if (a == "--timed") timed = std::stoul(value());
         else if (a == "--overhead" || a == "--evaluate" || a == "--list") mode = a.substr(2);
         else return usage(("unknown option " + a).c_str());
     }
-    const ht::BayesianOptions options{.candidates = candidates, .refine = refine, .trust_region = trust_region};
+    const ht::BayesianOptions options{.design_margin = design_margin, .candidates = candidates, .refine = refine,
+                                      .trust_region = trust_region};
     if (mode == "overhead") {
         std::sort(counts.begin(), counts.end());
         overhead(counts, timed, options);

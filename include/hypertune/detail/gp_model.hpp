@@ -459,8 +459,9 @@ private:
         const auto top = acquisition.best_candidates(encoding_, c, exclusion,
                                                      std::max<std::size_t>(256, options_.candidates / 8), refine_starts);
         if (top.empty()) return std::nullopt;
-        if (!options_.refine.value_or(objectives_ > 1)) return std::vector<double>(c.row(top.front().second).data(),
-                                                         c.row(top.front().second).data() + c.cols());
+        const bool polish = options_.refine.value_or(objectives_ > 1);  // by default with several objectives
+        const double* winner = c.row(top.front().second).data();
+        if (!polish) return std::vector<double>(winner, winner + c.cols());
         return refine_best(encoding_, acquisition, exclusion, c, top);
     }
 

@@ -19,9 +19,10 @@ struct BayesianOptions {
     /// Why 0.1: in d dimensions a uniform point lies within a tenth of some face with probability
     /// 1 - 0.8^d (67% at d = 5, 99% at d = 20), where a stationary model learns least from it and
     /// a trust region centred on it is cut by the box. On ten test functions from 2 to 20
-    /// dimensions (bench/peers, seeds 1-30), it lowered the median regret on 15 of 20 (function,
-    /// budget) pairs, Hartmann 6-D at 50 evaluations from 0.12 to 0.007. The model's suggestions
-    /// still reach the bounds.
+    /// dimensions (`bench/peers/peer_functions --samplers Bayesian --seeds 20`, against the same
+    /// with `--design-margin 0`), it lowered the median regret on 14 of 20 (function, budget)
+    /// pairs (16 of 20 on seeds 101-120), Hartmann 6-D at 50 evaluations from 0.12 to 0.006. The
+    /// model's suggestions still reach the bounds.
     double design_margin = 0.1;
     /// Quasi-random candidates scored per suggestion (plus candidates / 8 local perturbations).
     std::size_t candidates = 2048;
@@ -46,9 +47,10 @@ struct BayesianOptions {
     /// bound against 6.5%; `bench/peers/peer_functions --functions mixed4 --budgets 200
     /// --samplers Bayesian [--refine]`). With several objectives (ParEGO) the Pareto sets of the
     /// usual problems lie on faces (ZDT's at x_2..x_n = 0) and the front's precision is the
-    /// hypervolume: without polishing, the median hypervolume fell below Optuna's MOTPE on DTLZ2
-    /// with 3 objectives at 200 evaluations (0.622 against 0.637; 0.650 with it), and by 0.16 on
-    /// ZDT1 at 50 (`bench/peers/peer_multi_objective --seeds 10`).
+    /// hypervolume: without polishing (45d0a6b), the median hypervolume fell below Optuna's MOTPE
+    /// on DTLZ2 with 3 objectives at 200 evaluations (0.626 against 0.637; 0.650 with it), and on
+    /// ZDT1 at 50 from 11.69 to 11.52 (`bench/peers/peer_multi_objective --samplers Bayesian
+    /// --seeds 10`, at each revision).
     std::optional<bool> refine = std::nullopt;
     /// Search inside a trust region around the best result, which grows on successes, shrinks on
     /// failures and restarts elsewhere once it has shrunk away (TuRBO-1, detail/gp_trust_region.hpp).
