@@ -13,7 +13,9 @@
 // answers Done, at P = 1, 4 and 16 workers:
 //   random search (RunToCompletion: all 81 to 30 units, the reference), ASHA (stop type, stop type
 //   with wait_for_peers, promotion type, promotion type with fill_idle_workers; rungs 1, 3, 9, 27),
-//   Hyperband asynchronous (the same four) and synchronous (min_resource 1, max_resource 30, eta 3).
+//   Hyperband asynchronous (the same four) and synchronous (min_resource 1, max_resource 30, eta 3),
+//   each with all four brackets of the paper and again with the two most aggressive (brackets = 2:
+//   rungs from 1 and from 3).
 // Printed per (scheduler, P), over the orders:
 // - reach: in how many orders the best final value (metric at 30 units of a trial that got there)
 //   is within 0.002 of random search's best for that order (which, running all 81, is the best of
@@ -76,12 +78,14 @@ struct Contender {
 };
 
 std::vector<Contender> contenders() {
-    auto hyperband = [](ht::HyperbandMode mode, ht::HalvingType type, bool wait = false, bool fill = false) {
-        return [mode, type, wait, fill](ht::Resource r, ht::AnySampler s) {
+    auto hyperband = [](ht::HyperbandMode mode, ht::HalvingType type, bool wait = false, bool fill = false,
+                        int brackets = 0) {
+        return [mode, type, wait, fill, brackets](ht::Resource r, ht::AnySampler s) {
             ht::HyperbandOptions o{.min_resource = 1, .max_resource = r, .eta = 3, .mode = mode};
             o.type = type;
             o.wait_for_peers = wait;
             o.fill_idle_workers = fill;
+            o.brackets = brackets;
             return ht::AnyStrategy(ht::Hyperband(o, std::move(s)));
         };
     };
@@ -109,6 +113,10 @@ std::vector<Contender> contenders() {
         {"Hyperband async promotion", hyperband(Asynchronous, Promotion)},
         {"Hyperband async promotion, fill idle workers", hyperband(Asynchronous, Promotion, false, true)},
         {"Hyperband sync", hyperband(Synchronous, Stop)},
+        {"Hyperband async stop, 2 brackets", hyperband(Asynchronous, Stop, false, false, 2)},
+        {"Hyperband async promotion, 2 brackets", hyperband(Asynchronous, Promotion, false, false, 2)},
+        {"Hyperband async promotion, fill idle workers, 2 brackets", hyperband(Asynchronous, Promotion, false, true, 2)},
+        {"Hyperband sync, 2 brackets", hyperband(Synchronous, Stop, false, false, 2)},
     };
 }
 

@@ -2,6 +2,7 @@
 // Hyperband: the schedule, asynchronous mode (ASHA ladders per bracket) and synchronous mode (the
 // paper's successive halving with barriers, pausing and resuming trials).
 
+#include <hypertune/strategies/asha.hpp>
 #include <hypertune/strategies/hyperband.hpp>
 
 #include <doctest/doctest.h>
@@ -763,4 +764,92 @@ TEST_CASE("asynchronous Hyperband, promotion type: each bracket's trials start a
     // A bracket-0 trial completes at max_resource: it is over, nothing pauses.
     hb.tell(by_bracket[0].front(), Outcome::completed(0.5, 9));
     CHECK(hb.take_decisions().empty());
+}
+
+TEST_CASE("Hyperband with brackets = k runs only the k most aggressive brackets, in either mode") {
+    CHECK_THROWS_WITH_AS(Hyperband({.min_resource = 1, .max_resource = 30, .brackets = 5}),
+                         doctest::Contains("Hyperband: brackets = 5, but min_resource 1, max_resource 30 and eta 3 "
+                                           "give 4 brackets (s = 0..3); use 1..4, or 0 for all"),
+                         InvalidArgument);
+    CHECK_THROWS_WITH_AS(Hyperband({.brackets = -1}), doctest::Contains("Hyperband: brackets = -1"), InvalidArgument);
+    CHECK(Hyperband({.brackets = 5}).name() == "Hyperband");  // all five of (1, 81, 3): the default
+    CHECK(Hyperband({.brackets = 5}).lowest_bracket() == 0);
+
+    SUBCASE("asynchronous: the round-robin weighs the brackets that run, n(4) = 81 and n(3) = 34") {
+        Hyperband hb({.type = HalvingType::Promotion, .brackets = 2});
+        CHECK(hb.name() == "Hyperband-promotion-brackets=2");
+        CHECK(hb.lowest_bracket() == 3);
+        hb.start(hb_space(), {.seed = 5, .max_trials = 0});
+        std::map<int, int> count;
+        for (int k = 0; k < 230; ++k) {
+            auto s = hb.ask();
+            REQUIRE(s.runs());
+            const int b = hb.bracket_of(s.trial);
+            ++count[b];
+            CHECK(s.budget == hb.schedule()[static_cast<std::size_t>(b)].rungs[0].resource);  // 1 or 3
+        }
+        CHECK(count == std::map<int, int>{{3, 68}, {4, 162}});
+    }
+    SUBCASE("synchronous: the iterations go s = 4, 3, 4, 3, ... and follow the schedule") {
+        HyperbandOptions o = sync_options;
+        o.brackets = 2;
+        Hyperband seq(o);
+        CHECK(seq.name() == "Hyperband-brackets=2");
+        seq.start(hb_space(), {.seed = 17, .max_trials = 115});  // brackets 4 and 3, once each
+        Log a = drive(seq, 4, 1);
+        auto sizes = full_sizes(seq);
+        for (std::size_t s = 0; s < 3; ++s) sizes[s].clear();
+        check_sync_run(seq, a, sizes);
+        CHECK(seq.bracket_of(80) == 4);
+        CHECK(seq.bracket_of(81) == 3);
+        CHECK(seq.bracket_of(114) == 3);
+
+        Hyperband again(o);
+        again.start(hb_space(), {.seed = 3, .max_trials = 0});
+        while (again.trials_started() < 240) {
+            auto s = again.ask();
+            REQUIRE(s.runs());
+            again.tell(s.trial, Outcome::completed(curve(s.config, s.budget), s.budget));
+        }
+        CHECK(again.bracket_of(115) == 4);
+        CHECK(again.bracket_of(195) == 4);
+        CHECK(again.bracket_of(196) == 3);
+        CHECK(again.bracket_of(230) == 4);
+    }
+    SUBCASE("brackets = 1 decides as ASHA on the same rungs") {
+        // Bracket 4 of (1, 81, 3) has rungs 1, 3, 9, 27: ASHA's for 1..81 with factor 3.
+        Hyperband hb({.brackets = 1});
+        ASHA asha({.min_resource = 1, .max_resource = 81, .reduction_factor = 3});
+        auto play = [](Scheduler& s) {
+            s.start(hb_space(), {.seed = 11, .max_trials = 60});
+            std::vector<DecisionRecord> records;
+            while (true) {
+                auto next = s.ask();
+                if (!next.runs()) break;
+                Resource step = next.resume_from + 1;
+                for (; step <= next.budget; ++step)
+                    if (s.report(next.trial, step, curve(next.config, step)) == Decision::Stop) break;
+                if (step > next.budget)
+                    s.tell(next.trial, Outcome::completed(curve(next.config, next.budget), next.budget));
+                else
+                    s.tell(next.trial, Outcome::stopped(curve(next.config, step), step));
+                for (auto& r : s.take_decisions()) records.push_back(std::move(r));
+            }
+            return records;
+        };
+        const auto from_hb = play(hb);
+        const auto from_asha = play(asha);
+        REQUIRE(from_hb.size() == from_asha.size());
+        CHECK(from_hb.size() > 60);  // a record per trial and rung it reached
+        std::size_t stops = 0;
+        for (std::size_t i = 0; i < from_hb.size(); ++i) {
+            CAPTURE(i);
+            CHECK(from_hb[i].bracket == 4);
+            DecisionRecord relabelled = from_hb[i];
+            relabelled.bracket = from_asha[i].bracket;
+            CHECK(same_decision(relabelled, from_asha[i]));
+            stops += from_hb[i].kind == Kind::Stop;
+        }
+        CHECK(stops >= 30);
+    }
 }

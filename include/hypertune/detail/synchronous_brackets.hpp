@@ -49,9 +49,10 @@ public:
     ///                      DecisionRecord::bracket), its rungs from the most trials to one
     /// @param eta           promote the best 1/eta at each barrier
     /// @param max_resource  a report past it gets Stop and a record
-    SynchronousBrackets(std::vector<std::vector<Rung>> brackets, int eta, Resource max_resource)
+    /// @param lowest_s      the least aggressive bracket that runs: the iterations go s_max down to it
+    SynchronousBrackets(std::vector<std::vector<Rung>> brackets, int eta, Resource max_resource, int lowest_s = 0)
         : schedule_(std::move(brackets)), eta_(static_cast<std::size_t>(eta)), max_resource_(max_resource),
-          next_s_(static_cast<int>(schedule_.size()) - 1) {}
+          next_s_(static_cast<int>(schedule_.size()) - 1), lowest_s_(lowest_s) {}
 
     /// What the scheduler's ask() answers, older brackets first: a new trial of a bracket whose
     /// first rung is still filling, or a promoted trial to resume; else a new trial of a new bracket
@@ -120,6 +121,7 @@ private:
     LiveTrials<SyncTrial> trials_;  // trials running or paused
     std::uint64_t next_serial_ = 0;
     int next_s_ = -1;
+    int lowest_s_ = 0;
     std::size_t running_ = 0;
     bool sampler_exhausted_ = false;  // the sampler had no configuration left: no new bracket starts
 };

@@ -39,6 +39,9 @@
 //   record); its tell() still counts for the rung. Trial ids, the bracket of each id and its
 //   configuration do not depend on the number of workers or on the order in which trials finish.
 //   Its brackets, barriers and promotions are run by detail/synchronous_brackets.hpp.
+// - HyperbandOptions::brackets = k runs only brackets s_max..s_max - k + 1, in either mode: the
+//   round-robin weighs those alone, and the synchronous iterations go from s_max down to
+//   s_max - k + 1. Bracket numbers (DecisionRecord::bracket, bracket_of()) stay the paper's s.
 //
 // In both modes new trials' configurations come from the sampler: by default RandomSampler, so that
 // trial k's configuration is RandomSampler::sample(space, seed, k).
@@ -89,6 +92,11 @@ struct HyperbandOptions {
     /// best paused trial that can still make its rung's top 1/eta when the trials running towards
     /// that rung have arrived, promoted early instead (detail/promotion_rungs.hpp).
     bool fill_idle_workers = false;
+    /// How many brackets run: the `brackets` most aggressive ones, s = s_max down to
+    /// s_max - brackets + 1 (Syne Tune's option of the same name); 0 runs all s_max + 1 of the
+    /// paper. Fewer brackets hedge less against misleading early values and spend fewer units:
+    /// 1 is ASHA on Hyperband's rungs. Both modes.
+    int brackets = 0;
 };
 
 /// One rung of a bracket: how many configurations run there, and with how much resource.
@@ -138,26 +146,39 @@ public:
         detail::validate_halving_rules("Hyperband", options_.type, options_.wait_for_peers,
                                        options_.fill_idle_workers);
         schedule_ = detail::hyperband_schedule(options_.min_resource, options_.max_resource, options_.eta);
+        const int all = static_cast<int>(schedule_.size());
+        if (options_.brackets < 0 || options_.brackets > all)
+            throw InvalidArgument(fmt::format(
+                "Hyperband: brackets = {}, but min_resource {}, max_resource {} and eta {} give {} bracket{} "
+                "(s = 0..{}); use 1..{}, or 0 for all",
+                options_.brackets, options_.min_resource, options_.max_resource, options_.eta, all,
+                all == 1 ? "" : "s", all - 1, all));
+        lowest_s_ = options_.brackets == 0 ? 0 : all - options_.brackets;
         // Round-robin weights n(s), capped so that the credits cannot overflow (2^40 is far beyond
         // any real schedule: only max_resource / min_resource above ~10^11 reaches it).
         for (const auto& b : schedule_) {
             weights_.push_back(static_cast<std::int64_t>(
                 std::min<std::uint64_t>(b.rungs.front().configurations, std::uint64_t{1} << 40)));
-            weight_total_ += weights_.back();
+            if (b.s >= lowest_s_) weight_total_ += weights_.back();
         }
     }
 
     /// The paper's schedule: schedule()[s] is bracket s, s = 0..s_max().
     [[nodiscard]] const std::vector<HyperbandBracket>& schedule() const noexcept { return schedule_; }
     [[nodiscard]] int s_max() const noexcept { return static_cast<int>(schedule_.size()) - 1; }
+    /// The least aggressive bracket that runs (0 unless options().brackets leaves some out): the
+    /// brackets s = s_max..lowest_bracket() run.
+    [[nodiscard]] int lowest_bracket() const noexcept { return lowest_s_; }
     [[nodiscard]] const HyperbandOptions& options() const noexcept { return options_; }
 
     /// "Hyperband", "Hyperband-wait" (asynchronous stop type, wait_for_peers), "Hyperband-promotion"
-    /// or "Hyperband-promotion-fill" (fill_idle_workers), with the sampler's name when it is not
-    /// random.
+    /// or "Hyperband-promotion-fill" (fill_idle_workers), then "-brackets=k" when options().brackets
+    /// leaves some out, with the sampler's name when it is not random.
     [[nodiscard]] std::string name() const override {
-        return with_sampler_name(
-            detail::halving_name("Hyperband", options_.type, options_.wait_for_peers, options_.fill_idle_workers));
+        std::string rules =
+            detail::halving_name("Hyperband", options_.type, options_.wait_for_peers, options_.fill_idle_workers);
+        if (lowest_s_ > 0) rules += fmt::format("-brackets={}", s_max() + 1 - lowest_s_);
+        return with_sampler_name(rules);
     }
     [[nodiscard]] std::optional<Resource> max_resource() const override { return options_.max_resource; }
     /// Asynchronous: any number, as its sampler allows (each rung ranks by Pareto priority,
@@ -196,6 +217,7 @@ private:
 
     HyperbandOptions options_;
     std::vector<HyperbandBracket> schedule_;
+    int lowest_s_ = 0;  // brackets s_max..lowest_s_ run
     std::vector<std::int8_t> bracket_of_;  // indexed by trial id (ids are dense)
 
     std::vector<DecisionRecord> made_;  // scratch for one call's decisions: no allocation per call

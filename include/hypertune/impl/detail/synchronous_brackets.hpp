@@ -35,7 +35,7 @@ HYPERTUNE_INLINE Suggestion SynchronousBrackets::next(const TrialBudget& budget,
         auto it = brackets_.try_emplace(serial).first;
         it->second.s = next_s_;
         it->second.rung_size = n;
-        next_s_ = next_s_ == 0 ? s_max() : next_s_ - 1;
+        next_s_ = next_s_ == lowest_s_ ? s_max() : next_s_ - 1;
         Suggestion s = new_trial(start_new, it, out);
         if (s.runs()) return s;
     }

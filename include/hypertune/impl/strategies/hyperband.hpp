@@ -58,7 +58,7 @@ HYPERTUNE_INLINE void Hyperband::on_start() {
     if (options_.mode == HyperbandMode::Asynchronous) {
         std::vector<std::vector<Resource>> ladders;
         std::vector<int> labels;
-        for (const auto& b : schedule_) {
+        for (const auto& b : schedule_) {  // every bracket, so that a trial's bracket indexes its ladder
             std::vector<Resource> rungs;
             for (std::size_t i = 0; i + 1 < b.rungs.size(); ++i) rungs.push_back(b.rungs[i].resource);
             ladders.push_back(std::move(rungs));
@@ -73,7 +73,7 @@ HYPERTUNE_INLINE void Hyperband::on_start() {
             auto& rungs = brackets.emplace_back();
             for (const auto& rung : b.rungs) rungs.push_back({rung.configurations, rung.resource});
         }
-        sync_ = detail::SynchronousBrackets(std::move(brackets), options_.eta, options_.max_resource);
+        sync_ = detail::SynchronousBrackets(std::move(brackets), options_.eta, options_.max_resource, lowest_s_);
     }
 }
 
@@ -96,7 +96,8 @@ HYPERTUNE_INLINE void Hyperband::on_tell(TrialId id, const Outcome& outcome) {
 HYPERTUNE_INLINE std::vector<Resource> Hyperband::fidelity_levels() const {
     std::vector<Resource> levels;
     for (const auto& bracket : schedule_)
-        for (const auto& rung : bracket.rungs) levels.push_back(rung.resource);
+        if (bracket.s >= lowest_s_)
+            for (const auto& rung : bracket.rungs) levels.push_back(rung.resource);
     levels.push_back(options_.max_resource);
     std::sort(levels.begin(), levels.end());
     levels.erase(std::unique(levels.begin(), levels.end()), levels.end());
@@ -105,7 +106,7 @@ HYPERTUNE_INLINE std::vector<Resource> Hyperband::fidelity_levels() const {
 
 HYPERTUNE_INLINE int Hyperband::next_async_bracket() {
     int best = s_max();
-    for (int s = s_max(); s >= 0; --s) {
+    for (int s = s_max(); s >= lowest_s_; --s) {
         const auto us = static_cast<std::size_t>(s);
         credit_[us] += weights_[us];
         if (credit_[us] > credit_[static_cast<std::size_t>(best)]) best = s;
