@@ -22,6 +22,10 @@
 //   the file); worst gap: the largest shortfall from it;
 // - units trained, median and worst (random search: 81 x 30 = 2430);
 // - simulated wall time, median; utilisation = busy worker time / (P x wall), mean and worst;
+// - utilisation ceiling, mean: the most any schedule of the same work could reach on P workers
+//   (SimResult::utilisation_ceiling: the wall is at least busy / P and at least the longest trial's
+//   own running time, its runs being sequential), so that what the scheduler leaves idle shows
+//   apart from what the work itself forces;
 // - utilisation while work exists, mean and worst: the same up to the scheduler's last Run answer
 //   (SimResult::utilisation_while_work): Waits at barriers and before promotions count against it,
 //   the tail of the last trials running while nothing is left to start does not;
@@ -145,7 +149,7 @@ double median(std::vector<double> v) {
 struct Row {
     std::vector<double> best;  // best final metric, -inf when no trial completed
     std::vector<double> gap;   // random search's best - best
-    std::vector<double> spent, wall, utilisation, while_work;
+    std::vector<double> spent, wall, utilisation, while_work, ceiling;
     std::size_t reached = 0;
     std::size_t waits = 0;
 };
@@ -221,15 +225,16 @@ std::vector<std::string> run_task(const Task& task, const std::filesystem::path&
                 row.wall.push_back(r.wall);
                 row.utilisation.push_back(r.utilisation());
                 row.while_work.push_back(r.utilisation_while_work());
+                row.ceiling.push_back(r.utilisation_ceiling());
                 row.waits += r.waits;
             }
         }
     }
 
     fmt::print("| scheduler | P | reach | median best {0} | worst gap | median units | worst units | median wall s "
-               "| utilisation mean | utilisation worst | while work exists: mean | worst | Wait answers |\n",
+               "| utilisation mean | utilisation worst | ceiling mean | while work exists: mean | worst | Wait answers |\n",
                task.metric);
-    fmt::print("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+    fmt::print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     for (std::size_t c = 0; c < all.size(); ++c)
         for (std::size_t p = 0; p < std::size(worker_counts); ++p) {
             const Row& row = rows[c][p];
@@ -237,12 +242,13 @@ std::vector<std::string> run_task(const Task& task, const std::filesystem::path&
                 return std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(orders);
             };
             fmt::print("| {} | {} | {}/{} | {:.4f} | {:.4f} | {:.0f} | {:.0f} | {:.1f} | {:.1f}% | {:.1f}% | {:.1f}% | "
-                       "{:.1f}% | {} |\n",
+                       "{:.1f}% | {:.1f}% | {} |\n",
                        all[c].name, worker_counts[p], row.reached, orders, median(row.best),
                        *std::max_element(row.gap.begin(), row.gap.end()), median(row.spent),
                        *std::max_element(row.spent.begin(), row.spent.end()), median(row.wall),
                        100.0 * mean(row.utilisation),
                        100.0 * *std::min_element(row.utilisation.begin(), row.utilisation.end()),
+                       100.0 * mean(row.ceiling),
                        100.0 * mean(row.while_work), 100.0 * *std::min_element(row.while_work.begin(), row.while_work.end()),
                        row.waits);
         }

@@ -174,6 +174,9 @@ struct SimResult {
     /// nothing more to hand out, so workers idle from then on wait for the run's tail, not for it.
     double last_handout = 0.0;
     double busy_before_last_handout = 0.0;  ///< the part of `busy` before last_handout
+    /// The most worker-seconds any one trial ran, over all its runs: its runs cannot overlap, so
+    /// no schedule of the same work ends sooner than this.
+    double longest_trial = 0.0;
     bool retired = false;                ///< every worker got Done (false: cut by the budget, stalled or guarded)
     std::vector<Incumbent> incumbents;   ///< each improvement of the best loss reached at max_resource
     std::vector<std::string> anomalies;  ///< breaches of the Strategy contract seen
@@ -190,6 +193,12 @@ struct SimResult {
     /// nothing is left to start) does not. 1 when everything was handed out at time 0.
     [[nodiscard]] double utilisation_while_work() const noexcept {
         return last_handout > 0.0 ? busy_before_last_handout / (static_cast<double>(workers) * last_handout) : 1.0;
+    }
+    /// The highest utilisation any schedule of the same work could have on `workers`: the wall
+    /// is at least busy / P (every worker busy throughout) and at least longest_trial.
+    [[nodiscard]] double utilisation_ceiling() const noexcept {
+        const double bound = std::max(busy / static_cast<double>(workers), longest_trial);
+        return bound > 0.0 ? busy / (static_cast<double>(workers) * bound) : 0.0;
     }
     /// The first incumbent with loss <= target, or nullptr.
     [[nodiscard]] const Incumbent* first_reaching(double target) const noexcept {
@@ -226,7 +235,11 @@ public:
         }
         result_.wall = clock_;
         for (auto& w : workers_)  // work in flight when the budget ran out
-            if (w.state == State::Running) segments_.emplace_back(w.started, clock_);
+            if (w.state == State::Running) {
+                segments_.emplace_back(w.started, clock_);
+                trials_.at(w.trial).busy += clock_ - w.started;
+            }
+        for (const auto& [id, t] : trials_) result_.longest_trial = std::max(result_.longest_trial, t.busy);
         for (const auto& [from, to] : segments_) {
             result_.busy += to - from;
             if (from < result_.last_handout)
@@ -255,6 +268,7 @@ private:
         Resource reached = 0;
         bool running = false;
         bool stopped = false;  // report() said Stop, or a Stop record came while it was paused
+        double busy = 0.0;     // worker-seconds over all its runs
     };
     struct Event {
         double time;
@@ -314,7 +328,7 @@ private:
                 worker.state = State::Retired;
                 return false;
             }
-            it = trials_.emplace(s.trial, TrialState{s.config, problem_.curve(s.config), 0, false, false}).first;
+            it = trials_.emplace(s.trial, TrialState{s.config, problem_.curve(s.config), 0, false, false, 0.0}).first;
             ++result_.trials;
         } else {
             if (it == trials_.end()) {
@@ -368,6 +382,7 @@ private:
         t.running = false;
         t.stopped = d == Decision::Stop;
         segments_.emplace_back(worker.started, clock_);  // busy, summed at the end of run()
+        t.busy += clock_ - worker.started;
         strategy_.tell(worker.trial, d == Decision::Stop ? Outcome::stopped(loss, worker.step)
                                                          : Outcome::completed(loss, worker.step));
         if (has(collect(), worker.trial, DecisionRecord::Kind::Pause))
