@@ -2,6 +2,7 @@
 // The Gaussian-process sampler off the box's faces, and its trust region (TuRBO): the space-filling
 // design's margin, the share of suggestions on a bound where the optimum is interior, the region's
 // shrinking and restarts, and how many coordinates a suggestion in a region moves.
+#include <hypertune/detail/gp_trust_region.hpp>
 #include <hypertune/strategies/bayesian.hpp>
 
 #include <doctest/doctest.h>
@@ -52,7 +53,7 @@ bool has_coordinate_on_bound(const ht::Config& c) {
 }
 
 // A bowl around (0.3, ..., 0.3) in d dimensions with a flat bottom at `floor`: once the search is
-// in it, nothing improves, so a trust region halves after every max(4, d) failures.
+// in it, nothing improves, so a trust region halves after every max(4, 2d) failures.
 double flat_bowl(const ht::Config& c, std::size_t d, double floor) {
     double r2 = 0.0;
     for (std::size_t j = 0; j < d; ++j) r2 += std::pow(c.get<double>(fmt::format("x{}", j)) - 0.3, 2);
@@ -107,6 +108,27 @@ TEST_CASE("Bayesian: interior optimum behind a flat plateau: at most 10% of tria
         CHECK(worst_share <= 0.10);
         CHECK(worst_best < 0.2);  // within the bump (the plateau is ~1): the centre was reached
         CHECK(refined_share > worst_share);
+    }
+}
+
+TEST_CASE("Bayesian trust region: halves after max(4, 2d) failures in a row, doubles after 3 successes") {
+    for (const std::size_t d : {1U, 2U, 5U, 12U}) {
+        CAPTURE(d);
+        ht::detail::GpTrustRegion region(d);
+        const std::size_t tolerance = std::max<std::size_t>(4, 2 * d);
+        CHECK(region.failure_tolerance() == tolerance);
+        CHECK_FALSE(region.record(1.0));  // the first result only sets the bar
+        for (std::size_t k = 1; k < tolerance; ++k) CHECK_FALSE(region.record(2.0));
+        CHECK(region.length() == ht::detail::GpTrustRegion::initial_length);
+        CHECK_FALSE(region.record(1.0));  // equal to the best: a failure too, the tolerance-th
+        CHECK(region.length() == doctest::Approx(ht::detail::GpTrustRegion::initial_length / 2));
+        // A success resets the count of failures: tolerance - 1 more do not halve it again.
+        CHECK_FALSE(region.record(0.5));
+        for (std::size_t k = 1; k < tolerance; ++k) CHECK_FALSE(region.record(0.9));
+        CHECK(region.length() == doctest::Approx(ht::detail::GpTrustRegion::initial_length / 2));
+        // Three successes in a row double it.
+        for (double loss : {0.4, 0.3, 0.2}) CHECK_FALSE(region.record(loss));
+        CHECK(region.length() == doctest::Approx(ht::detail::GpTrustRegion::initial_length));
     }
 }
 
