@@ -44,6 +44,7 @@
 #include <hypertune/strategies/hyperband.hpp>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
@@ -192,9 +193,35 @@ std::vector<std::string> run_task(const Task& task, const std::filesystem::path&
     std::vector<double> steps;  // noise: the change from one unit to the next over the last 10 units
     for (const auto& v : curves.values)
         for (std::size_t k = v.size() - 10; k < v.size(); ++k) steps.push_back(std::abs(v[k] - v[k - 1]));
+    std::vector<std::size_t> places;  // the best final configuration's place after each unit
+    for (std::size_t u = 0; u < static_cast<std::size_t>(R); ++u)
+        places.push_back(1 + static_cast<std::size_t>(std::count_if(curves.values.begin(), curves.values.end(),
+                                                                    [&](const auto& v) { return v[u] > curves.values[top][u]; })));
+    const auto top_five = std::count_if(places.begin(), places.end(), [](std::size_t p) { return p <= 5; });
     fmt::print("\nThe best final configuration's place after r units:{} median change of the {} from one unit to "
-               "the next over the last 10: {:.4f}.\n\n",
-               ranks, task.metric, median(steps));
+               "the next over the last 10: {:.4f}.\nIts place after each unit: {} (in the top 5 after {} of {}).\n",
+               ranks, task.metric, median(steps), fmt::join(places, " "), top_five, R);
+    // What successive halving at its best costs: units per new trial of the paper's synchronous
+    // schedule (every rung keeps exactly n_i trials), over the brackets that run.
+    auto schedule_units = [&](int brackets) {
+        const ht::Hyperband hb({.min_resource = 1, .max_resource = R, .eta = 3, .brackets = brackets});
+        double units = 0.0, trials = 0.0;
+        for (const auto& b : hb.schedule()) {
+            if (b.s < hb.lowest_bracket()) continue;
+            ht::Resource before = 0;
+            for (const auto& rung : b.rungs) {
+                units += static_cast<double>(rung.configurations) * static_cast<double>(rung.resource - before);
+                before = rung.resource;
+            }
+            trials += static_cast<double>(b.rungs.front().configurations);
+        }
+        return units / trials;
+    };
+    const int all_brackets = static_cast<int>(ht::Hyperband({.min_resource = 1, .max_resource = R}).schedule().size());
+    fmt::print("Units per new trial of Hyperband's schedule for (1, {}, 3), every rung keeping exactly its n_i "
+               "(random search: {}): all {} brackets {:.2f}; brackets = 2: {:.2f}; the first bracket alone, ASHA's "
+               "ladder: {:.2f}.\n\n",
+               R, R, all_brackets, schedule_units(0), schedule_units(2), schedule_units(1));
 
     const auto all = contenders();
     std::vector<std::vector<Row>> rows(all.size(), std::vector<Row>(std::size(worker_counts)));

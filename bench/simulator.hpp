@@ -235,10 +235,7 @@ public:
         }
         result_.wall = clock_;
         for (auto& w : workers_)  // work in flight when the budget ran out
-            if (w.state == State::Running) {
-                segments_.emplace_back(w.started, clock_);
-                trials_.at(w.trial).busy += clock_ - w.started;
-            }
+            if (w.state == State::Running) end_run(w);
         for (const auto& [id, t] : trials_) result_.longest_trial = std::max(result_.longest_trial, t.busy);
         for (const auto& [from, to] : segments_) {
             result_.busy += to - from;
@@ -381,8 +378,7 @@ private:
         }
         t.running = false;
         t.stopped = d == Decision::Stop;
-        segments_.emplace_back(worker.started, clock_);  // busy, summed at the end of run()
-        t.busy += clock_ - worker.started;
+        end_run(worker);
         strategy_.tell(worker.trial, d == Decision::Stop ? Outcome::stopped(loss, worker.step)
                                                          : Outcome::completed(loss, worker.step));
         if (has(collect(), worker.trial, DecisionRecord::Kind::Pause))
@@ -396,6 +392,12 @@ private:
             if (other.state == State::Waiting) other.state = State::Idle;
         assign();
         return false;
+    }
+
+    // A worker's run of its trial ends now: its busy time, summed at the end of run(), and the trial's.
+    void end_run(const Worker& worker) {
+        segments_.emplace_back(worker.started, clock_);
+        trials_.at(worker.trial).busy += clock_ - worker.started;
     }
 
     S& strategy_;

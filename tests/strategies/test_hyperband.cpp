@@ -60,7 +60,7 @@ struct Log {
 // Plays the tuner: holds up to `parallel` trials running and finishes a random one at a time (its
 // reports, then tell()). parallel == 1 is a sequential runner. `fails(id)` makes a trial fail.
 Log drive(
-    Hyperband& hb, std::size_t parallel, std::uint64_t order_seed,
+    Scheduler& hb, std::size_t parallel, std::uint64_t order_seed,
     const std::function<bool(TrialId)>& fails = [](TrialId) { return false; }) {
     Log log;
     std::vector<Run> running;
@@ -579,6 +579,17 @@ std::set<std::tuple<TrialId, Resource, Resource>> suggestion_set(const Log& log)
 const HyperbandOptions sync_options{
     .min_resource = 1, .max_resource = 81, .eta = 3, .mode = HyperbandMode::Synchronous};
 
+// Starts `hb` without a budget of trials and completes every suggestion at once, in order, until
+// `trials` new trials have started.
+void complete_in_order(Hyperband& hb, std::uint64_t seed, std::size_t trials) {
+    hb.start(hb_space(), {.seed = seed, .max_trials = 0});
+    while (hb.trials_started() < trials) {
+        auto s = hb.ask();
+        REQUIRE(s.runs());
+        hb.tell(s.trial, Outcome::completed(curve(s.config, s.budget), s.budget));
+    }
+}
+
 }  // namespace
 
 TEST_CASE("synchronous Hyperband follows the schedule exactly, sequentially and in parallel") {
@@ -712,12 +723,7 @@ TEST_CASE("synchronous Hyperband is deterministic for a seed and call order") {
 
 TEST_CASE("synchronous Hyperband without max_trials repeats its iterations") {
     Hyperband hb(sync_options);
-    hb.start(hb_space(), {.seed = 3, .max_trials = 0});
-    while (hb.trials_started() < 300) {
-        auto s = hb.ask();
-        REQUIRE(s.runs());
-        hb.tell(s.trial, Outcome::completed(curve(s.config, s.budget), s.budget));
-    }
+    complete_in_order(hb, 3, 300);
     CHECK(hb.bracket_of(142) == 0);
     CHECK(hb.bracket_of(143) == 4);
     CHECK(hb.bracket_of(223) == 4);
@@ -805,12 +811,7 @@ TEST_CASE("Hyperband with brackets = k runs only the k most aggressive brackets,
         CHECK(seq.bracket_of(114) == 3);
 
         Hyperband again(o);
-        again.start(hb_space(), {.seed = 3, .max_trials = 0});
-        while (again.trials_started() < 240) {
-            auto s = again.ask();
-            REQUIRE(s.runs());
-            again.tell(s.trial, Outcome::completed(curve(s.config, s.budget), s.budget));
-        }
+        complete_in_order(again, 3, 240);
         CHECK(again.bracket_of(115) == 4);
         CHECK(again.bracket_of(195) == 4);
         CHECK(again.bracket_of(196) == 3);
@@ -820,25 +821,10 @@ TEST_CASE("Hyperband with brackets = k runs only the k most aggressive brackets,
         // Bracket 4 of (1, 81, 3) has rungs 1, 3, 9, 27: ASHA's for 1..81 with factor 3.
         Hyperband hb({.brackets = 1});
         ASHA asha({.min_resource = 1, .max_resource = 81, .reduction_factor = 3});
-        auto play = [](Scheduler& s) {
-            s.start(hb_space(), {.seed = 11, .max_trials = 60});
-            std::vector<DecisionRecord> records;
-            while (true) {
-                auto next = s.ask();
-                if (!next.runs()) break;
-                Resource step = next.resume_from + 1;
-                for (; step <= next.budget; ++step)
-                    if (s.report(next.trial, step, curve(next.config, step)) == Decision::Stop) break;
-                if (step > next.budget)
-                    s.tell(next.trial, Outcome::completed(curve(next.config, next.budget), next.budget));
-                else
-                    s.tell(next.trial, Outcome::stopped(curve(next.config, step), step));
-                for (auto& r : s.take_decisions()) records.push_back(std::move(r));
-            }
-            return records;
-        };
-        const auto from_hb = play(hb);
-        const auto from_asha = play(asha);
+        hb.start(hb_space(), {.seed = 11, .max_trials = 60});
+        asha.start(hb_space(), {.seed = 11, .max_trials = 60});
+        const auto from_hb = drive(hb, 1, 0).records;
+        const auto from_asha = drive(asha, 1, 0).records;
         REQUIRE(from_hb.size() == from_asha.size());
         CHECK(from_hb.size() > 60);  // a record per trial and rung it reached
         std::size_t stops = 0;

@@ -177,7 +177,7 @@ public:
     [[nodiscard]] std::string name() const override {
         std::string rules =
             detail::halving_name("Hyperband", options_.type, options_.wait_for_peers, options_.fill_idle_workers);
-        if (lowest_s_ > 0) rules += fmt::format("-brackets={}", s_max() + 1 - lowest_s_);
+        if (lowest_s_ > 0) rules += fmt::format("-brackets={}", options_.brackets);
         return with_sampler_name(rules);
     }
     [[nodiscard]] std::optional<Resource> max_resource() const override { return options_.max_resource; }
