@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <random>
 #include <set>
 #include <string>
 #include <utility>
@@ -130,6 +131,64 @@ TEST_CASE("Bayesian trust region: halves after max(4, 2d) failures in a row, dou
         for (double loss : {0.4, 0.3, 0.2}) CHECK_FALSE(region.record(loss));
         CHECK(region.length() == doctest::Approx(ht::detail::GpTrustRegion::initial_length));
     }
+}
+
+TEST_CASE("Bayesian trust region: shrinks to 0.5^7, or to 0.5^10 while its results look noise-free") {
+    using Region = ht::detail::GpTrustRegion;
+    // Halvings until record() asks for a restart: 0.8 / 2^7 < 0.5^7 <= 0.8 / 2^6, and
+    // 0.8 / 2^10 < 0.5^10 <= 0.8 / 2^9.
+    auto halvings_to_restart = [](bool noise_free) {
+        Region region(2);
+        CHECK_FALSE(region.record(1.0, noise_free));
+        for (std::size_t halvings = 1; halvings <= 20; ++halvings) {
+            for (std::size_t k = 1; k < region.failure_tolerance(); ++k) REQUIRE_FALSE(region.record(2.0, noise_free));
+            if (region.record(2.0, noise_free)) return halvings;
+        }
+        return std::size_t{0};
+    };
+    CHECK(halvings_to_restart(false) == 7);
+    CHECK(halvings_to_restart(true) == 10);
+    CHECK(Region::noise_free_min_length < Region::min_length);
+}
+
+TEST_CASE("Bayesian trust region: on a smooth bowl it shrinks past 0.5^7, with noise it restarts there") {
+    // The same 2-D bowl, exact and with Gaussian noise of sd 0.02 on every result: the model
+    // explains the exact one as noise-free, so its first region refines below TuRBO's 0.5^7 and
+    // gets far closer to the optimum; the noisy one restarts at 0.5^7.
+    const ht::SearchSpace space = unit_space(2);
+    struct Run {
+        double smallest_length = 1.0;  // of the first region
+        std::size_t restarts = 0;
+        double best_exact = 1e300;  // the exact loss of the best result
+    };
+    auto run = [&](double noise_sd) {
+        ht::Bayesian b({.candidates = std::min<std::size_t>(512, boundary_test_candidates)});
+        b.start(space, {11, 150});
+        std::mt19937_64 rng(5);
+        std::normal_distribution<double> noise(0.0, noise_sd);
+        Run r;
+        double best_observed = 1e300;
+        for (;;) {
+            auto s = b.ask();
+            if (!s.runs()) break;
+            const double exact = flat_bowl(s.config, 2, 0.0);
+            const double observed = exact + (noise_sd > 0 ? noise(rng) : 0.0);
+            b.tell(s.trial, ht::Outcome::completed(observed, 1));
+            if (observed < best_observed) best_observed = observed, r.best_exact = exact;
+            if (b.model().trust_region_restarts() == 0)
+                r.smallest_length = std::min(r.smallest_length, b.model().trust_region_length());
+        }
+        r.restarts = b.model().trust_region_restarts();
+        return r;
+    };
+    const Run exact = run(0.0), noisy = run(0.02);
+    std::printf("trust region on a 2-D bowl: smallest side of the first region %.5f exact, %.5f noisy (restarts %zu, "
+                "%zu); best loss %.3g exact\n",
+                exact.smallest_length, noisy.smallest_length, exact.restarts, noisy.restarts, exact.best_exact);
+    CHECK(exact.smallest_length < ht::detail::GpTrustRegion::min_length);
+    CHECK(exact.best_exact < 1e-8);
+    REQUIRE(noisy.restarts >= 1);
+    CHECK(noisy.smallest_length >= ht::detail::GpTrustRegion::min_length);
 }
 
 TEST_CASE("Bayesian trust region: shrinks on a flat bottom, restarts with a new design, says so") {

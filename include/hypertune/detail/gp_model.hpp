@@ -265,12 +265,15 @@ private:
     void update_region(TrialId id, const GpPoint& t) {
         const bool counts = t.state == GpPointState::Observed && t.feasible();
         const double loss = counts ? t.loss : std::numeric_limits<double>::infinity();
-        if (!region_->record(loss)) return;
+        const bool noise_free = hyper_ && std::exp(hyper_->log_noise_variance - hyper_->log_signal_variance) <
+                                              GpTrustRegion::noise_free_ratio;
+        if (!region_->record(loss, noise_free)) return;
         region_->restart(observations_.trial_count());
         last_fit_count_ = 0;
         notes_.push_back({id, fmt::format("trust region {}: shrank below {} without improving; restarting with a "
                                           "new space-filling design",
-                                          region_->restarts(), GpTrustRegion::min_length)});
+                                          region_->restarts(),
+                                          noise_free ? GpTrustRegion::noise_free_min_length : GpTrustRegion::min_length)});
     }
 
     [[nodiscard]] std::vector<double> fallback(TrialId id, const std::string& key, const std::string& text) {
