@@ -272,8 +272,7 @@ private:
         last_fit_count_ = 0;
         notes_.push_back({id, fmt::format("trust region {}: shrank below {} without improving; restarting with a "
                                           "new space-filling design",
-                                          region_->restarts(),
-                                          noise_free ? GpTrustRegion::noise_free_min_length : GpTrustRegion::min_length)});
+                                          region_->restarts(), GpTrustRegion::restart_length(noise_free))});
     }
 
     [[nodiscard]] std::vector<double> fallback(TrialId id, const std::string& key, const std::string& text) {
