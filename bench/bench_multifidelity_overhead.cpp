@@ -197,14 +197,17 @@ void measure(benchmark::State& state, const S& prototype) {
 }
 
 void BM_HyperbandAsync(benchmark::State& state) {
-    measure(state, ht::Hyperband({.max_resource = max_resource, .mode = ht::HyperbandMode::Asynchronous}));
+    measure(state, ht::Hyperband({.max_resource = max_resource, .mode = ht::HyperbandMode::Asynchronous,
+                                  .type = ht::HalvingType::Stop}));
 }
 void BM_HyperbandSync(benchmark::State& state) {
     measure(state, ht::Hyperband({.max_resource = max_resource, .mode = ht::HyperbandMode::Synchronous}));
 }
-void BM_ASHA(benchmark::State& state) { measure(state, ht::ASHA({.max_resource = max_resource})); }
+void BM_ASHA(benchmark::State& state) {
+    measure(state, ht::ASHA({.max_resource = max_resource, .type = ht::HalvingType::Stop}));
+}
 void BM_ASHAWait(benchmark::State& state) {
-    measure(state, ht::ASHA({.max_resource = max_resource, .wait_for_peers = true}));
+    measure(state, ht::ASHA({.max_resource = max_resource, .type = ht::HalvingType::Stop, .wait_for_peers = true}));
 }
 void BM_ASHAPromotion(benchmark::State& state) {
     measure(state, ht::ASHA({.max_resource = max_resource, .type = ht::HalvingType::Promotion}));

@@ -140,11 +140,14 @@ int main(int argc, char** argv) {
         std::size_t ranked;
     };
     const std::vector<Contender> contenders{
-        {"MO-ASHA, stop type", [&] { return ht::AnyStrategy(ht::ASHA({.max_resource = R})); }, 2},
+        {"MO-ASHA, stop type",
+         [&] { return ht::AnyStrategy(ht::ASHA({.max_resource = R, .type = ht::HalvingType::Stop})); }, 2},
         {"MO-ASHA, promotion type",
          [&] { return ht::AnyStrategy(ht::ASHA({.max_resource = R, .type = ht::HalvingType::Promotion})); }, 2},
-        {"MO Hyperband (asynchronous)", [&] { return ht::AnyStrategy(ht::Hyperband({.max_resource = R})); }, 2},
-        {"ASHA on the error alone", [&] { return ht::AnyStrategy(ht::ASHA({.max_resource = R})); }, 1},
+        {"MO Hyperband (asynchronous, stop type)",
+         [&] { return ht::AnyStrategy(ht::Hyperband({.max_resource = R, .type = ht::HalvingType::Stop})); }, 2},
+        {"ASHA on the error alone (stop type)",
+         [&] { return ht::AnyStrategy(ht::ASHA({.max_resource = R, .type = ht::HalvingType::Stop})); }, 1},
         {"random search, every trial to R", [&] { return ht::AnyStrategy(ht::RandomSearch({.max_resource = R})); }, 2},
     };
     std::vector<Row> rows;

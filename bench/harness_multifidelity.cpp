@@ -24,6 +24,8 @@
 //    bracket alone, i.e. synchronous successive halving with nothing to start while a rung waits at
 //    its barrier (the case of the utilisation figures in ANCHORS.md). ASHA, for comparison, gets as
 //    many trials (its rungs are that bracket's when R is a power of 3).
+// Asynchronous Hyperband and ASHA run in both halving types (stop, and promotion: the default, a
+// promoted trial continuing from its checkpoint); model-based asynchronous Hyperband in the stop type.
 // Then model-based against plain Hyperband in each mode, seed by seed, from comparison 1. A model has
 // something to learn here: the final loss is a weighted quadratic bowl f over the unit cube (see
 // simulator.hpp); only the learning curves' amplitude and time constant are per-configuration noise.
@@ -65,19 +67,30 @@ struct Contender {
 // The order matters below: random search first, then async and sync Hyperband, ASHA, then the
 // model-based Hyperbands.
 std::vector<Contender> contenders(bool with_models) {
-    auto hyperband = [](ht::HyperbandMode mode) {
-        return [mode](ht::Resource r) { return ht::AnyStrategy(ht::Hyperband({.max_resource = r, .mode = mode})); };
+    // The asynchronous rows name their halving type; the synchronous mode always promotes.
+    auto type_for = [](ht::HyperbandMode mode, ht::HalvingType type) {
+        return mode == ht::HyperbandMode::Synchronous ? ht::HalvingType::Promotion : type;
     };
-    auto model_based = [](ht::HyperbandMode mode) {
-        return [mode](ht::Resource r) {
-            return ht::AnyStrategy(ht::ModelBasedHyperband({.max_resource = r, .mode = mode}));
+    auto hyperband = [type_for](ht::HyperbandMode mode, ht::HalvingType type = ht::HalvingType::Stop) {
+        return [mode, type = type_for(mode, type)](ht::Resource r) {
+            return ht::AnyStrategy(ht::Hyperband({.max_resource = r, .mode = mode, .type = type}));
+        };
+    };
+    auto asha = [](ht::HalvingType type) {
+        return [type](ht::Resource r) { return ht::AnyStrategy(ht::ASHA({.max_resource = r, .type = type})); };
+    };
+    auto model_based = [type_for](ht::HyperbandMode mode) {
+        return [mode, type = type_for(mode, ht::HalvingType::Stop)](ht::Resource r) {
+            return ht::AnyStrategy(ht::ModelBasedHyperband({.max_resource = r, .mode = mode, .type = type}));
         };
     };
     std::vector<Contender> all = {
         {"Random search", [](ht::Resource r) { return ht::AnyStrategy(ht::RandomSearch({.max_resource = r})); }, false},
-        {"Hyperband async", hyperband(ht::HyperbandMode::Asynchronous)},
+        {"Hyperband async, stop type", hyperband(ht::HyperbandMode::Asynchronous)},
         {"Hyperband sync", hyperband(ht::HyperbandMode::Synchronous)},
-        {"ASHA", [](ht::Resource r) { return ht::AnyStrategy(ht::ASHA({.max_resource = r})); }},
+        {"ASHA, stop type", asha(ht::HalvingType::Stop)},
+        {"Hyperband async, promotion type", hyperband(ht::HyperbandMode::Asynchronous, ht::HalvingType::Promotion)},
+        {"ASHA, promotion type", asha(ht::HalvingType::Promotion)},
     };
     if (with_models) {
         all.push_back({"Model-based Hyperband async", model_based(ht::HyperbandMode::Asynchronous)});
@@ -85,7 +98,16 @@ std::vector<Contender> contenders(bool with_models) {
     }
     return all;
 }
-enum : std::size_t { random_search, hyperband_async, hyperband_sync, asha, model_async, model_sync };
+enum : std::size_t {
+    random_search,
+    hyperband_async,
+    hyperband_sync,
+    asha,
+    hyperband_promotion,
+    asha_promotion,
+    model_async,
+    model_sync
+};
 
 // Median, +inf (not reached) counting as the largest value.
 double median(std::vector<double> v) {
@@ -195,7 +217,8 @@ int main(int argc, char** argv) {
             s.add("utilisation", r.utilisation());
             // 2. same trials, to the end; 3. one bracket
             for (auto [name, max_trials] : {std::pair{"full", trials}, std::pair{"bracket", bracket}}) {
-                if (name == std::string_view("bracket") && c != hyperband_sync && c != asha) continue;
+                if (name == std::string_view("bracket") && c != hyperband_sync && c != asha && c != asha_promotion)
+                    continue;
                 for (const std::size_t p : {workers, wide}) {
                     const auto full = run(setup, strategies[c], seed, p, max_trials, 0, s);
                     const auto key = fmt::format("{} {}", name, p == workers ? "P" : "wide");
@@ -250,12 +273,13 @@ int main(int argc, char** argv) {
         }
     };
     fmt::print("\n### 2. Same trials: max_trials = {}, run until Done\n\n", trials);
-    std::vector<std::size_t> full_rows = {random_search, hyperband_async, hyperband_sync, asha};
+    std::vector<std::size_t> full_rows = {random_search, hyperband_async, hyperband_sync, asha, hyperband_promotion,
+                                          asha_promotion};
     if (with_models == 1) full_rows.insert(full_rows.end(), {model_async, model_sync});
     run_table("full", full_rows);
     fmt::print("\n### 3. One bracket: max_trials = {} (synchronous Hyperband runs bracket s = {} alone)\n\n", bracket,
                schedule.s_max());
-    run_table("bracket", {hyperband_sync, asha});
+    run_table("bracket", {hyperband_sync, asha, asha_promotion});
 
     const auto pct = [&](std::size_t c, std::string_view metric) { return 100.0 * samples[c].median_of(metric); };
     fmt::print(

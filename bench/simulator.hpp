@@ -14,7 +14,7 @@
 // how well).
 //
 // The run. Every idle worker asks the strategy for work. A Run executes units resume_from + 1 ..
-// budget, one unit taking the configuration's unit time, and reports (trial, step, loss(step)) at the
+// budget (1 .. budget when SimOptions::checkpoints is false), one unit taking the configuration's unit time, and reports (trial, step, loss(step)) at the
 // simulated time the unit ends; it stops early when report() says Stop. Events are processed in time
 // order (ties: first scheduled first), so reports of different workers interleave as on a cluster.
 // When its run ends the worker tells the outcome (Completed when it reached its budget, Stopped
@@ -153,6 +153,9 @@ struct SimOptions {
     Resource budget = 0;                   ///< stop once this many units are spent; 0: run until every worker retired
     std::uint64_t seed = 0;                ///< StrategyContext::seed
     std::uint64_t max_units = 50'000'000;  ///< guard against a strategy that never answers Done
+    /// A resumed trial continues after resume_from (its trainer kept a checkpoint); false: it
+    /// trains again from unit 1 and reports every step again, as a trainer that keeps none does.
+    bool checkpoints = true;
 };
 
 /// The best final value improved: at this resource spent and simulated time.
@@ -348,7 +351,7 @@ private:
             return false;
         }
         it->second.running = true;
-        worker = Worker{State::Running, s.trial, s.resume_from, s.budget, clock_};
+        worker = Worker{State::Running, s.trial, options_.checkpoints ? s.resume_from : 0, s.budget, clock_};
         result_.last_handout = clock_;
         return true;
     }

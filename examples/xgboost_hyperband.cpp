@@ -4,7 +4,12 @@
 // (validation:auc maximised, min_resource 1, max_resource 30, 30 jobs). It first trains once with
 // XGBoost's defaults, then tunes, and prints default vs tuned AUC and what the search cost.
 //
-//   xgboost_hyperband [data_dir] [--sync] [--parallel N] [--label-noise F] [--report]
+//   xgboost_hyperband [data_dir] [--sync | --stop] [--parallel N] [--label-noise F] [--report]
+//
+// Hyperband runs asynchronously with the promotion type (the default: a trial pauses at each rung
+// and continues from its XGBoost checkpoint when promoted); --stop runs the stop type instead (a
+// trial runs on towards max_resource or is stopped at a rung), --sync the paper's synchronous
+// brackets.
 //
 // One resource unit is 1/30 of the trial's own num_round, so a trial at budget b has trained
 // ceil(b * num_round / 30) boosting rounds and a full budget trains exactly num_round rounds.
@@ -28,6 +33,7 @@ namespace {
 struct Args {
     std::string data_dir = HYPERTUNE_FASHION_MNIST_DIR;
     bool synchronous = false;
+    bool stop_type = false;
     std::size_t parallel = 2;  // two cores here: two trials at a time, one XGBoost thread each
     double label_noise = 0.0;
     bool report = false;  // also write report.html
@@ -42,12 +48,14 @@ Args parse(int argc, char** argv) {
             return argv[++i];
         };
         if (arg == "--sync") a.synchronous = true;
+        else if (arg == "--stop") a.stop_type = true;
         else if (arg == "--parallel") a.parallel = std::stoul(value());
         else if (arg == "--label-noise") a.label_noise = std::stod(value());
         else if (arg == "--report") a.report = true;
         else if (arg.starts_with("--")) throw std::invalid_argument("unknown option " + std::string(arg));
         else a.data_dir = arg;
     }
+    if (a.synchronous && a.stop_type) throw std::invalid_argument("--stop is for the asynchronous mode, not --sync");
     return a;
 }
 
@@ -90,7 +98,8 @@ int main(int argc, char** argv) try {
     ht::Tuner tuner(space,
                     ht::Hyperband({.min_resource = 1, .max_resource = max_resource, .eta = 3,
                                    .mode = args.synchronous ? ht::HyperbandMode::Synchronous
-                                                            : ht::HyperbandMode::Asynchronous}),
+                                                            : ht::HyperbandMode::Asynchronous,
+                                   .type = args.stop_type ? ht::HalvingType::Stop : ht::HalvingType::Promotion}),
                     {.metric = "validation:auc", .direction = ht::Direction::Maximize, .max_jobs = jobs,
                      .max_parallel_jobs = args.parallel, .seed = 42, .instances_per_trial = 3});
 
@@ -98,7 +107,7 @@ int main(int argc, char** argv) try {
         xgb::XgbParams p{.eta = cfg[eta], .max_depth = cfg[max_depth], .min_child_weight = cfg[min_child_weight],
                          .alpha = cfg[alpha], .colsample_bylevel = cfg[colsample_bylevel],
                          .colsample_bytree = cfg[colsample_bytree], .num_round = cfg[num_round]};
-        // A promoted trial (synchronous mode) continues its own model instead of starting over.
+        // A promoted trial continues its own model instead of starting over.
         auto run = trial.checkpoint() ? trainer.resume(p, std::span(trial.checkpoint()->data(), trial.checkpoint()->size()))
                                       : trainer.start(p);
         double auc = run.advance_to(static_cast<int>(trial.budget()), [&](int block, double value) {

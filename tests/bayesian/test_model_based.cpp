@@ -191,7 +191,7 @@ TEST_CASE("ModelBased validates its options and names them in the message") {
 }
 
 TEST_CASE("ModelBased forwards to its inner strategy and reads its rung levels") {
-    ht::ModelBased hb(ht::Hyperband({.max_resource = 81}));
+    ht::ModelBased hb(ht::Hyperband({.max_resource = 81, .type = ht::HalvingType::Stop}));
     static_assert(std::same_as<decltype(hb), ht::ModelBased<ht::Hyperband>>);
     static_assert(std::same_as<ht::ModelBasedHyperband, ht::ModelBased<ht::Hyperband>>);
     static_assert(ht::Strategy<ht::ModelBased<ht::ASHA>>);
@@ -206,11 +206,11 @@ TEST_CASE("ModelBased forwards to its inner strategy and reads its rung levels")
     CHECK(sync.levels() == std::vector<ht::Resource>{1, 4, 11, 33, 100});
     CHECK(sync.options().min_points == 3);
 
-    ht::ModelBased<ht::ASHA> asha({.min_resource = 2, .max_resource = 30});
+    ht::ModelBased<ht::ASHA> asha({.min_resource = 2, .max_resource = 30, .type = ht::HalvingType::Stop});
     CHECK(asha.name() == "ModelBased(ASHA)");
     CHECK(asha.levels() == std::vector<ht::Resource>{2, 6, 18, 30});
 
-    ht::AnyStrategy any(ht::ModelBasedHyperband({.max_resource = 27}));
+    ht::AnyStrategy any(ht::ModelBasedHyperband({.max_resource = 27, .type = ht::HalvingType::Stop}));
     CHECK(any.name() == "ModelBased(Hyperband)");
     CHECK(any.max_resource() == 27);
     any.start(mb_space(), {.seed = 1, .max_trials = 2});
@@ -225,7 +225,7 @@ TEST_CASE("ModelBased forwards to its inner strategy and reads its rung levels")
 }
 
 TEST_CASE("ModelBased records one loss per trial and level, as the rungs see it") {
-    ht::ModelBased mb(ht::ASHA({.max_resource = 27}), {.random_fraction = 1.0});  // levels 1, 3, 9, 27
+    ht::ModelBased mb(ht::ASHA({.max_resource = 27, .type = ht::HalvingType::Stop}), {.random_fraction = 1.0});  // levels 1, 3, 9, 27
     mb.start(mb_space(), {.seed = 3});
     const auto t0 = mb.ask().trial;
     const auto t1 = mb.ask().trial;
@@ -363,7 +363,7 @@ TEST_CASE("ModelBased with random_fraction = 1 is its inner strategy exactly") {
 TEST_CASE("ModelBased is deterministic for a seed and call sequence, and differs across seeds") {
     const auto space = mb_space();
     auto run = [&](std::uint64_t seed) {
-        ht::ModelBased mb(ht::Hyperband({.max_resource = 27}), {.candidates = test_candidates});
+        ht::ModelBased mb(ht::Hyperband({.max_resource = 27, .type = ht::HalvingType::Stop}), {.candidates = test_candidates});
         const Log log = drive(mb, space, {.seed = seed, .max_trials = 50}, 4, 11, 27);
         std::vector<std::string> out;
         for (const auto& r : log.runs) out.push_back(fmt::format("{} {}", r.id, r.config.to_json().dump()));
@@ -382,9 +382,9 @@ TEST_CASE("ModelBased ASHA: the model's configurations cluster near the optimum,
     std::vector<double> model_near, random_near, model_mean, random_mean, best_model, best_plain;
     for (std::uint64_t seed = 12; seed <= 14; ++seed) {
         CAPTURE(seed);
-        ht::ModelBased mb(ht::ASHA({.max_resource = 27}), {.random_fraction = 0.2, .candidates = test_candidates});
+        ht::ModelBased mb(ht::ASHA({.max_resource = 27, .type = ht::HalvingType::Stop}), {.random_fraction = 0.2, .candidates = test_candidates});
         const Log log = drive(mb, space, {.seed = seed, .max_trials = 100}, 4, seed, 27, fails);
-        ht::ASHA plain({.max_resource = 27});
+        ht::ASHA plain({.max_resource = 27, .type = ht::HalvingType::Stop});
         const Log plain_log = drive(plain, space, {.seed = seed, .max_trials = 100}, 4, seed, 27, fails);
         REQUIRE(first_configs(log).size() == 100);
         CHECK(mb.model_proposals() > 50);
@@ -434,10 +434,13 @@ TEST_CASE("ModelBased Hyperband through the Tuner with max_parallel_jobs 4") {
             CHECK(t.has_objective());
         }
         CHECK(ids.size() == 60);
-        CHECK(result.setup().strategy == "ModelBased(Hyperband)");
+        // The asynchronous mode runs the default promotion type; its trials continue from their last step.
+        const std::string name = mode == ht::HyperbandMode::Asynchronous ? "ModelBased(Hyperband-promotion)"
+                                                                          : "ModelBased(Hyperband)";
+        CHECK(result.setup().strategy == name);
         const auto& w = result.setup().warnings;
-        CHECK(std::any_of(w.begin(), w.end(), [](const std::string& s) {
-            return s.starts_with("ModelBased(Hyperband): trial ") && s.find("the model takes over") != std::string::npos;
+        CHECK(std::any_of(w.begin(), w.end(), [&](const std::string& s) {
+            return s.starts_with(name + ": trial ") && s.find("the model takes over") != std::string::npos;
         }));
         CHECK(result.best().objective < 0.25);
     }
@@ -449,7 +452,7 @@ TEST_CASE("ModelBased Hyperband through the Tuner with max_parallel_jobs 4") {
 // and through the tuner, and run under the sanitizers in CI.
 TEST_CASE("wrapped strategies answer every optional hook: notes, max_resource, warm start, decisions") {
     const auto space = mb_space();
-    ht::AnyStrategy any(ht::MedianStopping(ht::ModelBased(ht::ASHA({.max_resource = 9}), {.min_points = 3, .candidates = 64}),
+    ht::AnyStrategy any(ht::MedianStopping(ht::ModelBased(ht::ASHA({.max_resource = 9, .type = ht::HalvingType::Stop}), {.min_points = 3, .candidates = 64}),
                                            {.min_trials = 2}));
     CHECK(any.name() == "MedianStopping(ModelBased(ASHA))");
     CHECK(any.max_resource() == 9);
@@ -476,7 +479,7 @@ TEST_CASE("wrapped strategies answer every optional hook: notes, max_resource, w
 
     // Through the tuner, which reads notes() every time it builds a result.
     ht::Tuner tuner(space,
-                    ht::MedianStopping(ht::ModelBased(ht::ASHA({.max_resource = 9}), {.min_points = 3, .candidates = 64}),
+                    ht::MedianStopping(ht::ModelBased(ht::ASHA({.max_resource = 9, .type = ht::HalvingType::Stop}), {.min_points = 3, .candidates = 64}),
                                        {.min_trials = 2}),
                     {.max_jobs = 20, .max_parallel_jobs = 2, .seed = 2});
     auto job = tuner.start([&](const ht::Config& c, ht::Trial& trial) {

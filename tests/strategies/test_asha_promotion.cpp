@@ -121,7 +121,7 @@ TEST_CASE("promotion-type ASHA: failed trials and trials ended short of their ru
         ended.insert(r.trial);
     }
     CHECK(ended == std::set<TrialId>{2, 3, 4, 5});
-    CHECK(closed.front().reason == "paused at resource 1, never in the top 1/3 (1 of 4) before the run had nothing left to start");
+    CHECK(closed.front().reason == "never in the top 1/3 (1 of 4) before the work ran out");
     CHECK(asha.ask().kind == Suggestion::Kind::Done);
     CHECK(asha.take_decisions().empty());
 }
@@ -391,7 +391,8 @@ TEST_CASE("a halving rule set for the type that ignores it is refused, naming th
 namespace {
 
 ASHA waiting_asha(Resource max_resource = 27) {
-    return ASHA({.min_resource = 1, .max_resource = max_resource, .reduction_factor = 3, .wait_for_peers = true});
+    return ASHA({.min_resource = 1, .max_resource = max_resource, .reduction_factor = 3, .type = HalvingType::Stop,
+                 .wait_for_peers = true});
 }
 
 }  // namespace

@@ -194,7 +194,7 @@ std::vector<std::vector<std::size_t>> full_sizes(const Hyperband& hb) {
 }  // namespace
 
 TEST_CASE("Hyperband schedule for (1, 81, 3) is the paper's table") {
-    Hyperband hb({.min_resource = 1, .max_resource = 81, .eta = 3});
+    Hyperband hb({.min_resource = 1, .max_resource = 81, .eta = 3, .type = HalvingType::Stop});
     using R = HyperbandRung;
     const std::vector<HyperbandBracket> expected = {
         {0, {R{5, 81}}},
@@ -209,7 +209,7 @@ TEST_CASE("Hyperband schedule for (1, 81, 3) is the paper's table") {
 }
 
 TEST_CASE("Hyperband schedule with a max_resource that is not a power of eta") {
-    Hyperband hb({.min_resource = 1, .max_resource = 30});
+    Hyperband hb({.min_resource = 1, .max_resource = 30, .type = HalvingType::Stop});
     using R = HyperbandRung;
     // s_max = 3 (27 <= 30 < 81); resources 30 / 3^(s-i) rounded: 1.11 -> 1, 3.33 -> 3, 10, 30.
     const std::vector<HyperbandBracket> expected = {
@@ -229,7 +229,7 @@ TEST_CASE("Hyperband schedule with a max_resource that is not a power of eta") {
                 CAPTURE(min_r);
                 CAPTURE(max_r);
                 CAPTURE(eta);
-                Hyperband h({.min_resource = min_r, .max_resource = max_r, .eta = eta});
+                Hyperband h({.min_resource = min_r, .max_resource = max_r, .eta = eta, .type = HalvingType::Stop});
                 int s_max = h.s_max();
                 Resource p = min_r;
                 for (int s = 0; s < s_max; ++s) p *= eta;
@@ -270,11 +270,32 @@ TEST_CASE("Hyperband validates its options and names them in the message") {
                          InvalidArgument);
     CHECK_NOTHROW(Hyperband({.min_resource = 1, .max_resource = 2, .eta = 2}));
     CHECK_THROWS_AS(Hyperband().start(SearchSpace{}, {}), InvalidArgument);
+    // The synchronous mode pauses and promotes at its barriers: the asynchronous rules do not apply.
+    CHECK_THROWS_WITH_AS(Hyperband({.mode = HyperbandMode::Synchronous, .type = HalvingType::Stop}),
+                         doctest::Contains("Hyperband: type = HalvingType::Stop is for the asynchronous mode"),
+                         InvalidArgument);
+    CHECK_THROWS_WITH_AS(Hyperband({.mode = HyperbandMode::Synchronous, .fill_idle_workers = true}),
+                         doctest::Contains("Hyperband: fill_idle_workers is for the asynchronous mode"),
+                         InvalidArgument);
+}
+
+TEST_CASE("Hyperband and ASHA default to the promotion type, and the names say the type (the synchronous mode's does not)") {
+    CHECK(HyperbandOptions{}.type == HalvingType::Promotion);
+    CHECK(AshaOptions{}.type == HalvingType::Promotion);
+    CHECK(Hyperband().name() == "Hyperband-promotion");
+    CHECK(Hyperband({.type = HalvingType::Stop}).name() == "Hyperband");
+    CHECK(Hyperband({.mode = HyperbandMode::Synchronous}).name() == "Hyperband");
+    CHECK(Hyperband({.mode = HyperbandMode::Synchronous, .brackets = 2}).name() == "Hyperband-brackets=2");
+    CHECK(ASHA().name() == "ASHA-promotion");
+    CHECK(ASHA({.type = HalvingType::Stop}).name() == "ASHA");
+    // wait_for_peers is a rule of the stop type: with the default it names the type to choose.
+    CHECK_THROWS_WITH_AS(ASHA({.wait_for_peers = true}), doctest::Contains("wait_for_peers is a rule of the stop type"),
+                         InvalidArgument);
 }
 
 TEST_CASE("Hyperband is a Strategy that explains its decisions and knows its max_resource") {
     static_assert(Strategy<Hyperband>);
-    AnyStrategy any(Hyperband({.min_resource = 1, .max_resource = 30}));
+    AnyStrategy any(Hyperband({.min_resource = 1, .max_resource = 30, .type = HalvingType::Stop}));
     CHECK(any.name() == "Hyperband");
     CHECK(any.max_resource() == 30);
     any.start(hb_space(), {.seed = 1, .max_trials = 2});
@@ -284,7 +305,7 @@ TEST_CASE("Hyperband is a Strategy that explains its decisions and knows its max
 }
 
 TEST_CASE("asynchronous Hyperband assigns brackets by smooth weighted round-robin on n(s)") {
-    Hyperband hb;  // (1, 81, 3), asynchronous
+    Hyperband hb({.type = HalvingType::Stop});  // (1, 81, 3), asynchronous
     hb.start(hb_space(), {.seed = 5, .max_trials = 0});
     std::vector<int> brackets;
     for (int k = 0; k < 286; ++k) {
@@ -304,19 +325,19 @@ TEST_CASE("asynchronous Hyperband assigns brackets by smooth weighted round-robi
     }
     CHECK(hb.bracket_of(286) == -1);
     // Ties go to the larger s: (1, 2, 2) has n = 2 for both brackets.
-    Hyperband tied({.min_resource = 1, .max_resource = 2, .eta = 2});
+    Hyperband tied({.min_resource = 1, .max_resource = 2, .eta = 2, .type = HalvingType::Stop});
     tied.start(hb_space(), {.seed = 5});
     std::vector<int> tied_brackets;
     for (int k = 0; k < 4; ++k) tied_brackets.push_back(tied.bracket_of(tied.ask().trial));
     CHECK(tied_brackets == std::vector<int>{1, 0, 1, 0});
     // The assignment does not depend on the seed.
-    Hyperband other;
+    Hyperband other({.type = HalvingType::Stop});
     other.start(hb_space(), {.seed = 99, .max_trials = 0});
     for (int k = 0; k < 50; ++k) CHECK(other.bracket_of(other.ask().trial) == brackets[static_cast<std::size_t>(k)]);
 }
 
 TEST_CASE("asynchronous Hyperband judges a trial only at the rungs of its bracket") {
-    Hyperband hb;
+    Hyperband hb({.type = HalvingType::Stop});
     hb.start(hb_space(), {.seed = 5, .max_trials = 9});
     std::vector<TrialId> ids;
     for (int k = 0; k < 9; ++k) ids.push_back(hb.ask().trial);
@@ -359,7 +380,7 @@ TEST_CASE("asynchronous Hyperband judges a trial only at the rungs of its bracke
 }
 
 TEST_CASE("asynchronous Hyperband stops the worse trials with thresholds and peers filled") {
-    Hyperband hb;
+    Hyperband hb({.type = HalvingType::Stop});
     auto log = [&] {
         hb.start(hb_space(), {.seed = 17, .max_trials = 600});
         return drive(hb, 4, 3);
@@ -401,7 +422,7 @@ TEST_CASE("asynchronous Hyperband stops the worse trials with thresholds and pee
 
 TEST_CASE("asynchronous Hyperband is deterministic for a seed and call order") {
     auto run = [](std::uint64_t seed) {
-        Hyperband hb({.min_resource = 1, .max_resource = 27});
+        Hyperband hb({.min_resource = 1, .max_resource = 27, .type = HalvingType::Stop});
         hb.start(hb_space(), {.seed = seed, .max_trials = 200});
         return drive(hb, 3, 8);
     };
@@ -731,9 +752,8 @@ TEST_CASE("synchronous Hyperband without max_trials repeats its iterations") {
 }
 
 TEST_CASE("asynchronous Hyperband, promotion type: each bracket's trials start at its first rung and wait there") {
-    CHECK_THROWS_WITH_AS(Hyperband({.mode = HyperbandMode::Synchronous, .type = HalvingType::Promotion}),
-                         doctest::Contains("Hyperband: type = HalvingType::Promotion is for the asynchronous mode"),
-                         InvalidArgument);
+    // The default type, so the synchronous mode takes it too (it always pauses and promotes).
+    CHECK_NOTHROW(Hyperband({.mode = HyperbandMode::Synchronous, .type = HalvingType::Promotion}));
     Hyperband hb({.min_resource = 1, .max_resource = 9, .eta = 3, .type = HalvingType::Promotion});
     CHECK(hb.name() == "Hyperband-promotion");
     hb.start(hb_space(), {.seed = 5, .max_trials = 40});
@@ -773,13 +793,13 @@ TEST_CASE("asynchronous Hyperband, promotion type: each bracket's trials start a
 }
 
 TEST_CASE("Hyperband with brackets = k runs only the k most aggressive brackets, in either mode") {
-    CHECK_THROWS_WITH_AS(Hyperband({.min_resource = 1, .max_resource = 30, .brackets = 5}),
+    CHECK_THROWS_WITH_AS(Hyperband({.min_resource = 1, .max_resource = 30, .type = HalvingType::Stop, .brackets = 5}),
                          doctest::Contains("Hyperband: brackets = 5, but min_resource 1, max_resource 30 and eta 3 "
                                            "give 4 brackets (s = 0..3); use 1..4, or 0 for all"),
                          InvalidArgument);
-    CHECK_THROWS_WITH_AS(Hyperband({.brackets = -1}), doctest::Contains("Hyperband: brackets = -1"), InvalidArgument);
-    CHECK(Hyperband({.brackets = 5}).name() == "Hyperband");  // all five of (1, 81, 3): the default
-    CHECK(Hyperband({.brackets = 5}).lowest_bracket() == 0);
+    CHECK_THROWS_WITH_AS(Hyperband({.type = HalvingType::Stop, .brackets = -1}), doctest::Contains("Hyperband: brackets = -1"), InvalidArgument);
+    CHECK(Hyperband({.type = HalvingType::Stop, .brackets = 5}).name() == "Hyperband");  // all five of (1, 81, 3): the default
+    CHECK(Hyperband({.type = HalvingType::Stop, .brackets = 5}).lowest_bracket() == 0);
 
     SUBCASE("asynchronous: the round-robin weighs the brackets that run, n(4) = 81 and n(3) = 34") {
         Hyperband hb({.type = HalvingType::Promotion, .brackets = 2});
@@ -819,8 +839,8 @@ TEST_CASE("Hyperband with brackets = k runs only the k most aggressive brackets,
     }
     SUBCASE("brackets = 1 decides as ASHA on the same rungs") {
         // Bracket 4 of (1, 81, 3) has rungs 1, 3, 9, 27: ASHA's for 1..81 with factor 3.
-        Hyperband hb({.brackets = 1});
-        ASHA asha({.min_resource = 1, .max_resource = 81, .reduction_factor = 3});
+        Hyperband hb({.type = HalvingType::Stop, .brackets = 1});
+        ASHA asha({.min_resource = 1, .max_resource = 81, .reduction_factor = 3, .type = HalvingType::Stop});
         hb.start(hb_space(), {.seed = 11, .max_trials = 60});
         asha.start(hb_space(), {.seed = 11, .max_trials = 60});
         const auto from_hb = drive(hb, 1, 0).records;

@@ -225,7 +225,7 @@ TEST_CASE("MedianStopping decisions match a brute-force median over interleaved 
 }
 
 TEST_CASE("MedianStopping passes on the wrapped strategy's stops and records") {
-    MedianStopping ms(ASHA({.min_resource = 1, .max_resource = 9}), {.min_trials = 100});
+    MedianStopping ms(ASHA({.min_resource = 1, .max_resource = 9, .type = HalvingType::Stop}), {.min_trials = 100});
     CHECK(ms.name() == "MedianStopping(ASHA)");
     CHECK(ms.max_resource() == 9);
     ms.start(ms_space(), {.seed = 1});

@@ -150,7 +150,7 @@ TEST_CASE("MO-ASHA, stop type: every decision matches a brute-force Pareto ranki
             CAPTURE(objectives);
             CAPTURE(constrained);
             constexpr std::size_t eta = 3;
-            ASHA asha({.min_resource = 1, .max_resource = 27, .reduction_factor = static_cast<int>(eta)});
+            ASHA asha({.min_resource = 1, .max_resource = 27, .reduction_factor = static_cast<int>(eta), .type = HalvingType::Stop});
             REQUIRE(asha.supports_objectives(objectives));
             asha.start(mo_asha_space(), {.seed = 5, .max_trials = 300, .objectives = objectives,
                                          .constrained = constrained});
@@ -297,7 +297,7 @@ TEST_CASE("MO-ASHA, promotion type: the promoted trial is the best-placed paused
 }
 
 TEST_CASE("MO-ASHA with one objective and a constraint: a feasible trial goes before a better infeasible one") {
-    ASHA asha({.min_resource = 1, .max_resource = 9, .reduction_factor = 3});
+    ASHA asha({.min_resource = 1, .max_resource = 9, .reduction_factor = 3, .type = HalvingType::Stop});
     asha.start(mo_asha_space(), {.seed = 1, .max_trials = 10, .objectives = 1, .constrained = true});
     for (int i = 0; i < 3; ++i) REQUIRE(asha.ask().runs());
     // Trial 0 has the best loss but breaks a constraint; trial 1 is feasible and worse.
@@ -311,7 +311,7 @@ TEST_CASE("MO-ASHA with one objective and a constraint: a feasible trial goes be
 }
 
 TEST_CASE("MO-ASHA refuses a report that lacks an objective, naming the scheduler and the trial") {
-    ASHA asha({.min_resource = 1, .max_resource = 9, .reduction_factor = 3});
+    ASHA asha({.min_resource = 1, .max_resource = 9, .reduction_factor = 3, .type = HalvingType::Stop});
     asha.start(mo_asha_space(), {.seed = 1, .max_trials = 10, .objectives = 2});
     REQUIRE(asha.ask().runs());
     CHECK_THROWS_WITH_AS((void)asha.report(0, 1, 0.5),
@@ -323,7 +323,7 @@ TEST_CASE("MO-ASHA refuses a report that lacks an objective, naming the schedule
 TEST_CASE("asynchronous Hyperband ranks its rungs by Pareto priority, synchronous Hyperband takes one objective") {
     Hyperband sync({.min_resource = 1, .max_resource = 9, .eta = 3, .mode = HyperbandMode::Synchronous});
     CHECK_FALSE(sync.supports_objectives(2));
-    Hyperband async({.min_resource = 1, .max_resource = 9, .eta = 3});
+    Hyperband async({.min_resource = 1, .max_resource = 9, .eta = 3, .type = HalvingType::Stop});
     REQUIRE(async.supports_objectives(2));
     async.start(mo_asha_space(), {.seed = 2, .max_trials = 60, .objectives = 2});
     std::size_t pareto_records = 0;

@@ -128,8 +128,13 @@ struct FaultPlan {
     }
     /// The fault fires after this many reports of the call (modulo the steps the call has).
     [[nodiscard]] std::size_t fire_after(TrialId id) const noexcept { return (bits(id) >> 20) % 3; }
-    /// Half the trials save a checkpoint at every step (a promoted one then continues from it).
-    [[nodiscard]] bool checkpoints(TrialId id) const noexcept { return ((bits(id) >> 30) & 1) != 0; }
+    /// Half the trials save a checkpoint at every step (a promoted one then continues from it),
+    /// except those whose fault acts at or past the budget (an overrun, NaN returned at the end):
+    /// a trial cut by a crash after its last report and checkpoint at its budget ends on resume
+    /// with that report, without a call, so what such a fault would have done there is not replayed.
+    [[nodiscard]] bool checkpoints(TrialId id) const noexcept {
+        return ((bits(id) >> 30) & 1) != 0 && fault(id) != Fault::Overrun && fault(id) != Fault::ReturnNaN;
+    }
 };
 
 // ---- what the objective did -------------------------------------------------------------------
@@ -140,6 +145,7 @@ struct CallLog {
     bool fired = false;         ///< the fault happened (a trial stopped before it never shows it)
     bool saw_stop = false;      ///< returned early because should_stop() was true
     bool stop_decided = false;  ///< ... and it was the strategy's decision
+    bool stop_at_throw = false; ///< it threw while should_stop() was true (stop() came first)
     std::size_t reports = 0;    ///< reports accepted in this call
     Resource last_step = 0;
     Resource budget = 0;
@@ -229,6 +235,8 @@ public:
             record(g, log);
             return v;
         } catch (...) {
+            // stop() may have come while the attempt ran: then the runner retries nothing.
+            log.stop_at_throw = trial.should_stop();
             record(g, log);
             throw;
         }
@@ -587,10 +595,10 @@ inline void hammer(TuningJob& job, const StressOptions& o, Violations& v, std::s
         const CallLog& c = g.last;
         run.fired[static_cast<std::size_t>(c.fault)] += static_cast<std::size_t>(g.fired.load());
         // a transient fault fails the first attempt only: the retry must have run and succeeded,
-        // unless the attempt ended stopped (by the strategy, or by stop() after it had reported):
-        // a stopped trial is never retried, and after stop() nothing starts again
+        // unless the attempt ended stopped (by the strategy, or by stop() after it had reported) or
+        // threw after stop(): a stopped trial is never retried, and after stop() nothing starts again
         if (c.fault == Fault::TransientThrow && g.fired.load() > 0 && o.max_retries > 0 && t.retries < 1 &&
-            t.status != TrialStatus::Stopped)
+            t.status != TrialStatus::Stopped && !c.stop_at_throw)
             v.add("trial {}: a transient fault was not retried", t.id);
         const auto want = detail_stress::expected_outcome(c);
         if (t.status != want.status)

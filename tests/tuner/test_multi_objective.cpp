@@ -422,7 +422,9 @@ TEST_CASE("MO-ASHA through the tuner: rungs rank every objective, feasible first
         o.max_parallel_jobs = 1;  // one order of events: the runs below can be compared trial by trial
         return o;
     };
-    auto asha = [] { return ht::ASHA({.min_resource = 1, .max_resource = 9, .reduction_factor = 3}); };
+    auto asha = [] {
+        return ht::ASHA({.min_resource = 1, .max_resource = 9, .reduction_factor = 3, .type = ht::HalvingType::Stop});
+    };
     auto path = mo_journal("mo-asha");
     auto live = ht::Tuner(mo_space(), asha(), options(path)).fit(train_reporting);
     REQUIRE(live.trials().size() == 40);

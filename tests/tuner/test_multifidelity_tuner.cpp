@@ -149,9 +149,9 @@ TEST_CASE("stop-type ASHA and Hyperband without free passes through the tuner: h
         CAPTURE(hyperband);
         ht::AnyStrategy strategy =
             hyperband ? ht::AnyStrategy(ht::Hyperband({.min_resource = 1, .max_resource = 27, .eta = 3,
-                                                       .wait_for_peers = true}))
+                                                       .type = ht::HalvingType::Stop, .wait_for_peers = true}))
                       : ht::AnyStrategy(ht::ASHA({.min_resource = 1, .max_resource = 27, .reduction_factor = 3,
-                                                  .wait_for_peers = true}));
+                                                  .type = ht::HalvingType::Stop, .wait_for_peers = true}));
         ht::Tuner tuner(curve_space(), std::move(strategy), {.max_jobs = 40, .max_parallel_jobs = 4, .seed = 3});
         auto result = tuner.fit(checkpointed_trainer);
         CHECK(result.trials().size() == 40);
@@ -266,13 +266,42 @@ TEST_CASE("stopping the tuner mid-bracket loses no completed trial") {
     }
 }
 
+TEST_CASE("the promotion type warns once when promoted trials train again from the start, and not when they continue") {
+    auto started_over = [](const ht::Result& r) {
+        return std::count_if(r.setup().warnings.begin(), r.setup().warnings.end(), [](const std::string& w) {
+            return w.find("saved no checkpoint, so it trained again from the start") != std::string::npos &&
+                   w.find(".type = ht::HalvingType::Stop") != std::string::npos;
+        });
+    };
+    const ht::TunerOptions options{.max_jobs = 30, .max_parallel_jobs = 2, .seed = 5};
+    // ASHA's default type pauses trials at rungs 1, 3 and 9 and promotes the best.
+    const auto plain = ht::Tuner(curve_space(), ht::ASHA({.min_resource = 1, .max_resource = 27}), options)
+                           .fit([](const ht::Config& c, ht::Trial& trial) {
+                               double loss = 0.0;
+                               for (ht::Resource r = 1; r <= trial.budget() && !trial.should_stop(); ++r)
+                                   trial.report(r, loss = loss_at(c, r));
+                               return loss;
+                           });
+    REQUIRE(std::any_of(plain.trials().begin(), plain.trials().end(),
+                        [](const ht::TrialRecord& t) { return t.decisions.size() > 1; }));  // some were promoted
+    CHECK(started_over(plain) == 1);
+    const auto kept = ht::Tuner(curve_space(), ht::ASHA({.min_resource = 1, .max_resource = 27}), options)
+                          .fit(checkpointed_trainer);
+    CHECK(started_over(kept) == 0);
+    for (const auto& t : kept.trials()) check_ended_and_continued(t);
+}
+
 TEST_CASE("a trainer that reports nothing gets a warning that explains why Hyperband needs reports") {
     ht::Tuner tuner(curve_space(), ht::Hyperband({.min_resource = 1, .max_resource = 9}), {.max_jobs = 5});
     auto result = tuner.fit([](const ht::Config& c) { return final_loss(c); });
     REQUIRE(result.setup().warnings.size() == 1);
-    CHECK(result.setup().warnings[0].find("reported no intermediate values: Hyperband can only judge") != std::string::npos);
+    CHECK(result.setup().warnings[0].find("reported no intermediate values: Hyperband-promotion can only judge") !=
+          std::string::npos);
     CHECK(result.summary().find("warning: trial") != std::string::npos);
+    // It cannot see its budget, so it trains in full: the promotion type (the default) neither
+    // pauses it at a rung nor runs it again.
     CHECK(result.count(ht::TrialStatus::Completed) == 5);
+    for (const auto& t : result.trials()) CHECK(t.resource_used == 9);
 }
 
 TEST_CASE("a trial that throws mid-rung or returns NaN is Failed and the brackets go on") {

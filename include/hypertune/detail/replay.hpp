@@ -8,7 +8,9 @@
 //   trial, report, tell), which brings it back to the state it had, since strategies are
 //   deterministic; its decisions must be the journal's, in the same order (a decision made in ask()
 //   is journaled just after the trial_started of the run it starts). Every event is applied to a
-//   RunState, the same reducer the live run uses.
+//   RunState, the same reducer the live run uses. A decision journaled with no event before it
+//   that explains it was made by an ask() that started nothing (the promotion type's Stop of each
+//   trial left paused when the run has nothing left to run): the replay asks once more there.
 
 #include <hypertune/error.hpp>
 #include <hypertune/journal.hpp>
@@ -60,8 +62,17 @@ inline void check_same_run(const std::string& path, const json& start, const Sea
         };
         auto diff = space_difference(start.at("space"), space.to_json());
         if (!diff.empty()) throw InvalidArgument(fmt::format("journal '{}' belongs to another search space: {}", path, diff));
-        if (start.at("strategy") != strategy)
-            throw differs("strategy", start.at("strategy").get<std::string>(), strategy);
+        if (start.at("strategy") != strategy) {
+            const auto then = start.at("strategy").get<std::string>();
+            auto error = differs("strategy", then, strategy);
+            // ASHA's and asynchronous Hyperband's default type was Stop before it became Promotion.
+            if (strategy.find("-promotion") != std::string::npos && then.find("-promotion") == std::string::npos &&
+                (then.starts_with("ASHA") || then.starts_with("Hyperband")))
+                error = InvalidArgument(std::string(error.what()) +
+                                        " (its rungs are of the stop type: resume it with .type = "
+                                        "ht::HalvingType::Stop)");
+            throw error;
+        }
         if (start.at("seed") != seed) throw differs("seed", start.at("seed").dump(), std::to_string(seed));
         if (start.at("metric") != metric) throw differs("metric", start.at("metric").get<std::string>(), metric);
         if (start.at("max_resource") != (max_resource ? json(*max_resource) : json(nullptr)))
@@ -166,6 +177,18 @@ struct Replayed {
         }
         for (auto& d : strategy.take_decisions()) regenerated.push_back(std::move(d));
         match();
+        // Every other decision follows the event that caused it, so this one came from an ask()
+        // that started nothing; the strategy, in the same state, makes it again.
+        if (std::holds_alternative<TrialDecided>(event) && !journaled.empty() && regenerated.empty()) {
+            const Suggestion now = strategy.ask();
+            if (now.runs())
+                throw diverged(line, fmt::format("the journal has a {} of trial {} made when nothing could start, where "
+                                                 "the strategy now starts trial {}",
+                                                 to_string(journaled.front().second.kind),
+                                                 journaled.front().second.trial, now.trial));
+            for (auto& d : strategy.take_decisions()) regenerated.push_back(std::move(d));
+            match();
+        }
     }
     if (!journaled.empty())
         throw diverged(journaled.front().first, fmt::format("the strategy no longer makes the journal's {} of trial {}",

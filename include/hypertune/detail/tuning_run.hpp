@@ -401,8 +401,11 @@ private:
         }
         // A trial re-run after a crash must not be judged again on the steps it already reported.
         Resource judged = 0;
-        if (rerun && state_.has(s.trial) && !state_.record(s.trial).curve.empty())
+        double judged_value = std::numeric_limits<double>::quiet_NaN();
+        if (rerun && state_.has(s.trial) && !state_.record(s.trial).curve.empty()) {
             judged = state_.record(s.trial).curve.back().step;
+            judged_value = state_.record(s.trial).curve.back().value;
+        }
         emit(TrialStarted{run_clock(), s.trial, s.config, s.budget, s.resume_from, worker, rerun});
         apply_decisions();
         TrialRecord started_copy;
@@ -412,14 +415,41 @@ private:
         // Read outside the lock: a large checkpoint file does not hold up the other workers.
         std::string unreadable;
         auto checkpoint = checkpoints_.take(s.trial, std::max(s.resume_from, judged), unreadable);
+        // Its last report and checkpoint are at its budget already (the crash came before its end
+        // reached the journal): nothing is left to train, and the objective, called now, would
+        // return from a loop that ran no step. The trial ends with the value it reported there,
+        // without a call. With several metrics the journal's curve holds the first alone, so the
+        // trial trains again from the start instead.
+        std::optional<Attempt> ended_before;
+        if (checkpoint && checkpoint->step >= s.budget && judged >= s.budget) {
+            if (several_metrics_) {
+                checkpoint.reset();
+            } else {
+                ended_before.emplace();
+                ended_before->value = judged_value;
+                ended_before->resource = judged;
+                ended_before->reports = 1;  // its reports are in the journal
+                ended_before->resumed_from = checkpoint->step;
+                ended_before->checkpoint = std::move(checkpoint);  // a promotion continues from it
+            }
+        }
         call(options_.on_trial_start, started_copy);
-        auto attempt = execute(s, std::move(checkpoint), judged, lk);
+        auto attempt = ended_before ? std::move(*ended_before) : execute(s, std::move(checkpoint), judged, lk);
 
         lk.lock();
         if (!unreadable.empty())
             warn(fmt::format("{}: the trial {}", unreadable,
                              attempt.resumed_from > 0 ? "continued from the checkpoint before it" : "started over"),
                  run_clock());
+        else if (attempt.started_over && !attempt.failed && !warned_started_over_) {
+            warned_started_over_ = true;
+            warn(fmt::format("{} resumed trial {} from step {}, but it saved no checkpoint, so it trained again from "
+                             "the start: save one with trial.save_checkpoint() and continue from trial.checkpoint(), "
+                             "or, for ASHA and asynchronous Hyperband, choose .type = ht::HalvingType::Stop, which "
+                             "never resumes a trial",
+                             strategy_name_, s.trial, s.resume_from),
+                 run_clock());
+        }
         finish(s.trial, attempt);
         TrialRecord ended_copy;
         if (options_.on_trial_end) ended_copy = state_.record(s.trial);
@@ -441,6 +471,7 @@ private:
         Resource ignored_stop_at = 0;  // > 0: told to stop at this step, the objective went on
         double waited_seconds = 0.0;   // waiting for resources, every attempt's (not billed)
         Resource resumed_from = 0;     // the checkpoint's step it continued from
+        bool started_over = false;     // promoted, but with no checkpoint to continue from
     };
 
     // The Metrics an objective returned, in the run's order (the first objective becomes the
@@ -523,6 +554,8 @@ private:
                 a.failure = "the objective threw a non-standard exception";
             }
             trial.end();
+            // A checkpoint folder (CommandObjective's {checkpoint_dir}) is the trainer's to read.
+            a.started_over = s.resume_from > 0 && !resumes && trial.folder_.empty();
             if (trial.acquired_at_) waited += std::chrono::duration<double>(*trial.acquired_at_ - began).count();
             a.waited_seconds = waited;
             // Stopped: told so by the strategy, or the run stopped before the trial reached its budget.
@@ -535,6 +568,8 @@ private:
             }
             Resource reached = std::max(trial.last_step(), s.resume_from);
             a.resource = trial.reports() > 0 || a.stopped ? reached : s.budget;
+            // An objective that never sees its Trial cannot know its budget: it trains in full.
+            if (!objective_.sees_trial && !a.stopped && max_resource_) a.resource = std::max(a.resource, *max_resource_);
             if (!a.failed && !a.stopped) a.resource = std::max(a.resource, s.budget);  // reported less often
             if (!a.failed && a.stopped && !std::isfinite(a.value) && trial.last_value()) a.value = *trial.last_value();
             if (trial.checkpoint_)
@@ -676,6 +711,7 @@ private:
     bool observer_failed_ = false;
     std::optional<ProgressLine> progress_line_;  // an observer of the events, on stderr
     bool warned_no_reports_ = false;
+    bool warned_started_over_ = false;
     bool warned_ignored_stop_ = false;
     double session_start_ = 0.0;
     std::size_t active_workers_ = 0;

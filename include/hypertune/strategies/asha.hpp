@@ -3,7 +3,7 @@
 // ASHA: asynchronous successive halving (Li, Jamieson, Rostamizadeh, Gonina, Ben-tzur, Hardt, Recht,
 // Talwalkar, "A System for Massively Parallel Hyperparameter Tuning", MLSys 2020): one bracket whose
 // rungs are min_resource * reduction_factor^k below max_resource (1, 3, 9, 27 for 1..81 with factor
-// 3; 1, 3, 9, 27 for 1..30 too), in one of two types (HalvingType):
+// 3; 1, 3, 9, 27 for 1..30 too), in one of two types (HalvingType; Promotion by default):
 // - Stop, as Ray Tune's ASHA scheduler: every trial starts with budget = max_resource; the first
 //   time it reaches a rung, it continues only if its loss is in the top 1/reduction_factor of the
 //   losses recorded at that rung so far (the first reduction_factor - 1 trials at a rung always
@@ -36,8 +36,9 @@ struct AshaOptions {
     Resource max_resource = 81;
     /// Keep the top 1/reduction_factor at every rung (eta in the paper).
     int reduction_factor = 3;
-    /// Stop trials at a rung as they reach it, or pause them there until they can be promoted.
-    HalvingType type = HalvingType::Stop;
+    /// Pause trials at a rung until they can be promoted (the default, chosen by measurement: see
+    /// halving_type.hpp), or stop them as they reach it.
+    HalvingType type = HalvingType::Promotion;
     /// Stop type: a trial that reaches a rung before reduction_factor - 1 others did waits there
     /// (paused) until enough trials arrive to judge it, instead of continuing on a free pass.
     bool wait_for_peers = false;

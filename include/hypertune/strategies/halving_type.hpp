@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 // HalvingType: how ASHA and asynchronous Hyperband act on their rungs (Syne Tune's `type`).
+// Promotion is the default, chosen by measurement (bench/harness_recorded, README "Recorded learning
+// curves"): on recorded XGBoost and softmax curves it reaches random search's best as often or more
+// than Stop and, with a trainer that checkpoints, for 6-15% fewer units; a trainer that keeps no
+// checkpoint trains each promoted trial again (7-43% more units than Stop), and Stop suits it.
 
 namespace hypertune {
 

@@ -12,10 +12,12 @@
 // >= min_resource, strictly increasing along the bracket, and the last rung is max_resource exactly.
 //
 // Two ways to run it (HyperbandMode):
-// - Asynchronous (the default, what AMT does): every bracket is an ASHA ladder (detail/rungs.hpp)
-//   whose rungs are the bracket's r_0..r_{s-1}. Every trial starts with budget = max_resource and
-//   reports as it goes; at each rung it continues only if it is in the top 1/eta of the losses
-//   recorded there so far, otherwise report() returns Stop. No trial ever waits for another.
+// - Asynchronous (the default, what AMT does): every bracket is an ASHA ladder whose rungs are the
+//   bracket's r_0..r_{s-1}, of HyperbandOptions::type. Promotion (the default;
+//   detail/promotion_rungs.hpp): a trial runs to its bracket's next rung and pauses there until it
+//   ranks in the top 1/eta of that rung. Stop (detail/rungs.hpp): every trial starts with budget =
+//   max_resource and reports as it goes; at each rung it continues only if it is in the top 1/eta
+//   of the losses recorded there so far, otherwise report() returns Stop. No barrier either way.
 //   New trial k goes to a bracket by smooth weighted round-robin with weights n(s) (each bracket
 //   then spends about the same total resource, as in the paper): every bracket adds its weight to a
 //   credit, the bracket with the most credit takes the trial (ties: the larger s) and pays the sum of
@@ -82,9 +84,10 @@ struct HyperbandOptions {
     /// Keep the top 1/eta at every rung.
     int eta = 3;
     HyperbandMode mode = HyperbandMode::Asynchronous;
-    /// The asynchronous mode's rungs: stop trials as they reach a rung, or pause them there until
-    /// they can be promoted (see halving_type.hpp). The synchronous mode always pauses and promotes.
-    HalvingType type = HalvingType::Stop;
+    /// The asynchronous mode's rungs: pause trials at a rung until they can be promoted (the
+    /// default, chosen by measurement: see halving_type.hpp), or stop them as they reach it. The
+    /// synchronous mode always pauses and promotes, at its barriers.
+    HalvingType type = HalvingType::Promotion;
     /// Asynchronous stop type: a trial that reaches a rung before eta - 1 others of its bracket did
     /// waits there (paused) until enough trials arrive to judge it, instead of a free pass.
     bool wait_for_peers = false;
@@ -137,12 +140,15 @@ public:
     explicit Hyperband(HyperbandOptions options = {}, AnySampler sampler = RandomSampler{})
         : Scheduler(std::move(sampler)), options_(options) {
         detail::validate_rung_options("Hyperband", "eta", options_.min_resource, options_.max_resource, options_.eta);
-        if (options_.mode == HyperbandMode::Synchronous && options_.type == HalvingType::Promotion)
-            throw InvalidArgument("Hyperband: type = HalvingType::Promotion is for the asynchronous mode; the "
-                                  "synchronous mode already pauses trials and promotes them at its barriers");
+        if (options_.mode == HyperbandMode::Synchronous && options_.type == HalvingType::Stop)
+            throw InvalidArgument("Hyperband: type = HalvingType::Stop is for the asynchronous mode; the "
+                                  "synchronous mode pauses trials and promotes them at its barriers");
         if (options_.mode == HyperbandMode::Synchronous && options_.wait_for_peers)
             throw InvalidArgument("Hyperband: wait_for_peers is for the asynchronous mode; the synchronous mode "
                                   "judges a rung only once all of its trials have reached it");
+        if (options_.mode == HyperbandMode::Synchronous && options_.fill_idle_workers)
+            throw InvalidArgument("Hyperband: fill_idle_workers is for the asynchronous mode; the synchronous mode "
+                                  "starts the next bracket while one waits at a barrier");
         detail::validate_halving_rules("Hyperband", options_.type, options_.wait_for_peers,
                                        options_.fill_idle_workers);
         schedule_ = detail::hyperband_schedule(options_.min_resource, options_.max_resource, options_.eta);
@@ -171,12 +177,15 @@ public:
     [[nodiscard]] int lowest_bracket() const noexcept { return lowest_s_; }
     [[nodiscard]] const HyperbandOptions& options() const noexcept { return options_; }
 
-    /// "Hyperband", "Hyperband-wait" (asynchronous stop type, wait_for_peers), "Hyperband-promotion"
-    /// or "Hyperband-promotion-fill" (fill_idle_workers), then "-brackets=k" when options().brackets
-    /// leaves some out, with the sampler's name when it is not random.
+    /// Asynchronous: "Hyperband-promotion", "Hyperband-promotion-fill" (fill_idle_workers),
+    /// "Hyperband" (stop type) or "Hyperband-wait" (stop type, wait_for_peers); synchronous:
+    /// "Hyperband". Then "-brackets=k" when options().brackets leaves
+    /// some out, with the sampler's name when it is not random.
     [[nodiscard]] std::string name() const override {
-        std::string rules =
-            detail::halving_name("Hyperband", options_.type, options_.wait_for_peers, options_.fill_idle_workers);
+        std::string rules = options_.mode == HyperbandMode::Synchronous
+                                ? std::string("Hyperband")
+                                : detail::halving_name("Hyperband", options_.type, options_.wait_for_peers,
+                                                       options_.fill_idle_workers);
         if (lowest_s_ > 0) rules += fmt::format("-brackets={}", options_.brackets);
         return with_sampler_name(rules);
     }

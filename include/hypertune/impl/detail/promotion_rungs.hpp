@@ -156,7 +156,9 @@ HYPERTUNE_INLINE void PromotionRungs::finish(TrialId id, const Outcome& outcome,
     auto& ladder = ladders_[t.bracket];
     if (t.rung < ladder.size()) --ladder[t.rung].arriving;
     const bool reached = outcome.status == Outcome::Status::Completed || outcome.resource >= t.budget;
-    if (outcome.status == Outcome::Status::Failed || !reached || t.rung >= ladder.size()) {
+    // Past its last rung, or trained in full already (an objective that cannot see its budget): over.
+    if (outcome.status == Outcome::Status::Failed || !reached || t.rung >= ladder.size() ||
+        outcome.resource >= max_resource_) {
         trials_.erase(id);
         return;
     }
@@ -168,8 +170,7 @@ HYPERTUNE_INLINE void PromotionRungs::finish(TrialId id, const Outcome& outcome,
     out.push_back(DecisionRecord{
         id, DecisionRecord::Kind::Pause, labels_[t.bracket], static_cast<int>(t.rung), rung.resource, outcome.loss,
         std::numeric_limits<double>::quiet_NaN(), rung.ranking.size(),
-        fmt::format("rung {} at resource {}: paused until it ranks in the top 1/{} of the trials there", t.rung,
-                    rung.resource, eta_)});
+        fmt::format("until it ranks in the top 1/{} here", eta_)});
 }
 
 HYPERTUNE_INLINE void PromotionRungs::close(std::vector<DecisionRecord>& out) {
@@ -181,9 +182,8 @@ HYPERTUNE_INLINE void PromotionRungs::close(std::vector<DecisionRecord>& out) {
             for (const auto& [value, id] : rung.waiting) {
                 out.push_back(DecisionRecord{id, DecisionRecord::Kind::Stop, labels_[b], static_cast<int>(k),
                                              rung.resource, value, cutoff, m,
-                                             fmt::format("paused at resource {}, never in the top 1/{} ({} of {}) "
-                                                         "before the run had nothing left to start",
-                                                         rung.resource, eta_, rung.ranking.top_size(), m)});
+                                             fmt::format("never in the top 1/{} ({} of {}) before the work ran out",
+                                                         eta_, rung.ranking.top_size(), m)});
                 trials_.erase(id);
             }
             rung.waiting.clear();
