@@ -198,7 +198,7 @@ void measure(benchmark::State& state, const S& prototype) {
 
 void BM_HyperbandAsync(benchmark::State& state) {
     measure(state, ht::Hyperband({.max_resource = max_resource, .mode = ht::HyperbandMode::Asynchronous,
-                                  .type = ht::HalvingType::Stop}));
+                                  .type = ht::HalvingType::Stop, .brackets = 0}));
 }
 void BM_HyperbandSync(benchmark::State& state) {
     measure(state, ht::Hyperband({.max_resource = max_resource, .mode = ht::HyperbandMode::Synchronous}));
@@ -217,7 +217,7 @@ void BM_ASHAPromotionFill(benchmark::State& state) {
                              .fill_idle_workers = true}));
 }
 void BM_HyperbandPromotion(benchmark::State& state) {
-    measure(state, ht::Hyperband({.max_resource = max_resource, .type = ht::HalvingType::Promotion}));
+    measure(state, ht::Hyperband({.max_resource = max_resource, .type = ht::HalvingType::Promotion, .brackets = 0}));
 }
 void BM_ModelBasedHyperband(benchmark::State& state) {
     measure(state, ht::ModelBasedHyperband({.max_resource = max_resource}));

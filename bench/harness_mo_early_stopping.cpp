@@ -145,7 +145,7 @@ int main(int argc, char** argv) {
         {"MO-ASHA, promotion type",
          [&] { return ht::AnyStrategy(ht::ASHA({.max_resource = R, .type = ht::HalvingType::Promotion})); }, 2},
         {"MO Hyperband (asynchronous, stop type)",
-         [&] { return ht::AnyStrategy(ht::Hyperband({.max_resource = R, .type = ht::HalvingType::Stop})); }, 2},
+         [&] { return ht::AnyStrategy(ht::Hyperband({.max_resource = R, .type = ht::HalvingType::Stop, .brackets = 0})); }, 2},
         {"ASHA on the error alone (stop type)",
          [&] { return ht::AnyStrategy(ht::ASHA({.max_resource = R, .type = ht::HalvingType::Stop})); }, 1},
         {"random search, every trial to R", [&] { return ht::AnyStrategy(ht::RandomSearch({.max_resource = R})); }, 2},

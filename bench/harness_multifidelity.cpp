@@ -71,9 +71,11 @@ std::vector<Contender> contenders(bool with_models) {
     auto type_for = [](ht::HyperbandMode mode, ht::HalvingType type) {
         return mode == ht::HyperbandMode::Synchronous ? ht::HalvingType::Promotion : type;
     };
-    auto hyperband = [type_for](ht::HyperbandMode mode, ht::HalvingType type = ht::HalvingType::Stop) {
-        return [mode, type = type_for(mode, type)](ht::Resource r) {
-            return ht::AnyStrategy(ht::Hyperband({.max_resource = r, .mode = mode, .type = type}));
+    auto hyperband = [type_for](ht::HyperbandMode mode, ht::HalvingType type = ht::HalvingType::Stop,
+                                int brackets = 0) {
+        return [mode, type = type_for(mode, type), brackets](ht::Resource r) {
+            return ht::AnyStrategy(
+                ht::Hyperband({.max_resource = r, .mode = mode, .type = type, .brackets = brackets}));
         };
     };
     auto asha = [](ht::HalvingType type) {
@@ -86,11 +88,13 @@ std::vector<Contender> contenders(bool with_models) {
     };
     std::vector<Contender> all = {
         {"Random search", [](ht::Resource r) { return ht::AnyStrategy(ht::RandomSearch({.max_resource = r})); }, false},
-        {"Hyperband async, stop type", hyperband(ht::HyperbandMode::Asynchronous)},
+        {"Hyperband async, stop type, all brackets", hyperband(ht::HyperbandMode::Asynchronous)},
         {"Hyperband sync", hyperband(ht::HyperbandMode::Synchronous)},
         {"ASHA, stop type", asha(ht::HalvingType::Stop)},
-        {"Hyperband async, promotion type", hyperband(ht::HyperbandMode::Asynchronous, ht::HalvingType::Promotion)},
+        {"Hyperband async, promotion type, all brackets", hyperband(ht::HyperbandMode::Asynchronous, ht::HalvingType::Promotion)},
         {"ASHA, promotion type", asha(ht::HalvingType::Promotion)},
+        {"Hyperband async, promotion type, 2 brackets (the default)",
+         hyperband(ht::HyperbandMode::Asynchronous, ht::HalvingType::Promotion, 2)},
     };
     if (with_models) {
         all.push_back({"Model-based Hyperband async", model_based(ht::HyperbandMode::Asynchronous)});
@@ -105,6 +109,7 @@ enum : std::size_t {
     asha,
     hyperband_promotion,
     asha_promotion,
+    hyperband_two_brackets,
     model_async,
     model_sync
 };
@@ -273,8 +278,8 @@ int main(int argc, char** argv) {
         }
     };
     fmt::print("\n### 2. Same trials: max_trials = {}, run until Done\n\n", trials);
-    std::vector<std::size_t> full_rows = {random_search, hyperband_async, hyperband_sync, asha, hyperband_promotion,
-                                          asha_promotion};
+    std::vector<std::size_t> full_rows = {random_search,       hyperband_async, hyperband_sync,        asha,
+                                          hyperband_promotion, asha_promotion,  hyperband_two_brackets};
     if (with_models == 1) full_rows.insert(full_rows.end(), {model_async, model_sync});
     run_table("full", full_rows);
     fmt::print("\n### 3. One bracket: max_trials = {} (synchronous Hyperband runs bracket s = {} alone)\n\n", bracket,

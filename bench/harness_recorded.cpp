@@ -117,11 +117,11 @@ std::vector<Contender> contenders() {
         {"Hyperband async stop, wait for peers", hyperband(Asynchronous, Stop, true)},
         {"Hyperband async promotion", hyperband(Asynchronous, Promotion)},
         {"Hyperband async promotion, fill idle workers", hyperband(Asynchronous, Promotion, false, true)},
-        {"Hyperband sync", hyperband(Synchronous, Stop)},
+        {"Hyperband sync", hyperband(Synchronous, Promotion)},
         {"Hyperband async stop, 2 brackets", hyperband(Asynchronous, Stop, false, false, 2)},
-        {"Hyperband async promotion, 2 brackets", hyperband(Asynchronous, Promotion, false, false, 2)},
+        {"Hyperband async promotion, 2 brackets (the default)", hyperband(Asynchronous, Promotion, false, false, 2)},
         {"Hyperband async promotion, fill idle workers, 2 brackets", hyperband(Asynchronous, Promotion, false, true, 2)},
-        {"Hyperband sync, 2 brackets", hyperband(Synchronous, Stop, false, false, 2)},
+        {"Hyperband sync, 2 brackets", hyperband(Synchronous, Promotion, false, false, 2)},
     };
 }
 

@@ -6,10 +6,10 @@
 //
 //   xgboost_hyperband [data_dir] [--sync | --stop] [--parallel N] [--label-noise F] [--report]
 //
-// Hyperband runs asynchronously with the promotion type (the default: a trial pauses at each rung
-// and continues from its XGBoost checkpoint when promoted); --stop runs the stop type instead (a
-// trial runs on towards max_resource or is stopped at a rung), --sync the paper's synchronous
-// brackets.
+// Hyperband runs with its defaults: asynchronous, the promotion type (a trial pauses at each rung
+// and continues from its XGBoost checkpoint when promoted), the two most aggressive brackets.
+// --stop runs the stop type instead (a trial runs on towards max_resource or is stopped at a
+// rung), --sync the paper's synchronous brackets, all of them.
 //
 // One resource unit is 1/30 of the trial's own num_round, so a trial at budget b has trained
 // ceil(b * num_round / 30) boosting rounds and a full budget trains exactly num_round rounds.

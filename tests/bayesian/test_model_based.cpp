@@ -191,7 +191,7 @@ TEST_CASE("ModelBased validates its options and names them in the message") {
 }
 
 TEST_CASE("ModelBased forwards to its inner strategy and reads its rung levels") {
-    ht::ModelBased hb(ht::Hyperband({.max_resource = 81, .type = ht::HalvingType::Stop}));
+    ht::ModelBased hb(ht::Hyperband({.max_resource = 81, .type = ht::HalvingType::Stop, .brackets = 0}));
     static_assert(std::same_as<decltype(hb), ht::ModelBased<ht::Hyperband>>);
     static_assert(std::same_as<ht::ModelBasedHyperband, ht::ModelBased<ht::Hyperband>>);
     static_assert(ht::Strategy<ht::ModelBased<ht::ASHA>>);
@@ -210,7 +210,7 @@ TEST_CASE("ModelBased forwards to its inner strategy and reads its rung levels")
     CHECK(asha.name() == "ModelBased(ASHA)");
     CHECK(asha.levels() == std::vector<ht::Resource>{2, 6, 18, 30});
 
-    ht::AnyStrategy any(ht::ModelBasedHyperband({.max_resource = 27, .type = ht::HalvingType::Stop}));
+    ht::AnyStrategy any(ht::ModelBasedHyperband({.max_resource = 27, .type = ht::HalvingType::Stop, .brackets = 0}));
     CHECK(any.name() == "ModelBased(Hyperband)");
     CHECK(any.max_resource() == 27);
     any.start(mb_space(), {.seed = 1, .max_trials = 2});
@@ -266,9 +266,9 @@ TEST_CASE("ModelBased Hyperband: random until a level has enough losses, then th
         std::vector<double> model_near, random_near, model_mean, random_mean, best_model, best_plain;
         for (std::uint64_t seed = 1; seed <= 3; ++seed) {
             CAPTURE(seed);
-            ht::ModelBased mb(ht::Hyperband({.max_resource = 27, .mode = mode}), {.candidates = test_candidates});
+            ht::ModelBased mb(ht::Hyperband({.max_resource = 27, .mode = mode, .brackets = 0}), {.candidates = test_candidates});
             const Log log = drive(mb, space, {.seed = seed, .max_trials = 120}, 4, seed, 27);
-            ht::Hyperband plain({.max_resource = 27, .mode = mode});
+            ht::Hyperband plain({.max_resource = 27, .mode = mode, .brackets = 0});
             const Log plain_log = drive(plain, space, {.seed = seed, .max_trials = 120}, 4, seed, 27);
 
             // Before the first model proposal: exactly plain Hyperband's configurations.
@@ -343,8 +343,8 @@ TEST_CASE("ModelBased synchronous Hyperband: a promoted trial keeps the configur
 TEST_CASE("ModelBased with random_fraction = 1 is its inner strategy exactly") {
     const auto space = mb_space();
     for (auto mode : {ht::HyperbandMode::Asynchronous, ht::HyperbandMode::Synchronous}) {
-        ht::ModelBased mb(ht::Hyperband({.max_resource = 27, .mode = mode}), {.random_fraction = 1.0});
-        ht::Hyperband plain({.max_resource = 27, .mode = mode});
+        ht::ModelBased mb(ht::Hyperband({.max_resource = 27, .mode = mode, .brackets = 0}), {.random_fraction = 1.0});
+        ht::Hyperband plain({.max_resource = 27, .mode = mode, .brackets = 0});
         const Log a = drive(mb, space, {.seed = 6, .max_trials = 80}, 3, 2, 27);
         const Log b = drive(plain, space, {.seed = 6, .max_trials = 80}, 3, 2, 27);
         REQUIRE(a.runs.size() == b.runs.size());
@@ -363,7 +363,7 @@ TEST_CASE("ModelBased with random_fraction = 1 is its inner strategy exactly") {
 TEST_CASE("ModelBased is deterministic for a seed and call sequence, and differs across seeds") {
     const auto space = mb_space();
     auto run = [&](std::uint64_t seed) {
-        ht::ModelBased mb(ht::Hyperband({.max_resource = 27, .type = ht::HalvingType::Stop}), {.candidates = test_candidates});
+        ht::ModelBased mb(ht::Hyperband({.max_resource = 27, .type = ht::HalvingType::Stop, .brackets = 0}), {.candidates = test_candidates});
         const Log log = drive(mb, space, {.seed = seed, .max_trials = 50}, 4, 11, 27);
         std::vector<std::string> out;
         for (const auto& r : log.runs) out.push_back(fmt::format("{} {}", r.id, r.config.to_json().dump()));
@@ -413,7 +413,7 @@ TEST_CASE("ModelBased Hyperband through the Tuner with max_parallel_jobs 4") {
     for (auto mode : {ht::HyperbandMode::Asynchronous, ht::HyperbandMode::Synchronous}) {
         CAPTURE(static_cast<int>(mode));
         ht::Tuner tuner(space,
-                        ht::ModelBased(ht::Hyperband({.max_resource = 9, .mode = mode}), {.candidates = test_candidates}),
+                        ht::ModelBased(ht::Hyperband({.max_resource = 9, .mode = mode, .brackets = 0}), {.candidates = test_candidates}),
                         {.max_jobs = 60, .max_parallel_jobs = 4, .seed = 3});
         auto result = tuner.fit([&](const ht::Config& c, ht::Trial& trial) {
             double loss = 0.0;

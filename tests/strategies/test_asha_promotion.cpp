@@ -382,7 +382,7 @@ TEST_CASE("a halving rule set for the type that ignores it is refused, naming th
                          "Hyperband: wait_for_peers is for the asynchronous mode; the synchronous mode judges a rung "
                          "only once all of its trials have reached it",
                          InvalidArgument);
-    CHECK(Hyperband({.type = HalvingType::Promotion, .fill_idle_workers = true}).name() ==
+    CHECK(Hyperband({.type = HalvingType::Promotion, .fill_idle_workers = true, .brackets = 0}).name() ==
           "Hyperband-promotion-fill");
 }
 

@@ -194,7 +194,7 @@ std::vector<std::vector<std::size_t>> full_sizes(const Hyperband& hb) {
 }  // namespace
 
 TEST_CASE("Hyperband schedule for (1, 81, 3) is the paper's table") {
-    Hyperband hb({.min_resource = 1, .max_resource = 81, .eta = 3, .type = HalvingType::Stop});
+    Hyperband hb({.min_resource = 1, .max_resource = 81, .eta = 3, .type = HalvingType::Stop, .brackets = 0});
     using R = HyperbandRung;
     const std::vector<HyperbandBracket> expected = {
         {0, {R{5, 81}}},
@@ -209,7 +209,7 @@ TEST_CASE("Hyperband schedule for (1, 81, 3) is the paper's table") {
 }
 
 TEST_CASE("Hyperband schedule with a max_resource that is not a power of eta") {
-    Hyperband hb({.min_resource = 1, .max_resource = 30, .type = HalvingType::Stop});
+    Hyperband hb({.min_resource = 1, .max_resource = 30, .type = HalvingType::Stop, .brackets = 0});
     using R = HyperbandRung;
     // s_max = 3 (27 <= 30 < 81); resources 30 / 3^(s-i) rounded: 1.11 -> 1, 3.33 -> 3, 10, 30.
     const std::vector<HyperbandBracket> expected = {
@@ -229,7 +229,7 @@ TEST_CASE("Hyperband schedule with a max_resource that is not a power of eta") {
                 CAPTURE(min_r);
                 CAPTURE(max_r);
                 CAPTURE(eta);
-                Hyperband h({.min_resource = min_r, .max_resource = max_r, .eta = eta, .type = HalvingType::Stop});
+                Hyperband h({.min_resource = min_r, .max_resource = max_r, .eta = eta, .type = HalvingType::Stop, .brackets = 0});
                 int s_max = h.s_max();
                 Resource p = min_r;
                 for (int s = 0; s < s_max; ++s) p *= eta;
@@ -279,13 +279,23 @@ TEST_CASE("Hyperband validates its options and names them in the message") {
                          InvalidArgument);
 }
 
-TEST_CASE("Hyperband and ASHA default to the promotion type, and the names say the type (the synchronous mode's does not)") {
+TEST_CASE("Hyperband and ASHA default to the promotion type, asynchronous Hyperband to two brackets, and the names say so") {
     CHECK(HyperbandOptions{}.type == HalvingType::Promotion);
     CHECK(AshaOptions{}.type == HalvingType::Promotion);
-    CHECK(Hyperband().name() == "Hyperband-promotion");
-    CHECK(Hyperband({.type = HalvingType::Stop}).name() == "Hyperband");
+    CHECK(Hyperband().name() == "Hyperband-promotion-brackets=2");
+    CHECK(Hyperband({.brackets = 0}).name() == "Hyperband-promotion");
+    CHECK(Hyperband({.type = HalvingType::Stop}).name() == "Hyperband-brackets=2");
+    CHECK(Hyperband({.type = HalvingType::Stop, .brackets = 0}).name() == "Hyperband");
     CHECK(Hyperband({.mode = HyperbandMode::Synchronous}).name() == "Hyperband");
     CHECK(Hyperband({.mode = HyperbandMode::Synchronous, .brackets = 2}).name() == "Hyperband-brackets=2");
+    // (1, 81, 3) has five brackets: the asynchronous mode runs s = 4 and 3 unless told otherwise,
+    // the synchronous mode all five; with a single bracket the default is that one.
+    CHECK(Hyperband().brackets() == 2);
+    CHECK(Hyperband().lowest_bracket() == 3);
+    CHECK(Hyperband({.brackets = 0}).brackets() == 5);
+    CHECK(Hyperband({.mode = HyperbandMode::Synchronous}).brackets() == 5);
+    CHECK(Hyperband({.min_resource = 1, .max_resource = 2, .eta = 3}).brackets() == 1);
+    CHECK(Hyperband({.min_resource = 1, .max_resource = 2, .eta = 3}).name() == "Hyperband-promotion");
     CHECK(ASHA().name() == "ASHA-promotion");
     CHECK(ASHA({.type = HalvingType::Stop}).name() == "ASHA");
     // wait_for_peers is a rule of the stop type: with the default it names the type to choose.
@@ -295,7 +305,7 @@ TEST_CASE("Hyperband and ASHA default to the promotion type, and the names say t
 
 TEST_CASE("Hyperband is a Strategy that explains its decisions and knows its max_resource") {
     static_assert(Strategy<Hyperband>);
-    AnyStrategy any(Hyperband({.min_resource = 1, .max_resource = 30, .type = HalvingType::Stop}));
+    AnyStrategy any(Hyperband({.min_resource = 1, .max_resource = 30, .type = HalvingType::Stop, .brackets = 0}));
     CHECK(any.name() == "Hyperband");
     CHECK(any.max_resource() == 30);
     any.start(hb_space(), {.seed = 1, .max_trials = 2});
@@ -305,7 +315,7 @@ TEST_CASE("Hyperband is a Strategy that explains its decisions and knows its max
 }
 
 TEST_CASE("asynchronous Hyperband assigns brackets by smooth weighted round-robin on n(s)") {
-    Hyperband hb({.type = HalvingType::Stop});  // (1, 81, 3), asynchronous
+    Hyperband hb({.type = HalvingType::Stop, .brackets = 0});  // (1, 81, 3), asynchronous
     hb.start(hb_space(), {.seed = 5, .max_trials = 0});
     std::vector<int> brackets;
     for (int k = 0; k < 286; ++k) {
@@ -325,19 +335,19 @@ TEST_CASE("asynchronous Hyperband assigns brackets by smooth weighted round-robi
     }
     CHECK(hb.bracket_of(286) == -1);
     // Ties go to the larger s: (1, 2, 2) has n = 2 for both brackets.
-    Hyperband tied({.min_resource = 1, .max_resource = 2, .eta = 2, .type = HalvingType::Stop});
+    Hyperband tied({.min_resource = 1, .max_resource = 2, .eta = 2, .type = HalvingType::Stop, .brackets = 0});
     tied.start(hb_space(), {.seed = 5});
     std::vector<int> tied_brackets;
     for (int k = 0; k < 4; ++k) tied_brackets.push_back(tied.bracket_of(tied.ask().trial));
     CHECK(tied_brackets == std::vector<int>{1, 0, 1, 0});
     // The assignment does not depend on the seed.
-    Hyperband other({.type = HalvingType::Stop});
+    Hyperband other({.type = HalvingType::Stop, .brackets = 0});
     other.start(hb_space(), {.seed = 99, .max_trials = 0});
     for (int k = 0; k < 50; ++k) CHECK(other.bracket_of(other.ask().trial) == brackets[static_cast<std::size_t>(k)]);
 }
 
 TEST_CASE("asynchronous Hyperband judges a trial only at the rungs of its bracket") {
-    Hyperband hb({.type = HalvingType::Stop});
+    Hyperband hb({.type = HalvingType::Stop, .brackets = 0});
     hb.start(hb_space(), {.seed = 5, .max_trials = 9});
     std::vector<TrialId> ids;
     for (int k = 0; k < 9; ++k) ids.push_back(hb.ask().trial);
@@ -380,7 +390,7 @@ TEST_CASE("asynchronous Hyperband judges a trial only at the rungs of its bracke
 }
 
 TEST_CASE("asynchronous Hyperband stops the worse trials with thresholds and peers filled") {
-    Hyperband hb({.type = HalvingType::Stop});
+    Hyperband hb({.type = HalvingType::Stop, .brackets = 0});
     auto log = [&] {
         hb.start(hb_space(), {.seed = 17, .max_trials = 600});
         return drive(hb, 4, 3);
@@ -422,7 +432,7 @@ TEST_CASE("asynchronous Hyperband stops the worse trials with thresholds and pee
 
 TEST_CASE("asynchronous Hyperband is deterministic for a seed and call order") {
     auto run = [](std::uint64_t seed) {
-        Hyperband hb({.min_resource = 1, .max_resource = 27, .type = HalvingType::Stop});
+        Hyperband hb({.min_resource = 1, .max_resource = 27, .type = HalvingType::Stop, .brackets = 0});
         hb.start(hb_space(), {.seed = seed, .max_trials = 200});
         return drive(hb, 3, 8);
     };
@@ -754,7 +764,7 @@ TEST_CASE("synchronous Hyperband without max_trials repeats its iterations") {
 TEST_CASE("asynchronous Hyperband, promotion type: each bracket's trials start at its first rung and wait there") {
     // The default type, so the synchronous mode takes it too (it always pauses and promotes).
     CHECK_NOTHROW(Hyperband({.mode = HyperbandMode::Synchronous, .type = HalvingType::Promotion}));
-    Hyperband hb({.min_resource = 1, .max_resource = 9, .eta = 3, .type = HalvingType::Promotion});
+    Hyperband hb({.min_resource = 1, .max_resource = 9, .eta = 3, .type = HalvingType::Promotion, .brackets = 0});
     CHECK(hb.name() == "Hyperband-promotion");
     hb.start(hb_space(), {.seed = 5, .max_trials = 40});
     // Brackets by the same round-robin as the stop type; budgets are the brackets' first rungs:
@@ -798,7 +808,7 @@ TEST_CASE("Hyperband with brackets = k runs only the k most aggressive brackets,
                                            "give 4 brackets (s = 0..3); use 1..4, or 0 for all"),
                          InvalidArgument);
     CHECK_THROWS_WITH_AS(Hyperband({.type = HalvingType::Stop, .brackets = -1}), doctest::Contains("Hyperband: brackets = -1"), InvalidArgument);
-    CHECK(Hyperband({.type = HalvingType::Stop, .brackets = 5}).name() == "Hyperband");  // all five of (1, 81, 3): the default
+    CHECK(Hyperband({.type = HalvingType::Stop, .brackets = 5}).name() == "Hyperband");  // all five of (1, 81, 3), as 0 says
     CHECK(Hyperband({.type = HalvingType::Stop, .brackets = 5}).lowest_bracket() == 0);
 
     SUBCASE("asynchronous: the round-robin weighs the brackets that run, n(4) = 81 and n(3) = 34") {

@@ -323,7 +323,7 @@ TEST_CASE("MO-ASHA refuses a report that lacks an objective, naming the schedule
 TEST_CASE("asynchronous Hyperband ranks its rungs by Pareto priority, synchronous Hyperband takes one objective") {
     Hyperband sync({.min_resource = 1, .max_resource = 9, .eta = 3, .mode = HyperbandMode::Synchronous});
     CHECK_FALSE(sync.supports_objectives(2));
-    Hyperband async({.min_resource = 1, .max_resource = 9, .eta = 3, .type = HalvingType::Stop});
+    Hyperband async({.min_resource = 1, .max_resource = 9, .eta = 3, .type = HalvingType::Stop, .brackets = 0});
     REQUIRE(async.supports_objectives(2));
     async.start(mo_asha_space(), {.seed = 2, .max_trials = 60, .objectives = 2});
     std::size_t pareto_records = 0;

@@ -173,7 +173,7 @@ TEST_CASE("every scheduler takes any sampler, and a sampler that runs dry ends t
         CAPTURE(which);
         ht::AnyStrategy s = which == 0   ? ht::AnyStrategy(ht::RunToCompletion(5, ThreeOnly{}))
                             : which == 1 ? ht::AnyStrategy(ht::ASHA({.max_resource = 9, .type = ht::HalvingType::Stop}, ThreeOnly{}))
-                                         : ht::AnyStrategy(ht::Hyperband({.max_resource = 9, .type = ht::HalvingType::Stop}, ThreeOnly{}));
+                                         : ht::AnyStrategy(ht::Hyperband({.max_resource = 9, .type = ht::HalvingType::Stop, .brackets = 0}, ThreeOnly{}));
         s.start(two_d(), {.seed = 1, .max_trials = 100});
         for (ht::TrialId k = 0; k < 3; ++k) {
             auto run = s.ask();
@@ -184,7 +184,7 @@ TEST_CASE("every scheduler takes any sampler, and a sampler that runs dry ends t
         CHECK(s.ask().kind == ht::Suggestion::Kind::Done);
     }
     CHECK(ht::RunToCompletion(5, ThreeOnly{}).name() == "RunToCompletion(ThreeOnly)");
-    CHECK(ht::Hyperband({.type = ht::HalvingType::Stop}, ThreeOnly{}).name() == "ThreeOnly(Hyperband)");
+    CHECK(ht::Hyperband({.type = ht::HalvingType::Stop, .brackets = 0}, ThreeOnly{}).name() == "ThreeOnly(Hyperband)");
 }
 
 TEST_CASE("synchronous Hyperband cuts its bracket where a finite sampler runs dry, and still promotes") {

@@ -295,7 +295,7 @@ TEST_CASE("a trainer that reports nothing gets a warning that explains why Hyper
     ht::Tuner tuner(curve_space(), ht::Hyperband({.min_resource = 1, .max_resource = 9}), {.max_jobs = 5});
     auto result = tuner.fit([](const ht::Config& c) { return final_loss(c); });
     REQUIRE(result.setup().warnings.size() == 1);
-    CHECK(result.setup().warnings[0].find("reported no intermediate values: Hyperband-promotion can only judge") !=
+    CHECK(result.setup().warnings[0].find("reported no intermediate values: Hyperband-promotion-brackets=2 can only judge") !=
           std::string::npos);
     CHECK(result.summary().find("warning: trial") != std::string::npos);
     // It cannot see its budget, so it trains in full: the promotion type (the default) neither

@@ -43,7 +43,9 @@
 //   Its brackets, barriers and promotions are run by detail/synchronous_brackets.hpp.
 // - HyperbandOptions::brackets = k runs only brackets s_max..s_max - k + 1, in either mode: the
 //   round-robin weighs those alone, and the synchronous iterations go from s_max down to
-//   s_max - k + 1. Bracket numbers (DecisionRecord::bracket, bracket_of()) stay the paper's s.
+//   s_max - k + 1; 0 runs all. Unset, the asynchronous mode runs the two most aggressive (all when
+//   there are fewer) and the synchronous mode all of them. Bracket numbers (DecisionRecord::bracket,
+//   bracket_of()) stay the paper's s.
 //
 // In both modes new trials' configurations come from the sampler: by default RandomSampler, so that
 // trial k's configuration is RandomSampler::sample(space, seed, k).
@@ -98,8 +100,11 @@ struct HyperbandOptions {
     /// How many brackets run: the `brackets` most aggressive ones, s = s_max down to
     /// s_max - brackets + 1 (Syne Tune's option of the same name); 0 runs all s_max + 1 of the
     /// paper. Fewer brackets hedge less against misleading early values and spend fewer units:
-    /// 1 is ASHA on Hyperband's rungs. Both modes.
-    int brackets = 0;
+    /// 1 is ASHA on Hyperband's rungs. Both modes. Unset: 2 in the asynchronous mode (all when
+    /// there are fewer), chosen by measurement (README, "Recorded learning curves": the paper's
+    /// schedule over all brackets trains 0.27 of random search's units however its rungs
+    /// decide), and all in the synchronous mode, the paper's algorithm.
+    std::optional<int> brackets = std::nullopt;
 };
 
 /// One rung of a bracket: how many configurations run there, and with how much resource.
@@ -153,13 +158,15 @@ public:
                                        options_.fill_idle_workers);
         schedule_ = detail::hyperband_schedule(options_.min_resource, options_.max_resource, options_.eta);
         const int all = static_cast<int>(schedule_.size());
-        if (options_.brackets < 0 || options_.brackets > all)
+        if (options_.brackets && (*options_.brackets < 0 || *options_.brackets > all))
             throw InvalidArgument(fmt::format(
                 "Hyperband: brackets = {}, but min_resource {}, max_resource {} and eta {} give {} bracket{} "
                 "(s = 0..{}); use 1..{}, or 0 for all",
-                options_.brackets, options_.min_resource, options_.max_resource, options_.eta, all,
+                *options_.brackets, options_.min_resource, options_.max_resource, options_.eta, all,
                 all == 1 ? "" : "s", all - 1, all));
-        lowest_s_ = options_.brackets == 0 ? 0 : all - options_.brackets;
+        brackets_ = options_.brackets.value_or(options_.mode == HyperbandMode::Asynchronous ? std::min(2, all) : 0);
+        if (brackets_ == 0) brackets_ = all;
+        lowest_s_ = all - brackets_;
         // Round-robin weights n(s), capped so that the credits cannot overflow (2^40 is far beyond
         // any real schedule: only max_resource / min_resource above ~10^11 reaches it).
         for (const auto& b : schedule_) {
@@ -172,21 +179,23 @@ public:
     /// The paper's schedule: schedule()[s] is bracket s, s = 0..s_max().
     [[nodiscard]] const std::vector<HyperbandBracket>& schedule() const noexcept { return schedule_; }
     [[nodiscard]] int s_max() const noexcept { return static_cast<int>(schedule_.size()) - 1; }
-    /// The least aggressive bracket that runs (0 unless options().brackets leaves some out): the
-    /// brackets s = s_max..lowest_bracket() run.
+    /// The least aggressive bracket that runs (0 when every bracket runs): the brackets
+    /// s = s_max..lowest_bracket() run.
     [[nodiscard]] int lowest_bracket() const noexcept { return lowest_s_; }
+    /// How many brackets run (options().brackets, or its default for the mode).
+    [[nodiscard]] int brackets() const noexcept { return brackets_; }
     [[nodiscard]] const HyperbandOptions& options() const noexcept { return options_; }
 
     /// Asynchronous: "Hyperband-promotion", "Hyperband-promotion-fill" (fill_idle_workers),
     /// "Hyperband" (stop type) or "Hyperband-wait" (stop type, wait_for_peers); synchronous:
-    /// "Hyperband". Then "-brackets=k" when options().brackets leaves
-    /// some out, with the sampler's name when it is not random.
+    /// "Hyperband". Then "-brackets=k" when k brackets run and others do not ("Hyperband-promotion-
+    /// brackets=2" by default), with the sampler's name when it is not random.
     [[nodiscard]] std::string name() const override {
         std::string rules = options_.mode == HyperbandMode::Synchronous
                                 ? std::string("Hyperband")
                                 : detail::halving_name("Hyperband", options_.type, options_.wait_for_peers,
                                                        options_.fill_idle_workers);
-        if (lowest_s_ > 0) rules += fmt::format("-brackets={}", options_.brackets);
+        if (lowest_s_ > 0) rules += fmt::format("-brackets={}", brackets_);
         return with_sampler_name(rules);
     }
     [[nodiscard]] std::optional<Resource> max_resource() const override { return options_.max_resource; }
@@ -226,6 +235,7 @@ private:
 
     HyperbandOptions options_;
     std::vector<HyperbandBracket> schedule_;
+    int brackets_ = 0;   // how many run
     int lowest_s_ = 0;  // brackets s_max..lowest_s_ run
     std::vector<std::int8_t> bracket_of_;  // indexed by trial id (ids are dense)
 
