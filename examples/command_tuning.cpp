@@ -42,7 +42,9 @@ int main(int argc, char** argv) {
     objective.check(space);  // a misspelt placeholder fails here, before any trial runs
 
     bool quick = std::getenv("HYPERTUNE_CTEST") != nullptr;
-    ht::Tuner tuner(space, ht::ASHA({.min_resource = 1, .max_resource = 27}),
+    // train_program keeps no checkpoint: the stop type never resumes a trial, where the default
+    // promotion type would train each promoted trial again from its first epoch.
+    ht::Tuner tuner(space, ht::ASHA({.min_resource = 1, .max_resource = 27, .type = ht::HalvingType::Stop}),
                     {.metric = "validation:loss", .max_jobs = quick ? 20u : 40u, .max_parallel_jobs = 2, .seed = 11});
     ht::Result result = tuner.fit(objective);
 

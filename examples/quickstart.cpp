@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <string>
 #include <string_view>
 #include <thread>
 
@@ -22,11 +23,14 @@ int main(int argc, char** argv) {
 
     ht::Result result = tuner.fit([&](const ht::Config& cfg, ht::Trial& trial) {
         double loss = 1.0;
-        for (ht::Resource epoch = 1; epoch <= trial.budget() && !trial.should_stop(); ++epoch) {
+        // ASHA pauses trials at its rungs and promotes the best: a promoted trial goes on from its
+        // checkpoint (resumed_from() > 0). This toy's state is its epoch; a real trainer saves its model.
+        for (ht::Resource epoch = trial.resumed_from() + 1; epoch <= trial.budget() && !trial.should_stop(); ++epoch) {
             std::this_thread::sleep_for(std::chrono::milliseconds(1));  // stands in for an epoch of training
             double gap = std::abs(std::log10(cfg[lr]) + 2.0) + 0.05 * std::abs(cfg[depth] - 6);
             loss = gap + (cfg[booster] == "dart" ? 0.05 : 0.0) + 1.0 / static_cast<double>(epoch);
-            trial.report(epoch, loss);  // intermediate value: drives early stopping
+            trial.report(epoch, loss);                     // intermediate value: drives early stopping
+            trial.save_checkpoint(std::to_string(epoch));  // what a promoted trial continues from
         }
         return loss;
     });
