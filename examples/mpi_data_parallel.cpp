@@ -143,8 +143,11 @@ int main(int argc, char** argv) {
     auto momentum = space.add(ht::ContinuousParameter("momentum", 0.0, 0.95, ht::Scaling::ReverseLogarithmic));
     ht::TunerOptions options{.metric = "validation:accuracy", .direction = ht::Direction::Maximize,
                              .max_jobs = max_jobs, .seed = 7, .progress = ht::ProgressBar::Never};
+    // The trainer keeps no checkpoint, so the stop type: the default promotion type would train each
+    // promoted trial again from its first epoch (1.5-1.6 s of tuning here against 0.9 s).
+    const ht::ASHA asha({.min_resource = 1, .max_resource = epochs, .reduction_factor = 2, .type = ht::HalvingType::Stop});
     ht::Result result = ht::mpi::fit(
-        MPI_COMM_WORLD, space, ht::ASHA({.min_resource = 1, .max_resource = epochs, .reduction_factor = 2}), options,
+        MPI_COMM_WORLD, space, asha, options,
         {.ranks_per_trial = 2}, [&](const ht::Config& cfg, ht::mpi::GroupTrial& trial, MPI_Comm group) {
             softmax_sgd::Hyper h{.learning_rate = cfg[lr], .batch_per_worker = cfg[batch], .momentum = cfg[momentum],
                                  .workers = workers};
