@@ -144,7 +144,7 @@ int main(int argc, char** argv) {
          [&] { return ht::AnyStrategy(ht::ASHA({.max_resource = R, .type = ht::HalvingType::Stop})); }, 2},
         {"MO-ASHA, promotion type",
          [&] { return ht::AnyStrategy(ht::ASHA({.max_resource = R, .type = ht::HalvingType::Promotion})); }, 2},
-        {"MO Hyperband (asynchronous, stop type)",
+        {"MO Hyperband (asynchronous, stop type, all brackets)",
          [&] { return ht::AnyStrategy(ht::Hyperband({.max_resource = R, .type = ht::HalvingType::Stop, .brackets = 0})); }, 2},
         {"ASHA on the error alone (stop type)",
          [&] { return ht::AnyStrategy(ht::ASHA({.max_resource = R, .type = ht::HalvingType::Stop})); }, 1},
