@@ -14,8 +14,8 @@
 // how well).
 //
 // The run. Every idle worker asks the strategy for work. A Run executes units resume_from + 1 ..
-// budget (1 .. budget when SimOptions::checkpoints is false), one unit taking the configuration's unit time, and reports (trial, step, loss(step)) at the
-// simulated time the unit ends; it stops early when report() says Stop. Events are processed in time
+// budget (1 .. budget when SimOptions::checkpoints is false), one unit taking the configuration's
+// unit time, and reports (trial, step, loss(step)) at the simulated time the unit ends; it stops early when report() says Stop. Events are processed in time
 // order (ties: first scheduled first), so reports of different workers interleave as on a cluster.
 // When its run ends the worker tells the outcome (Completed when it reached its budget, Stopped
 // otherwise, with the loss and resource of its last step) and asks again. Wait: the worker idles

@@ -225,7 +225,8 @@ TEST_CASE("ModelBased forwards to its inner strategy and reads its rung levels")
 }
 
 TEST_CASE("ModelBased records one loss per trial and level, as the rungs see it") {
-    ht::ModelBased mb(ht::ASHA({.max_resource = 27, .type = ht::HalvingType::Stop}), {.random_fraction = 1.0});  // levels 1, 3, 9, 27
+    ht::ModelBased mb(ht::ASHA({.max_resource = 27, .type = ht::HalvingType::Stop}),
+                      {.random_fraction = 1.0});  // levels 1, 3, 9, 27
     mb.start(mb_space(), {.seed = 3});
     const auto t0 = mb.ask().trial;
     const auto t1 = mb.ask().trial;
@@ -266,7 +267,8 @@ TEST_CASE("ModelBased Hyperband: random until a level has enough losses, then th
         std::vector<double> model_near, random_near, model_mean, random_mean, best_model, best_plain;
         for (std::uint64_t seed = 1; seed <= 3; ++seed) {
             CAPTURE(seed);
-            ht::ModelBased mb(ht::Hyperband({.max_resource = 27, .mode = mode, .brackets = 0}), {.candidates = test_candidates});
+            ht::ModelBased mb(ht::Hyperband({.max_resource = 27, .mode = mode, .brackets = 0}),
+                              {.candidates = test_candidates});
             const Log log = drive(mb, space, {.seed = seed, .max_trials = 120}, 4, seed, 27);
             ht::Hyperband plain({.max_resource = 27, .mode = mode, .brackets = 0});
             const Log plain_log = drive(plain, space, {.seed = seed, .max_trials = 120}, 4, seed, 27);
@@ -363,7 +365,8 @@ TEST_CASE("ModelBased with random_fraction = 1 is its inner strategy exactly") {
 TEST_CASE("ModelBased is deterministic for a seed and call sequence, and differs across seeds") {
     const auto space = mb_space();
     auto run = [&](std::uint64_t seed) {
-        ht::ModelBased mb(ht::Hyperband({.max_resource = 27, .type = ht::HalvingType::Stop, .brackets = 0}), {.candidates = test_candidates});
+        ht::ModelBased mb(ht::Hyperband({.max_resource = 27, .type = ht::HalvingType::Stop, .brackets = 0}),
+                          {.candidates = test_candidates});
         const Log log = drive(mb, space, {.seed = seed, .max_trials = 50}, 4, 11, 27);
         std::vector<std::string> out;
         for (const auto& r : log.runs) out.push_back(fmt::format("{} {}", r.id, r.config.to_json().dump()));
@@ -382,7 +385,8 @@ TEST_CASE("ModelBased ASHA: the model's configurations cluster near the optimum,
     std::vector<double> model_near, random_near, model_mean, random_mean, best_model, best_plain;
     for (std::uint64_t seed = 12; seed <= 14; ++seed) {
         CAPTURE(seed);
-        ht::ModelBased mb(ht::ASHA({.max_resource = 27, .type = ht::HalvingType::Stop}), {.random_fraction = 0.2, .candidates = test_candidates});
+        ht::ModelBased mb(ht::ASHA({.max_resource = 27, .type = ht::HalvingType::Stop}),
+                          {.random_fraction = 0.2, .candidates = test_candidates});
         const Log log = drive(mb, space, {.seed = seed, .max_trials = 100}, 4, seed, 27, fails);
         ht::ASHA plain({.max_resource = 27, .type = ht::HalvingType::Stop});
         const Log plain_log = drive(plain, space, {.seed = seed, .max_trials = 100}, 4, seed, 27, fails);
@@ -413,7 +417,8 @@ TEST_CASE("ModelBased Hyperband through the Tuner with max_parallel_jobs 4") {
     for (auto mode : {ht::HyperbandMode::Asynchronous, ht::HyperbandMode::Synchronous}) {
         CAPTURE(static_cast<int>(mode));
         ht::Tuner tuner(space,
-                        ht::ModelBased(ht::Hyperband({.max_resource = 9, .mode = mode, .brackets = 0}), {.candidates = test_candidates}),
+                        ht::ModelBased(ht::Hyperband({.max_resource = 9, .mode = mode, .brackets = 0}),
+                                       {.candidates = test_candidates}),
                         {.max_jobs = 60, .max_parallel_jobs = 4, .seed = 3});
         auto result = tuner.fit([&](const ht::Config& c, ht::Trial& trial) {
             double loss = 0.0;
@@ -435,8 +440,8 @@ TEST_CASE("ModelBased Hyperband through the Tuner with max_parallel_jobs 4") {
         }
         CHECK(ids.size() == 60);
         // The asynchronous mode runs the default promotion type; its trials continue from their last step.
-        const std::string name = mode == ht::HyperbandMode::Asynchronous ? "ModelBased(Hyperband-promotion)"
-                                                                          : "ModelBased(Hyperband)";
+        const std::string name =
+            mode == ht::HyperbandMode::Asynchronous ? "ModelBased(Hyperband-promotion)" : "ModelBased(Hyperband)";
         CHECK(result.setup().strategy == name);
         const auto& w = result.setup().warnings;
         CHECK(std::any_of(w.begin(), w.end(), [&](const std::string& s) {
@@ -452,7 +457,8 @@ TEST_CASE("ModelBased Hyperband through the Tuner with max_parallel_jobs 4") {
 // and through the tuner, and run under the sanitizers in CI.
 TEST_CASE("wrapped strategies answer every optional hook: notes, max_resource, warm start, decisions") {
     const auto space = mb_space();
-    ht::AnyStrategy any(ht::MedianStopping(ht::ModelBased(ht::ASHA({.max_resource = 9, .type = ht::HalvingType::Stop}), {.min_points = 3, .candidates = 64}),
+    ht::AnyStrategy any(ht::MedianStopping(ht::ModelBased(ht::ASHA({.max_resource = 9, .type = ht::HalvingType::Stop}),
+                                                          {.min_points = 3, .candidates = 64}),
                                            {.min_trials = 2}));
     CHECK(any.name() == "MedianStopping(ModelBased(ASHA))");
     CHECK(any.max_resource() == 9);
@@ -479,7 +485,8 @@ TEST_CASE("wrapped strategies answer every optional hook: notes, max_resource, w
 
     // Through the tuner, which reads notes() every time it builds a result.
     ht::Tuner tuner(space,
-                    ht::MedianStopping(ht::ModelBased(ht::ASHA({.max_resource = 9, .type = ht::HalvingType::Stop}), {.min_points = 3, .candidates = 64}),
+                    ht::MedianStopping(ht::ModelBased(ht::ASHA({.max_resource = 9, .type = ht::HalvingType::Stop}),
+                                                      {.min_points = 3, .candidates = 64}),
                                        {.min_trials = 2}),
                     {.max_jobs = 20, .max_parallel_jobs = 2, .seed = 2});
     auto job = tuner.start([&](const ht::Config& c, ht::Trial& trial) {

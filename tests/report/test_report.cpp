@@ -1,15 +1,14 @@
 // SPDX-License-Identifier: MIT
-#include <hypertune/hypertune.hpp>
-#include <hypertune/detail/report_svg.hpp>
-#include <hypertune/report.hpp>
-#include <hypertune/strategies/asha.hpp>
-
 #include <doctest/doctest.h>
 
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <hypertune/detail/report_svg.hpp>
+#include <hypertune/hypertune.hpp>
+#include <hypertune/report.hpp>
+#include <hypertune/strategies/asha.hpp>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -39,7 +38,10 @@ void check_structure(const std::string& html) {
 ht::Result asha_run(const ht::SearchSpace& space, std::size_t jobs, std::size_t parallel = 3,
                     ht::HalvingType type = ht::HalvingType::Promotion) {
     ht::Tuner tuner(space, ht::ASHA({.min_resource = 1, .max_resource = 27, .type = type}),
-                    {.metric = "validation:loss", .max_jobs = jobs, .max_parallel_jobs = parallel, .seed = 5,
+                    {.metric = "validation:loss",
+                     .max_jobs = jobs,
+                     .max_parallel_jobs = parallel,
+                     .seed = 5,
                      .instances_per_trial = 2});
     return tuner.fit([](const ht::Config& cfg, ht::Trial& trial) {
         const ht::ParameterSpec& p = cfg.parameter(0);

@@ -57,12 +57,18 @@ TEST_CASE("ASHA validates its options and names them in the message") {
 
 TEST_CASE("ASHA rung levels are min_resource * factor^k below max_resource") {
     CHECK(ASHA().rung_resources() == std::vector<Resource>{1, 3, 9, 27});
-    CHECK(ASHA({.min_resource = 1, .max_resource = 30, .type = HalvingType::Stop}).rung_resources() == std::vector<Resource>{1, 3, 9, 27});
-    CHECK(ASHA({.min_resource = 2, .max_resource = 100, .reduction_factor = 4, .type = HalvingType::Stop}).rung_resources() ==
-          std::vector<Resource>{2, 8, 32});
-    CHECK(ASHA({.min_resource = 5, .max_resource = 6, .type = HalvingType::Stop}).rung_resources() == std::vector<Resource>{5});
+    CHECK(ASHA({.min_resource = 1, .max_resource = 30, .type = HalvingType::Stop}).rung_resources() ==
+          std::vector<Resource>{1, 3, 9, 27});
+    CHECK(ASHA({.min_resource = 2, .max_resource = 100, .reduction_factor = 4, .type = HalvingType::Stop})
+              .rung_resources() == std::vector<Resource>{2, 8, 32});
+    CHECK(ASHA({.min_resource = 5, .max_resource = 6, .type = HalvingType::Stop}).rung_resources() ==
+          std::vector<Resource>{5});
     // No overflow near the top of the range.
-    auto big = ASHA({.min_resource = 1, .max_resource = std::int64_t{1} << 62, .reduction_factor = 2, .type = HalvingType::Stop}).rung_resources();
+    auto big = ASHA({.min_resource = 1,
+                     .max_resource = std::int64_t{1} << 62,
+                     .reduction_factor = 2,
+                     .type = HalvingType::Stop})
+                   .rung_resources();
     CHECK(big.size() == 62);
     CHECK(big.back() == std::int64_t{1} << 61);
     ASHA a({.type = HalvingType::Stop});
@@ -71,7 +77,8 @@ TEST_CASE("ASHA rung levels are min_resource * factor^k below max_resource") {
 }
 
 TEST_CASE("ASHA stops exactly the trials outside the top 1/eta of each rung") {
-    ASHA asha({.min_resource = 1, .max_resource = 9, .reduction_factor = 3, .type = HalvingType::Stop});  // rungs 1 and 3
+    ASHA asha(
+        {.min_resource = 1, .max_resource = 9, .reduction_factor = 3, .type = HalvingType::Stop});  // rungs 1 and 3
     asha.start(asha_space(), {.seed = 7, .max_trials = 0});
     for (TrialId k = 0; k < 9; ++k) {
         auto s = asha.ask();
@@ -158,7 +165,8 @@ TEST_CASE("ASHA stops exactly the trials outside the top 1/eta of each rung") {
 }
 
 TEST_CASE("ASHA ignores repeated steps and judges a trial that skips rungs at the highest one reached") {
-    ASHA asha({.min_resource = 1, .max_resource = 27, .reduction_factor = 3, .type = HalvingType::Stop});  // rungs 1, 3, 9
+    ASHA asha(
+        {.min_resource = 1, .max_resource = 27, .reduction_factor = 3, .type = HalvingType::Stop});  // rungs 1, 3, 9
     asha.start(asha_space(), {.seed = 1});
     for (int k = 0; k < 3; ++k) (void)asha.ask();
     auto first = report(asha, 0, 1, 1.0);

@@ -391,7 +391,10 @@ TEST_CASE("a halving rule set for the type that ignores it is refused, naming th
 namespace {
 
 ASHA waiting_asha(Resource max_resource = 27) {
-    return ASHA({.min_resource = 1, .max_resource = max_resource, .reduction_factor = 3, .type = HalvingType::Stop,
+    return ASHA({.min_resource = 1,
+                 .max_resource = max_resource,
+                 .reduction_factor = 3,
+                 .type = HalvingType::Stop,
                  .wait_for_peers = true});
 }
 

@@ -229,7 +229,11 @@ TEST_CASE("Hyperband schedule with a max_resource that is not a power of eta") {
                 CAPTURE(min_r);
                 CAPTURE(max_r);
                 CAPTURE(eta);
-                Hyperband h({.min_resource = min_r, .max_resource = max_r, .eta = eta, .type = HalvingType::Stop, .brackets = 0});
+                Hyperband h({.min_resource = min_r,
+                             .max_resource = max_r,
+                             .eta = eta,
+                             .type = HalvingType::Stop,
+                             .brackets = 0});
                 int s_max = h.s_max();
                 Resource p = min_r;
                 for (int s = 0; s < s_max; ++s) p *= eta;
@@ -279,7 +283,8 @@ TEST_CASE("Hyperband validates its options and names them in the message") {
                          InvalidArgument);
 }
 
-TEST_CASE("Hyperband and ASHA default to the promotion type, asynchronous Hyperband to two brackets, and the names say so") {
+TEST_CASE(
+    "Hyperband and ASHA default to the promotion type, asynchronous Hyperband to two brackets, and the names say so") {
     CHECK(HyperbandOptions{}.type == HalvingType::Promotion);
     CHECK(AshaOptions{}.type == HalvingType::Promotion);
     CHECK(Hyperband().name() == "Hyperband-promotion-brackets=2");
@@ -807,8 +812,10 @@ TEST_CASE("Hyperband with brackets = k runs only the k most aggressive brackets,
                          doctest::Contains("Hyperband: brackets = 5, but min_resource 1, max_resource 30 and eta 3 "
                                            "give 4 brackets (s = 0..3); use 1..4, or 0 for all"),
                          InvalidArgument);
-    CHECK_THROWS_WITH_AS(Hyperband({.type = HalvingType::Stop, .brackets = -1}), doctest::Contains("Hyperband: brackets = -1"), InvalidArgument);
-    CHECK(Hyperband({.type = HalvingType::Stop, .brackets = 5}).name() == "Hyperband");  // all five of (1, 81, 3), as 0 says
+    CHECK_THROWS_WITH_AS(Hyperband({.type = HalvingType::Stop, .brackets = -1}),
+                         doctest::Contains("Hyperband: brackets = -1"), InvalidArgument);
+    CHECK(Hyperband({.type = HalvingType::Stop, .brackets = 5}).name() ==
+          "Hyperband");  // all five of (1, 81, 3), as 0 says
     CHECK(Hyperband({.type = HalvingType::Stop, .brackets = 5}).lowest_bracket() == 0);
 
     SUBCASE("asynchronous: the round-robin weighs the brackets that run, n(4) = 81 and n(3) = 34") {

@@ -150,7 +150,10 @@ TEST_CASE("MO-ASHA, stop type: every decision matches a brute-force Pareto ranki
             CAPTURE(objectives);
             CAPTURE(constrained);
             constexpr std::size_t eta = 3;
-            ASHA asha({.min_resource = 1, .max_resource = 27, .reduction_factor = static_cast<int>(eta), .type = HalvingType::Stop});
+            ASHA asha({.min_resource = 1,
+                       .max_resource = 27,
+                       .reduction_factor = static_cast<int>(eta),
+                       .type = HalvingType::Stop});
             REQUIRE(asha.supports_objectives(objectives));
             asha.start(mo_asha_space(), {.seed = 5, .max_trials = 300, .objectives = objectives,
                                          .constrained = constrained});

@@ -132,7 +132,8 @@ TEST_CASE("the tuner ends a run whose scheduler ignores the budget, with the err
 
 TEST_CASE("the sampler hears every report, result and decision, after the scheduler's decision") {
     std::vector<std::string> log;
-    ht::ASHA asha({.min_resource = 1, .max_resource = 9, .reduction_factor = 3, .type = ht::HalvingType::Stop}, Recorder(&log));
+    ht::ASHA asha({.min_resource = 1, .max_resource = 9, .reduction_factor = 3, .type = ht::HalvingType::Stop},
+                  Recorder(&log));
     CHECK(asha.name() == "Recorder(ASHA)");
     asha.start(two_d(), {.seed = 4, .max_trials = 4});
     for (int k = 0; k < 3; ++k) CHECK(asha.ask().runs());
@@ -152,7 +153,8 @@ TEST_CASE("the sampler hears every report, result and decision, after the schedu
 
 TEST_CASE("a scheduler given a sink leaves its decisions there, in the order made") {
     ht::DecisionSink sink;
-    ht::MedianStopping ms(ht::ASHA({.min_resource = 1, .max_resource = 9, .type = ht::HalvingType::Stop}), {.min_trials = 1});
+    ht::MedianStopping ms(ht::ASHA({.min_resource = 1, .max_resource = 9, .type = ht::HalvingType::Stop}),
+                          {.min_trials = 1});
     ms.start(two_d(), {.seed = 2, .decisions = &sink});
     for (int k = 0; k < 3; ++k) CHECK(ms.ask().runs());
     (void)ms.report(0, 1, 0.1);  // ASHA: Promote (free pass); median: no peers yet
@@ -171,9 +173,11 @@ TEST_CASE("a scheduler given a sink leaves its decisions there, in the order mad
 TEST_CASE("every scheduler takes any sampler, and a sampler that runs dry ends the run") {
     for (int which = 0; which < 3; ++which) {
         CAPTURE(which);
-        ht::AnyStrategy s = which == 0   ? ht::AnyStrategy(ht::RunToCompletion(5, ThreeOnly{}))
-                            : which == 1 ? ht::AnyStrategy(ht::ASHA({.max_resource = 9, .type = ht::HalvingType::Stop}, ThreeOnly{}))
-                                         : ht::AnyStrategy(ht::Hyperband({.max_resource = 9, .type = ht::HalvingType::Stop, .brackets = 0}, ThreeOnly{}));
+        ht::AnyStrategy s =
+            which == 0   ? ht::AnyStrategy(ht::RunToCompletion(5, ThreeOnly{}))
+            : which == 1 ? ht::AnyStrategy(ht::ASHA({.max_resource = 9, .type = ht::HalvingType::Stop}, ThreeOnly{}))
+                         : ht::AnyStrategy(ht::Hyperband(
+                               {.max_resource = 9, .type = ht::HalvingType::Stop, .brackets = 0}, ThreeOnly{}));
         s.start(two_d(), {.seed = 1, .max_trials = 100});
         for (ht::TrialId k = 0; k < 3; ++k) {
             auto run = s.ask();

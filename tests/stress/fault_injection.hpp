@@ -145,7 +145,7 @@ struct CallLog {
     bool fired = false;         ///< the fault happened (a trial stopped before it never shows it)
     bool saw_stop = false;      ///< returned early because should_stop() was true
     bool stop_decided = false;  ///< ... and it was the strategy's decision
-    bool stop_at_throw = false; ///< it threw while should_stop() was true (stop() came first)
+    bool stop_at_throw = false;  ///< it threw while should_stop() was true (stop() came first)
     std::size_t reports = 0;    ///< reports accepted in this call
     Resource last_step = 0;
     Resource budget = 0;

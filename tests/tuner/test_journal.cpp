@@ -231,7 +231,8 @@ TEST_CASE("a journal from another run, or a damaged one, is refused with the rea
                          ht::InvalidArgument);
     {  // a journal of the stop type, the default before, resumed with today's default: the error names the fix
         auto stop_path = temp_journal("stop-type");
-        (void)ht::Tuner(journal_space(), ht::ASHA({.min_resource = 1, .max_resource = 9, .type = ht::HalvingType::Stop}),
+        (void)ht::Tuner(journal_space(),
+                        ht::ASHA({.min_resource = 1, .max_resource = 9, .type = ht::HalvingType::Stop}),
                         options(stop_path, 5))
             .fit(journal_trainer);
         CHECK_THROWS_WITH_AS(ht::Tuner(journal_space(), asha(), options(stop_path, 5)),

@@ -147,11 +147,16 @@ TEST_CASE("promotion-type ASHA through the tuner: pause at each rung, promote fr
 TEST_CASE("stop-type ASHA and Hyperband without free passes through the tuner: held trials resume from checkpoint") {
     for (bool hyperband : {false, true}) {
         CAPTURE(hyperband);
-        ht::AnyStrategy strategy =
-            hyperband ? ht::AnyStrategy(ht::Hyperband({.min_resource = 1, .max_resource = 27, .eta = 3,
-                                                       .type = ht::HalvingType::Stop, .wait_for_peers = true}))
-                      : ht::AnyStrategy(ht::ASHA({.min_resource = 1, .max_resource = 27, .reduction_factor = 3,
-                                                  .type = ht::HalvingType::Stop, .wait_for_peers = true}));
+        ht::AnyStrategy strategy = hyperband ? ht::AnyStrategy(ht::Hyperband({.min_resource = 1,
+                                                                              .max_resource = 27,
+                                                                              .eta = 3,
+                                                                              .type = ht::HalvingType::Stop,
+                                                                              .wait_for_peers = true}))
+                                             : ht::AnyStrategy(ht::ASHA({.min_resource = 1,
+                                                                         .max_resource = 27,
+                                                                         .reduction_factor = 3,
+                                                                         .type = ht::HalvingType::Stop,
+                                                                         .wait_for_peers = true}));
         ht::Tuner tuner(curve_space(), std::move(strategy), {.max_jobs = 40, .max_parallel_jobs = 4, .seed = 3});
         auto result = tuner.fit(checkpointed_trainer);
         CHECK(result.trials().size() == 40);
@@ -285,8 +290,8 @@ TEST_CASE("the promotion type warns once when promoted trials train again from t
     REQUIRE(std::any_of(plain.trials().begin(), plain.trials().end(),
                         [](const ht::TrialRecord& t) { return t.decisions.size() > 1; }));  // some were promoted
     CHECK(started_over(plain) == 1);
-    const auto kept = ht::Tuner(curve_space(), ht::ASHA({.min_resource = 1, .max_resource = 27}), options)
-                          .fit(checkpointed_trainer);
+    const auto kept =
+        ht::Tuner(curve_space(), ht::ASHA({.min_resource = 1, .max_resource = 27}), options).fit(checkpointed_trainer);
     CHECK(started_over(kept) == 0);
     for (const auto& t : kept.trials()) check_ended_and_continued(t);
 }
@@ -295,8 +300,8 @@ TEST_CASE("a trainer that reports nothing gets a warning that explains why Hyper
     ht::Tuner tuner(curve_space(), ht::Hyperband({.min_resource = 1, .max_resource = 9}), {.max_jobs = 5});
     auto result = tuner.fit([](const ht::Config& c) { return final_loss(c); });
     REQUIRE(result.setup().warnings.size() == 1);
-    CHECK(result.setup().warnings[0].find("reported no intermediate values: Hyperband-promotion-brackets=2 can only judge") !=
-          std::string::npos);
+    CHECK(result.setup().warnings[0].find(
+              "reported no intermediate values: Hyperband-promotion-brackets=2 can only judge") != std::string::npos);
     CHECK(result.summary().find("warning: trial") != std::string::npos);
     // It cannot see its budget, so it trains in full: the promotion type (the default) neither
     // pauses it at a rung nor runs it again.

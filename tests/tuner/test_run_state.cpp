@@ -4,16 +4,14 @@
 // reducer, without trial_retried) still loads to the result its own version gave; replay after a
 // stop and after a crash ends in the same records as the live run.
 
-#include "../support/same_result.hpp"
-
-#include <hypertune/hypertune.hpp>
-
 #include <doctest/doctest.h>
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <filesystem>
 #include <fstream>
+#include <hypertune/hypertune.hpp>
 #include <set>
 #include <sstream>
 #include <stdexcept>
@@ -23,7 +21,7 @@
 #include <variant>
 #include <vector>
 
-#include <unistd.h>
+#include "../support/same_result.hpp"
 
 namespace ht = hypertune;
 namespace fs = std::filesystem;
@@ -76,7 +74,8 @@ ht::AnyStrategy make(int which) {
         case 1: return ht::Hyperband({.min_resource = 1, .max_resource = 9, .eta = 3});
         case 2: return ht::Hyperband({.min_resource = 1, .max_resource = 9, .eta = 3, .mode = ht::HyperbandMode::Synchronous});
         case 3: return ht::ASHA({.min_resource = 1, .max_resource = 9});
-        case 5: return ht::ASHA({.min_resource = 1, .max_resource = 9, .type = ht::HalvingType::Stop});
+        case 5:
+            return ht::ASHA({.min_resource = 1, .max_resource = 9, .type = ht::HalvingType::Stop});
         default: return ht::MedianStopping(ht::RandomSearch({.max_resource = 6}), {.min_trials = 2});
     }
 }

@@ -46,8 +46,8 @@ public:
     /// 0.5^10 for every region). In regions under 0.016 the fitted ratio had a median under 1e-6
     /// on the noise-free test functions of bench/peers and was at least 1.6e-3 on noisy Hartmann
     /// (noise sd 0.1), in a build that printed it at every result (not kept; the test "on a smooth
-    /// bowl it shrinks past 0.5^7" shows the two sides of the rule). With this rule (`bench/peers/peer_functions --samplers Bayesian --seeds
-    /// 20`, against the commit before it) Branin at 200 evaluations went from 6.2e-6 to 9.2e-7 on
+    /// bowl it shrinks past 0.5^7" shows the two sides of the rule). With this rule
+    /// (`bench/peers/peer_functions --samplers Bayesian --seeds 20`, against the commit before it) Branin at 200 evaluations went from 6.2e-6 to 9.2e-7 on
     /// seeds 101-120, Hartmann 6-D from 1.1e-4 to 6.9e-6 and Rosenbrock 4-D from 0.30 to 0.055 on
     /// seeds 1-20; noisy Hartmann stayed at 0.066. In builds changed for the purpose (not kept):
     /// 0.5^10 for every region gave noisy Hartmann's 0.105 above, and 0.5^12 while noise-free

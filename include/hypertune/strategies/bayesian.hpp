@@ -60,8 +60,9 @@
 //   the Sobol candidates fill a box around the best (feasible) result, sides scaled by the length
 //   scales, each coordinate moved from the centre with probability min(1, 5 / d); the box doubles
 //   after 3 successes and halves after max(4, 2d) failures, and once it has shrunk below 0.5^7
-//   (0.5^10 while the model sees no noise in the region's results) a new region starts with a fresh space-filling design and a model of its own results (TuRBO-1,
-//   Eriksson et al. 2019). While no result is feasible, the whole cube is searched.
+//   (0.5^10 while the model sees no noise in the region's results) a new region starts with a
+//   fresh space-filling design and a model of its own results (TuRBO-1, Eriksson et al. 2019).
+//   While no result is feasible, the whole cube is searched.
 // - Earlier evaluations (observe()): warm-start parents' results, or results at another
 //   fidelity (model-based Hyperband). They enter the model like results and count towards the
 //   initial design, but are not trials. seed_initial_design() puts given configurations (a

@@ -164,9 +164,9 @@ public:
                 "(s = 0..{}); use 1..{}, or 0 for all",
                 *options_.brackets, options_.min_resource, options_.max_resource, options_.eta, all,
                 all == 1 ? "" : "s", all - 1, all));
-        brackets_ = options_.brackets.value_or(options_.mode == HyperbandMode::Asynchronous ? std::min(2, all) : 0);
-        if (brackets_ == 0) brackets_ = all;
-        lowest_s_ = all - brackets_;
+        const int running =
+            options_.brackets.value_or(options_.mode == HyperbandMode::Asynchronous ? std::min(2, all) : 0);
+        lowest_s_ = running == 0 ? 0 : all - running;
         // Round-robin weights n(s), capped so that the credits cannot overflow (2^40 is far beyond
         // any real schedule: only max_resource / min_resource above ~10^11 reaches it).
         for (const auto& b : schedule_) {
@@ -183,7 +183,7 @@ public:
     /// s = s_max..lowest_bracket() run.
     [[nodiscard]] int lowest_bracket() const noexcept { return lowest_s_; }
     /// How many brackets run (options().brackets, or its default for the mode).
-    [[nodiscard]] int brackets() const noexcept { return brackets_; }
+    [[nodiscard]] int brackets() const noexcept { return s_max() + 1 - lowest_s_; }
     [[nodiscard]] const HyperbandOptions& options() const noexcept { return options_; }
 
     /// Asynchronous: "Hyperband-promotion", "Hyperband-promotion-fill" (fill_idle_workers),
@@ -195,7 +195,7 @@ public:
                                 ? std::string("Hyperband")
                                 : detail::halving_name("Hyperband", options_.type, options_.wait_for_peers,
                                                        options_.fill_idle_workers);
-        if (lowest_s_ > 0) rules += fmt::format("-brackets={}", brackets_);
+        if (lowest_s_ > 0) rules += fmt::format("-brackets={}", brackets());
         return with_sampler_name(rules);
     }
     [[nodiscard]] std::optional<Resource> max_resource() const override { return options_.max_resource; }
@@ -235,7 +235,6 @@ private:
 
     HyperbandOptions options_;
     std::vector<HyperbandBracket> schedule_;
-    int brackets_ = 0;   // how many run
     int lowest_s_ = 0;  // brackets s_max..lowest_s_ run
     std::vector<std::int8_t> bracket_of_;  // indexed by trial id (ids are dense)
 
