@@ -24,8 +24,8 @@
 //   levels fill up the model moves up to them: it then learns from the most faithful losses there
 //   are. Until some level has enough, the configuration is random (RandomSampler's).
 // - What the model at a level sees: the losses there (a failure recorded there counts as the worst
-//   loss); the trials still running or paused below it, as pending (they may get there); and some
-//   of the trials that ended below it. Those have no loss at the level; their loss at the highest
+//   loss); the trials still running below it, as pending (they may get there); and some of the
+//   trials that ended or are paused below it. Those have no loss at the level; their loss at the highest
 //   level they reached, shifted by the median difference between the two levels over the trials
 //   that reached both, estimates one. The estimate enters the model only when it is worse than the
 //   median loss at the level: there the rungs' verdict (a bad region) is safe to pass on, and the
@@ -49,7 +49,10 @@
 // - Resumed trials (synchronous Hyperband's promotions) keep the configuration they were first
 //   given: the scheduler asks the sampler for new trials only.
 // - Decisions: a Stop ends a trial for the model (synchronous Hyperband stops paused trials at its
-//   barrier without a tell).
+//   barrier without a tell). A Pause counts like an end until a Promote: with the promotion type
+//   most paused trials are never promoted, and as pending points, spread over the whole space,
+//   they hid the optimum from the model (0.09 of its proposals near the optimum instead of 0.52 in
+//   tests/bayesian/test_model_based.cpp).
 // - Notes: when the model takes over and each time it moves up a level; the model's fallbacks
 //   (GPSampler::notes), each reason once.
 // - Determinism: a model proposal depends on the observations so far, so the same seed and the same
@@ -110,7 +113,7 @@ public:
     HYPERTUNE_INLINE void on_report(TrialId id, Resource step, double loss) override;
     HYPERTUNE_INLINE void on_result(TrialId id, const Outcome& outcome) override;
     // A stopped trial reaches no further level (synchronous Hyperband stops paused trials at its
-    // barrier without a tell).
+    // barrier without a tell); a paused one is not pending until it is promoted.
     HYPERTUNE_INLINE void on_decision(const DecisionRecord& d) override;
 
     /// When and where the model took over, and the model's fallbacks.
@@ -146,6 +149,7 @@ private:
         std::vector<double> point;  // its unit-cube encoding
         int last_level = -1;  // the highest level it recorded a loss at
         bool ended = false;   // failed or stopped: it will reach no further level
+        bool paused = false;  // paused at a rung until a promotion, which most never get
         bool from_model = false;
     };
 

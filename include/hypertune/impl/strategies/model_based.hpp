@@ -72,8 +72,13 @@ HYPERTUNE_INLINE void ModelBasedSampler::on_result(TrialId id, const Outcome& ou
 }
 
 HYPERTUNE_INLINE void ModelBasedSampler::on_decision(const DecisionRecord& d) {
-    if (d.kind != DecisionRecord::Kind::Stop) return;
-    if (auto it = trials_.find(d.trial); it != trials_.end()) it->second.ended = true;
+    auto it = trials_.find(d.trial);
+    if (it == trials_.end()) return;
+    switch (d.kind) {
+        case DecisionRecord::Kind::Stop: it->second.ended = true; break;
+        case DecisionRecord::Kind::Pause: it->second.paused = true; break;
+        case DecisionRecord::Kind::Promote: it->second.paused = false; break;
+    }
 }
 
 HYPERTUNE_INLINE std::size_t ModelBasedSampler::observations(Resource resource) const {
@@ -130,8 +135,8 @@ HYPERTUNE_INLINE std::optional<Config> ModelBasedSampler::propose(TrialId id, st
                 model.observe(t.config, it->second);
             } else if (t.last_level > at) {
                 continue;  // its reports skipped this level: it has losses above it
-            } else if (!t.ended) {
-                model.observe_pending(t.config);  // running or paused: it may still get here
+            } else if (!t.ended && !t.paused) {
+                model.observe_pending(t.config);  // running: it may still get here
             } else if (t.last_level < 0) {
                 left_out.push_back(&t);
             } else {
