@@ -587,6 +587,47 @@ TEST_CASE("synchronous Hyperband promotes only survivors, breaks ties by trial i
     }
 }
 
+TEST_CASE("synchronous Hyperband never runs again a trial that trained to max_resource, and its loss ranks at the next rungs") {
+    // An objective that cannot see its budget trains in full: the tuner tells its outcome at
+    // max_resource. Such a trial is over (no Pause), yet its loss still ranks at its bracket's rungs.
+    // (1, 9, 3): bracket 2 = (9, 1) (3, 3) (1, 9).
+    Hyperband hb({.min_resource = 1, .max_resource = 9, .eta = 3, .mode = HyperbandMode::Synchronous});
+    hb.start(hb_space(), {.seed = 2, .max_trials = 9});
+    for (TrialId k = 0; k < 9; ++k) REQUIRE(hb.ask().runs());
+    SUBCASE("every trial trained in full: the bracket ends at its first barrier, with no record") {
+        for (TrialId k = 0; k < 9; ++k) hb.tell(k, Outcome::completed(1.0 - 0.1 * static_cast<double>(k), 9));
+        CHECK(hb.take_decisions().empty());
+        CHECK(hb.ask().kind == Suggestion::Kind::Done);
+    }
+    SUBCASE("mixed: the full trial holds its rank, the others are promoted around it and run") {
+        // Trial 4 trained in full (loss 0.2); 1 and 6 are next best at resource 1.
+        const std::vector<double> loss = {0.9, 0.3, 0.8, 0.6, 0.2, 0.7, 0.4, 0.5, 0.95};
+        for (TrialId k = 0; k < 9; ++k) hb.tell(k, Outcome::completed(loss[k], k == 4 ? 9 : 1));
+        auto barrier = hb.take_decisions();
+        std::set<TrialId> paused, stopped;
+        for (const auto& d : barrier) (d.kind == Kind::Pause ? paused : stopped).insert(d.trial);
+        CHECK(paused == std::set<TrialId>{0, 1, 2, 3, 5, 6, 7, 8});  // not 4: it is over
+        CHECK(stopped == std::set<TrialId>{0, 2, 3, 5, 7, 8});
+        std::vector<TrialId> resumed;
+        for (int i = 0; i < 2; ++i) {
+            auto s = hb.ask();
+            REQUIRE(s.runs());
+            CHECK(s.budget == 3);
+            resumed.push_back(s.trial);
+        }
+        CHECK(resumed == std::vector<TrialId>{1, 6});  // trial 4 holds the third place without running
+        CHECK(hb.ask().kind == Suggestion::Kind::Wait);
+        hb.tell(1, Outcome::completed(0.25, 3));
+        hb.tell(6, Outcome::completed(0.1, 3));  // beats trial 4's 0.2
+        auto s = hb.ask();
+        REQUIRE(s.runs());
+        CHECK(s.trial == 6);
+        CHECK(s.budget == 9);
+        hb.tell(6, Outcome::completed(0.05, 9));
+        CHECK(hb.ask().kind == Suggestion::Kind::Done);
+    }
+}
+
 TEST_CASE("synchronous Hyperband starts the next bracket instead of idling at a barrier") {
     Hyperband hb({.min_resource = 1, .max_resource = 9, .eta = 3, .mode = HyperbandMode::Synchronous});
     hb.start(hb_space(), {.seed = 2, .max_trials = 0});

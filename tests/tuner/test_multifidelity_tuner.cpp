@@ -9,9 +9,11 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <set>
 #include <string>
@@ -307,6 +309,27 @@ TEST_CASE("a trainer that reports nothing gets a warning that explains why Hyper
     // pauses it at a rung nor runs it again.
     CHECK(result.count(ht::TrialStatus::Completed) == 5);
     for (const auto& t : result.trials()) CHECK(t.resource_used == 9);
+}
+
+TEST_CASE("synchronous Hyperband calls an objective that cannot see its budget once per trial") {
+    // It trains in full on its first call; promoting it would only train it again.
+    std::atomic<int> calls{0};
+    ht::Tuner tuner(curve_space(),
+                    ht::Hyperband({.min_resource = 1, .max_resource = 9, .mode = ht::HyperbandMode::Synchronous}),
+                    {.max_jobs = 17, .max_parallel_jobs = 2, .seed = 6});
+    auto result = tuner.fit([&](const ht::Config& c) {
+        ++calls;
+        return final_loss(c);
+    });
+    CHECK(calls.load() == 17);
+    CHECK(result.count(ht::TrialStatus::Completed) == 17);
+    double best = std::numeric_limits<double>::infinity();
+    for (const auto& t : result.trials()) {
+        CHECK(t.resource_used == 9);
+        CHECK(t.decisions.empty());  // neither paused nor promoted nor stopped
+        best = std::min(best, final_loss(t.config));
+    }
+    CHECK(result.best().objective == best);
 }
 
 TEST_CASE("a trial that throws mid-rung or returns NaN is Failed and the brackets go on") {

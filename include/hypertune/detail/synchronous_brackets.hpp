@@ -66,8 +66,10 @@ public:
     [[nodiscard]] Decision report(TrialId id, Resource step, double loss, std::vector<DecisionRecord>& out);
 
     /// The trial's run ended: its loss counts at its rung (a failed trial ranks last), it pauses
-    /// there (a Pause record) unless it failed or the rung is its bracket's last, and the rung
-    /// closes when it was the last one to return.
+    /// there (a Pause record) unless it failed, the rung is its bracket's last, or it trained to
+    /// max_resource already, and the rung closes when it was the last one to return. A trial that
+    /// trained in full is not run again: while it ranks among the best it carries its loss to the
+    /// next rung, where it counts as one of the trials that rung runs.
     void finish(TrialId id, const Outcome& outcome, std::vector<DecisionRecord>& out);
 
 private:
@@ -93,6 +95,9 @@ private:
         Resource last_step = 0;
         Resource reached = 0;
         bool running = false;
+        // Trained to max_resource already (an objective that cannot see its budget): it ranks at
+        // each rung it survives to, and never runs again.
+        bool complete = false;
         // filled when it is promoted, for the Promote record
         double loss = std::numeric_limits<double>::quiet_NaN();
         double threshold = std::numeric_limits<double>::quiet_NaN();

@@ -122,6 +122,8 @@ HYPERTUNE_INLINE void SynchronousBrackets::finish(TrialId id, const Outcome& out
     const bool last_rung = t.rung + 1 == schedule_[static_cast<std::size_t>(b.s)].size();
     if (failed || last_rung) {
         trials_.erase(id);
+    } else if (outcome.resource >= max_resource_) {
+        t.complete = true;  // no Pause: the trial is over, only its loss goes on (close_rung)
     } else {
         out.push_back(
             DecisionRecord{id, DecisionRecord::Kind::Pause, b.s, static_cast<int>(t.rung), t.reached, outcome.loss,
@@ -153,6 +155,10 @@ HYPERTUNE_INLINE void SynchronousBrackets::close_rung(BracketIt bit, std::vector
     const double threshold = keep > 0 ? results[keep - 1].loss : std::numeric_limits<double>::quiet_NaN();
     const Resource resource = rungs[b.rung].resource;
     for (std::size_t j = keep; j < ok; ++j) {
+        if (trials_.at(results[j].id).complete) {  // over already: nothing to stop
+            trials_.erase(results[j].id);
+            continue;
+        }
         out.push_back(DecisionRecord{
             results[j].id, DecisionRecord::Kind::Stop, b.s, static_cast<int>(b.rung), trials_.at(results[j].id).reached,
             results[j].loss, threshold, m,
@@ -165,15 +171,23 @@ HYPERTUNE_INLINE void SynchronousBrackets::close_rung(BracketIt bit, std::vector
         return;
     }
     b.promoted.clear();
+    std::vector<RungResult> carried;  // trained in full already: their losses count at the next rung
+    const bool next_is_last = b.rung + 2 == rungs.size();
     for (std::size_t j = 0; j < keep; ++j) {
         SyncTrial& t = trials_.at(results[j].id);
+        if (t.complete) {
+            carried.push_back(results[j]);
+            if (next_is_last) trials_.erase(results[j].id);
+            continue;
+        }
         t.threshold = threshold;
         t.peers = m;
         b.promoted.push_back(results[j].id);
     }
     ++b.rung;
     b.rung_size = keep;
-    results.clear();
+    results = std::move(carried);
+    if (b.promoted.empty()) close_rung(bit, out);  // every survivor is carried: nothing to run here
 }
 
 }  // namespace hypertune::detail
