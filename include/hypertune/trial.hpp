@@ -22,6 +22,7 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <limits>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -122,11 +123,13 @@ public:
             pass_on(step, [&] { return host->on_report_metrics(*this, step, values); });
     }
 
-    /// True once the strategy decided to stop this trial or the tuning run is stopping. Check it
+    /// True once the strategy decided to stop this trial, the tuning run is stopping, or this run of
+    /// the trial is past TunerOptions::max_trial_seconds. Check it
     /// after each report and return early (with the last value) when it is set. Always true once
     /// the objective has returned.
     [[nodiscard]] bool should_stop() const noexcept {
         if (stop_.load(std::memory_order_relaxed) || returned_.load(std::memory_order_acquire)) return true;
+        if (out_of_time()) return true;
         detail::TrialHost* host = host_.load(std::memory_order_acquire);
         return host && host->stop_requested();
     }
@@ -167,7 +170,9 @@ public:
     /// out). Calls after the first are ignored; an objective that never calls it is billed from
     /// the start, as before.
     void resources_acquired() noexcept {
-        if (!acquired_at_) acquired_at_ = std::chrono::steady_clock::now();
+        if (acquired_at_) return;
+        acquired_at_ = std::chrono::steady_clock::now();
+        if (time_limit_ > std::chrono::steady_clock::duration::zero()) set_deadline(*acquired_at_ + time_limit_);
     }
 
     [[nodiscard]] Resource last_step() const noexcept { return last_step_; }
@@ -178,6 +183,11 @@ public:
     [[nodiscard]] bool stop_decided() const noexcept { return stop_.load(std::memory_order_relaxed); }
     /// The step at which the strategy decided to stop this trial (0 when it did not).
     [[nodiscard]] Resource stop_step() const noexcept { return stop_step_; }
+    /// Whether this run of the trial is past TunerOptions::max_trial_seconds.
+    [[nodiscard]] bool out_of_time() const noexcept {
+        const auto deadline = deadline_.load(std::memory_order_relaxed);
+        return deadline != no_deadline && std::chrono::steady_clock::now().time_since_epoch().count() >= deadline;
+    }
 
 protected:
     /// A trial whose run is elsewhere (hypertune::mpi::GroupTrial): every report goes to `host`
@@ -222,6 +232,10 @@ private:
         } catch (const InvalidArgument& e) {
             fail(e.what());
         }
+        if (d == Decision::Continue && out_of_time()) {
+            d = Decision::Stop;
+            stopped_for_time_ = true;
+        }
         if (d == Decision::Stop && !stop_.load(std::memory_order_relaxed)) {
             stop_step_ = step;
             stop_.store(true, std::memory_order_relaxed);
@@ -237,6 +251,16 @@ private:
     [[noreturn]] void fail(std::string why) {
         if (failure_.empty()) failure_ = why;
         throw InvalidArgument(std::move(why));
+    }
+
+    // TunerOptions::max_trial_seconds: this run may train for `limit` from `began` (or from
+    // resources_acquired(), when the objective calls it).
+    void limit_time(std::chrono::steady_clock::time_point began, std::chrono::steady_clock::duration limit) noexcept {
+        time_limit_ = limit;
+        set_deadline(began + limit);
+    }
+    void set_deadline(std::chrono::steady_clock::time_point at) noexcept {
+        deadline_.store(at.time_since_epoch().count(), std::memory_order_relaxed);
     }
 
     // The objective returned: later calls must not reach the run (which may be gone by then).
@@ -271,6 +295,11 @@ private:
     Resource restart_from_ = 0;
     Resource stop_step_ = 0;
     std::optional<std::chrono::steady_clock::time_point> acquired_at_;  // resources_acquired()
+    // TunerOptions::max_trial_seconds: the deadline in steady_clock ticks (read from any thread).
+    static constexpr std::chrono::steady_clock::rep no_deadline = std::numeric_limits<std::chrono::steady_clock::rep>::max();
+    std::atomic<std::chrono::steady_clock::rep> deadline_{no_deadline};
+    std::chrono::steady_clock::duration time_limit_{};
+    bool stopped_for_time_ = false;  // a report got Stop because of the deadline, not the strategy
 };
 
 }  // namespace hypertune

@@ -41,6 +41,16 @@ struct TunerOptions {
     std::size_t max_parallel_jobs = 1;
     std::uint64_t seed = 0;
     double max_runtime_seconds = 0.0;    ///< 0: no limit. When it passes, running trials are stopped.
+    /// Each run of a trial (an attempt, a promotion's continuation) may train this long; 0: no
+    /// limit (SageMaker's MaxRuntimeInSeconds per training job). Counted from the call of the
+    /// objective, or from Trial::resources_acquired() when it is called (waiting is not training).
+    /// Past it, should_stop() is true and the next report() gets Stop: the trial ends Stopped with
+    /// the value it returns (or its last reported one), is not retried, and a warning names it. A
+    /// trial that trained to its budget meanwhile counts as Completed, and so does one that
+    /// reported nothing (nothing tells how far it trained; the warning says so). An objective
+    /// that checks neither should_stop() nor its reports' decisions runs on: a thread is not killed.
+    /// CommandObjective stops its trainer as for any stop (SIGTERM to its process group).
+    double max_trial_seconds = 0.0;
     std::optional<double> target_objective{};      ///< stop once a completed trial reaches it
     std::size_t max_trials_without_improvement = 0;  ///< stop after N completed trials without a
                                                      ///< relative improvement above improvement_tolerance; 0: off

@@ -620,6 +620,26 @@ TEST_CASE("should_stop ends the whole process group: SIGTERM, and SIGKILL after 
     }
 }
 
+TEST_CASE("max_trial_seconds stops a command trainer as a scheduler's stop would, keeping its last value") {
+    // 50 epochs of 100 ms (5 s) against a limit of 1 s (the trainer's start counts).
+    ht::CommandObjective objective({self_exe(), "--x={x}", "--budget={budget}", "--sleep-ms=100"},
+                                   fake_options("curve", {.metrics = {{"validation:loss", "validation_loss=(\\S+)"}},
+                                                          .step_regex = "epoch=(\\d+)"}));
+    ht::Tuner tuner(space(), ht::RandomSearch({.max_resource = 50}),
+                    {.metric = "validation:loss", .max_jobs = 1, .max_trial_seconds = 1.0,
+                     .progress = ht::ProgressBar::Never});
+    auto result = tuner.fit(objective);
+    REQUIRE(result.trials().size() == 1);
+    const auto& t = result.trials()[0];
+    CHECK(t.failure_reason == "");
+    CHECK(t.status == ht::TrialStatus::Stopped);
+    CHECK(t.resource_used >= 2);
+    CHECK(t.resource_used < 50);
+    const double x = t.config.get<double>("x");
+    CHECK(t.objective == doctest::Approx((x - 0.3) * (x - 0.3) + 1.0 / static_cast<double>(t.resource_used)));
+    CHECK(t.elapsed_seconds < 3.0);
+}
+
 TEST_CASE("what the trainer leaves running when it exits is killed, without waiting for it") {
     std::atomic<int> grandchild{0};
     // The background sleep keeps the pipes open: end of file never comes on its own.

@@ -243,12 +243,85 @@ TEST_CASE("stop() from a callback, max_runtime, target and no-improvement end th
     }
 }
 
+TEST_CASE("max_trial_seconds stops the trial that runs too long, and only that one") {
+    // Trial 1 would take 100 steps of 20 ms (2 s); the others 100 steps at once.
+    ht::TunerOptions options{.max_jobs = 4, .max_parallel_jobs = 2, .max_trial_seconds = 0.2, .max_retries = 2};
+    const auto t0 = std::chrono::steady_clock::now();
+    auto result = ht::Tuner(small_space(), ht::RandomSearch({.max_resource = 100}), options)
+                      .fit([](const ht::Config& c, ht::Trial& trial) {
+                          double loss = 0.0;
+                          for (ht::Resource r = 1; r <= trial.budget(); ++r) {
+                              if (trial.id() == 1) std::this_thread::sleep_for(20ms);
+                              trial.report(r, loss = quadratic(c) + 1.0 / static_cast<double>(r));
+                              if (trial.should_stop()) break;
+                          }
+                          return loss;
+                      });
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    REQUIRE(result.trials().size() == 4);
+    for (const auto& t : result.trials()) {
+        CAPTURE(t.id);
+        CHECK(t.retries == 0);  // a stop is not a failure: no retry
+        if (t.id != 1) {
+            CHECK(t.status == ht::TrialStatus::Completed);
+            CHECK(t.resource_used == 100);
+            continue;
+        }
+        CHECK(t.status == ht::TrialStatus::Stopped);
+        CHECK(t.resource_used >= 2);
+        CHECK(t.resource_used < 100);
+        CHECK(t.objective == doctest::Approx(quadratic(t.config) + 1.0 / static_cast<double>(t.resource_used)));
+        CHECK(t.curve.size() == static_cast<std::size_t>(t.resource_used));
+    }
+    CHECK(seconds < 1.5);
+    const auto& w = result.setup().warnings;
+    CHECK(std::count_if(w.begin(), w.end(), [](const std::string& s) {
+              return s.starts_with("trial 1 ran past max_trial_seconds = 0.2 s and was stopped at step ");
+          }) == 1);
+}
+
+TEST_CASE("max_trial_seconds: an objective that reports nothing counts as trained in full, with a warning") {
+    ht::TunerOptions options{.max_jobs = 3, .max_trial_seconds = 0.05};
+    auto result = ht::Tuner(small_space(), ht::RandomSearch(), options).fit([](const ht::Config& c, ht::Trial& trial) {
+        if (trial.id() == 0)
+            while (!trial.should_stop()) std::this_thread::sleep_for(1ms);  // ends at the limit
+        return quadratic(c);
+    });
+    REQUIRE(result.trials().size() == 3);
+    for (const auto& t : result.trials()) CHECK(t.status == ht::TrialStatus::Completed);
+    const auto& w = result.setup().warnings;
+    REQUIRE(w.size() == 1);
+    CHECK(w[0] == "trial 0 ran past max_trial_seconds = 0.05 s without reporting, so it counts as trained in full: "
+                  "report each step and return once trial.should_stop() is set");
+}
+
+TEST_CASE("max_trial_seconds: several trials out of time are counted in one warning at the end") {
+    ht::TunerOptions options{.max_jobs = 3, .max_trial_seconds = 0.03};
+    auto result = ht::Tuner(small_space(), ht::RandomSearch({.max_resource = 50}), options)
+                      .fit([](const ht::Config& c, ht::Trial& trial) {
+                          for (ht::Resource r = 1; r <= trial.budget() && !trial.should_stop(); ++r) {
+                              std::this_thread::sleep_for(5ms);
+                              trial.report(r, quadratic(c));
+                          }
+                          return quadratic(c);
+                      });
+    CHECK(result.count(ht::TrialStatus::Stopped) == 3);
+    const auto& w = result.setup().warnings;
+    REQUIRE(w.size() == 2);
+    CHECK(w[0].starts_with("trial 0 ran past max_trial_seconds = 0.03 s and was stopped at step "));
+    CHECK(w[1] == "3 trials ran past max_trial_seconds = 0.03 s");
+}
+
 TEST_CASE("options are checked before any trial runs") {
     auto space = small_space();
     CHECK_THROWS_WITH_AS(ht::Tuner(space, ht::RandomSearch(), {.max_jobs = 0}),
                          "TunerOptions: max_jobs must be >= 1, got 0", ht::InvalidArgument);
     CHECK_THROWS_WITH_AS(ht::Tuner(space, ht::RandomSearch(), {.max_parallel_jobs = 0}),
                          "TunerOptions: max_parallel_jobs must be >= 1, got 0", ht::InvalidArgument);
+    CHECK_THROWS_WITH_AS(ht::Tuner(space, ht::RandomSearch(), {.max_trial_seconds = -1.0}),
+                         "TunerOptions: max_trial_seconds must be finite and >= 0, got -1", ht::InvalidArgument);
+    CHECK_THROWS_WITH_AS(ht::Tuner(space, ht::RandomSearch(), {.max_trial_seconds = std::nan("")}),
+                         "TunerOptions: max_trial_seconds must be finite and >= 0, got nan", ht::InvalidArgument);
     CHECK_THROWS_WITH_AS(ht::Tuner(space, ht::RandomSearch(), {.max_retries = -1}),
                          "TunerOptions: max_retries must be >= 0, got -1", ht::InvalidArgument);
     CHECK_THROWS_WITH_AS(ht::Tuner(space, ht::RandomSearch(), {.instances_per_trial = 0}),

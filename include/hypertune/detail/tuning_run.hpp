@@ -385,6 +385,10 @@ private:
             const double now = run_clock();
             // The strategy's notes (its fallbacks) become warnings, in the journal too.
             for (const auto& note : strategy_.notes()) warn(fmt::format("{}: {}", strategy_name_, note), now);
+            if (trials_out_of_time_ > 1)
+                warn(fmt::format("{} trials ran past max_trial_seconds = {} s", trials_out_of_time_,
+                                 options_.max_trial_seconds),
+                     now);
             emit(RunEnded{now, stop_reason_});
             sync_journal();
             checkpoints_.remove_folder_if_empty();  // what paused trials saved stays for a resume
@@ -472,6 +476,8 @@ private:
         double waited_seconds = 0.0;   // waiting for resources, every attempt's (not billed)
         Resource resumed_from = 0;     // the checkpoint's step it continued from
         bool started_over = false;     // promoted, but with no checkpoint to continue from
+        bool out_of_time = false;      // past max_trial_seconds: told to stop, or unstoppable
+        bool timed_out = false;        // ... and cut short by it
     };
 
     // The Metrics an objective returned, in the run's order (the first objective becomes the
@@ -528,6 +534,9 @@ private:
             Trial& trial = objective_.sees_trial ? keep_trial(s.trial, s.config, s.budget, from, std::move(bytes))
                                                  : unseen.emplace(s.trial, s.config, s.budget, from, std::move(bytes));
             trial.host_.store(this, std::memory_order_release);
+            if (options_.max_trial_seconds > 0.0)
+                trial.limit_time(began, std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                            std::chrono::duration<double>(options_.max_trial_seconds)));
             if (counted > from) trial.restart_from(counted);
             a = Attempt{};
             a.retries = attempt;
@@ -558,10 +567,19 @@ private:
             a.started_over = s.resume_from > 0 && !resumes && trial.folder_.empty();
             if (trial.acquired_at_) waited += std::chrono::duration<double>(*trial.acquired_at_ - began).count();
             a.waited_seconds = waited;
-            // Stopped: told so by the strategy, or the run stopped before the trial reached its budget.
-            a.stopped = trial.stop_decided() ||
-                        (stop_flag_.load() && trial.reports() > 0 && trial.last_step() < s.budget);
-            if (trial.stop_decided() && trial.last_step() > trial.stop_step()) {
+            // Past max_trial_seconds: cut short when it returned before its budget after a report
+            // got Stop for it or after it reported and saw should_stop(); a trial that reports
+            // nothing cannot tell, and one that reached its budget trained in full.
+            const bool reached_budget = trial.last_step() >= s.budget;
+            const bool strategy_stop = trial.stop_decided() && !trial.stopped_for_time_;
+            a.timed_out = !reached_budget && (trial.stopped_for_time_ || (trial.out_of_time() && trial.reports() > 0));
+            a.out_of_time = a.timed_out || trial.stopped_for_time_ || (trial.out_of_time() && trial.reports() == 0);
+            if (a.failed && a.out_of_time)
+                a.failure += fmt::format(" (after it ran past max_trial_seconds = {} s)", options_.max_trial_seconds);
+            // Stopped: told so by the strategy, out of time, or the run stopped before the trial
+            // reached its budget.
+            a.stopped = strategy_stop || a.timed_out || (stop_flag_.load() && trial.reports() > 0 && !reached_budget);
+            if (strategy_stop && trial.last_step() > trial.stop_step()) {
                 a.ignored_stop_at = trial.stop_step();
                 // It trained on to its full budget: a completed trial, not one stopped early.
                 if (!a.failed && trial.last_step() >= s.budget && !stop_flag_.load()) a.stopped = false;
@@ -621,6 +639,15 @@ private:
                              id, a.resource, strategy_name_, a.ignored_stop_at),
                  t1);
         }
+        if (a.out_of_time && trials_out_of_time_++ == 0)
+            warn(fmt::format("trial {} ran past max_trial_seconds = {} s{}", id, options_.max_trial_seconds,
+                             a.timed_out ? fmt::format(" and was stopped at step {}", a.resource)
+                             : a.reports == 0
+                                 ? " without reporting, so it counts as trained in full: report each step and return "
+                                   "once trial.should_stop() is set"
+                                 : " and went on to its budget after a report was told to stop: check "
+                                   "trial.should_stop() after each report"),
+                 t1);
         if (!a.failed && a.reports == 0 && max_resource_.value_or(1) > 1 && !warned_no_reports_) {
             warned_no_reports_ = true;
             warn(fmt::format("trial {} reported no intermediate values: {} can only judge a trial from the values it "
@@ -713,6 +740,7 @@ private:
     bool warned_no_reports_ = false;
     bool warned_started_over_ = false;
     bool warned_ignored_stop_ = false;
+    std::size_t trials_out_of_time_ = 0;  // TunerOptions::max_trial_seconds: runs that went past it
     double session_start_ = 0.0;
     std::size_t active_workers_ = 0;
     std::uint64_t generation_ = 0;

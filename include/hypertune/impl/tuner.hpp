@@ -98,6 +98,9 @@ HYPERTUNE_INLINE Tuner::Tuner(SearchSpace space, AnyStrategy strategy, TunerOpti
     if (!(options_.max_runtime_seconds >= 0.0) || std::isinf(options_.max_runtime_seconds))
         throw InvalidArgument(fmt::format("TunerOptions: max_runtime_seconds must be finite and >= 0, got {}",
                                           options_.max_runtime_seconds));
+    if (!(options_.max_trial_seconds >= 0.0) || std::isinf(options_.max_trial_seconds))
+        throw InvalidArgument(fmt::format("TunerOptions: max_trial_seconds must be finite and >= 0, got {}",
+                                          options_.max_trial_seconds));
     if (options_.target_objective && !std::isfinite(*options_.target_objective))
         throw InvalidArgument("TunerOptions: target_objective must be finite");
     if (!(options_.improvement_tolerance >= 0.0))
