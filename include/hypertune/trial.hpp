@@ -124,9 +124,8 @@ public:
     }
 
     /// True once the strategy decided to stop this trial, the tuning run is stopping, or this run of
-    /// the trial is past TunerOptions::max_trial_seconds. Check it
-    /// after each report and return early (with the last value) when it is set. Always true once
-    /// the objective has returned.
+    /// the trial is past TunerOptions::max_trial_seconds. Check it after each report and return
+    /// early (with the last value) when it is set. Always true once the objective has returned.
     [[nodiscard]] bool should_stop() const noexcept {
         if (stop_.load(std::memory_order_relaxed) || returned_.load(std::memory_order_acquire)) return true;
         if (out_of_time()) return true;
@@ -181,7 +180,7 @@ public:
     /// Why the trial failed inside report(), if it did (kept even if the objective caught it).
     [[nodiscard]] const std::string& failure() const noexcept { return failure_; }
     [[nodiscard]] bool stop_decided() const noexcept { return stop_.load(std::memory_order_relaxed); }
-    /// The step at which the strategy decided to stop this trial (0 when it did not).
+    /// The step at which the strategy (or max_trial_seconds) stopped this trial (0 when none did).
     [[nodiscard]] Resource stop_step() const noexcept { return stop_step_; }
     /// Whether this run of the trial is past TunerOptions::max_trial_seconds.
     [[nodiscard]] bool out_of_time() const noexcept {
@@ -296,7 +295,7 @@ private:
     Resource stop_step_ = 0;
     std::optional<std::chrono::steady_clock::time_point> acquired_at_;  // resources_acquired()
     // TunerOptions::max_trial_seconds: the deadline in steady_clock ticks (read from any thread).
-    static constexpr std::chrono::steady_clock::rep no_deadline = std::numeric_limits<std::chrono::steady_clock::rep>::max();
+    static constexpr auto no_deadline = std::numeric_limits<std::chrono::steady_clock::rep>::max();
     std::atomic<std::chrono::steady_clock::rep> deadline_{no_deadline};
     std::chrono::steady_clock::duration time_limit_{};
     bool stopped_for_time_ = false;  // a report got Stop because of the deadline, not the strategy

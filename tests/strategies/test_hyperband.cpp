@@ -587,7 +587,7 @@ TEST_CASE("synchronous Hyperband promotes only survivors, breaks ties by trial i
     }
 }
 
-TEST_CASE("synchronous Hyperband never runs again a trial that trained to max_resource, and its loss ranks at the next rungs") {
+TEST_CASE("synchronous Hyperband never runs a trial trained to max_resource again, and ranks its loss at later rungs") {
     // An objective that cannot see its budget trains in full: the tuner tells its outcome at
     // max_resource. Such a trial is over (no Pause), yet its loss still ranks at its bracket's rungs.
     // (1, 9, 3): bracket 2 = (9, 1) (3, 3) (1, 9).

@@ -25,8 +25,8 @@
 //   are. Until some level has enough, the configuration is random (RandomSampler's).
 // - What the model at a level sees: the losses there (a failure recorded there counts as the worst
 //   loss); the trials still running below it, as pending (they may get there); and some of the
-//   trials that ended or are paused below it. Those have no loss at the level; their loss at the highest
-//   level they reached, shifted by the median difference between the two levels over the trials
+//   trials that ended or are paused below it. Those have no loss at the level; their loss at the
+//   highest level they reached, shifted by the median difference between the two levels over the trials
 //   that reached both, estimates one. The estimate enters the model only when it is worse than the
 //   median loss at the level: there the rungs' verdict (a bad region) is safe to pass on, and the
 //   model learns where not to look although no trial ran there to the top, which matters most while
