@@ -26,7 +26,7 @@
 //    many trials (its rungs are that bracket's when R is a power of 3).
 // Asynchronous Hyperband and ASHA run in both halving types (stop, and promotion: the default, a
 // promoted trial continuing from its checkpoint); model-based asynchronous Hyperband in the stop type
-// over all brackets, the setting of README's model-based figures.
+// over all brackets and with its defaults (promotion type, two brackets).
 // Then model-based against plain Hyperband in each mode, seed by seed, from comparison 1. A model has
 // something to learn here: the final loss is a weighted quadratic bowl f over the unit cube (see
 // simulator.hpp); only the learning curves' amplitude and time constant are per-configuration noise.
@@ -48,6 +48,7 @@
 #include <functional>
 #include <limits>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <tuple>
@@ -82,10 +83,11 @@ std::vector<Contender> contenders(bool with_models) {
     auto asha = [](ht::HalvingType type) {
         return [type](ht::Resource r) { return ht::AnyStrategy(ht::ASHA({.max_resource = r, .type = type})); };
     };
-    auto model_based = [type_for](ht::HyperbandMode mode) {
-        return [mode, type = type_for(mode, ht::HalvingType::Stop)](ht::Resource r) {
+    auto model_based = [type_for](ht::HyperbandMode mode, ht::HalvingType type = ht::HalvingType::Stop,
+                                  std::optional<int> brackets = 0) {
+        return [mode, type = type_for(mode, type), brackets](ht::Resource r) {
             return ht::AnyStrategy(
-                ht::ModelBasedHyperband({.max_resource = r, .mode = mode, .type = type, .brackets = 0}));
+                ht::ModelBasedHyperband({.max_resource = r, .mode = mode, .type = type, .brackets = brackets}));
         };
     };
     std::vector<Contender> all = {
@@ -101,6 +103,8 @@ std::vector<Contender> contenders(bool with_models) {
     if (with_models) {
         all.push_back({"Model-based Hyperband async", model_based(ht::HyperbandMode::Asynchronous)});
         all.push_back({"Model-based Hyperband sync", model_based(ht::HyperbandMode::Synchronous)});
+        all.push_back({"Model-based Hyperband async, promotion type, 2 brackets (the default)",
+                       model_based(ht::HyperbandMode::Asynchronous, ht::HalvingType::Promotion, std::nullopt)});
     }
     return all;
 }
@@ -113,7 +117,8 @@ enum : std::size_t {
     asha_promotion,
     hyperband_two_brackets,
     model_async,
-    model_sync
+    model_sync,
+    model_default
 };
 
 // Median, +inf (not reached) counting as the largest value.
@@ -282,7 +287,7 @@ int main(int argc, char** argv) {
     fmt::print("\n### 2. Same trials: max_trials = {}, run until Done\n\n", trials);
     std::vector<std::size_t> full_rows = {random_search,       hyperband_async, hyperband_sync,        asha,
                                           hyperband_promotion, asha_promotion,  hyperband_two_brackets};
-    if (with_models == 1) full_rows.insert(full_rows.end(), {model_async, model_sync});
+    if (with_models == 1) full_rows.insert(full_rows.end(), {model_async, model_sync, model_default});
     run_table("full", full_rows);
     fmt::print("\n### 3. One bracket: max_trials = {} (synchronous Hyperband runs bracket s = {} alone)\n\n", bracket,
                schedule.s_max());
@@ -308,8 +313,10 @@ int main(int argc, char** argv) {
             "| mode | best final loss, model-based | plain | seeds where model-based is lower / equal | resource "
             "to reach random search's best, model-based | plain | real s per run, model-based | plain |\n");
         fmt::print("|---|---|---|---|---|---|---|---|\n");
-        for (auto [mode, model, plain] : {std::tuple{"async", std::size_t{model_async}, std::size_t{hyperband_async}},
-                                          std::tuple{"sync", std::size_t{model_sync}, std::size_t{hyperband_sync}}}) {
+        for (auto [mode, model, plain] :
+             {std::tuple{"async, stop type, all brackets", std::size_t{model_async}, std::size_t{hyperband_async}},
+              std::tuple{"sync", std::size_t{model_sync}, std::size_t{hyperband_sync}},
+              std::tuple{"async, the default", std::size_t{model_default}, std::size_t{hyperband_two_brackets}}}) {
             const auto& m = samples[model].of("best");
             const auto& p = samples[plain].of("best");
             std::size_t lower = 0, equal = 0;
