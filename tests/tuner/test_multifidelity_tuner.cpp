@@ -332,6 +332,36 @@ TEST_CASE("synchronous Hyperband calls an objective that cannot see its budget o
     CHECK(result.best().objective == best);
 }
 
+TEST_CASE("max_trial_seconds limits each run of a promoted trial, not its total") {
+    // 10 ms per unit against a limit of 0.1 s. ASHA's runs are 1, 2, 6 and 18 units long; the last
+    // one, from 9 to 27, is cut after about 10 units. A limit on the total would cut it by step 10.
+    ht::TunerOptions options{.max_jobs = 27, .max_parallel_jobs = 2, .seed = 2, .max_trial_seconds = 0.1};
+    auto result = ht::Tuner(curve_space(), ht::ASHA({.min_resource = 1, .max_resource = 27}), options)
+                      .fit([](const ht::Config& c, ht::Trial& trial) {
+                          ht::Resource from = trial.checkpoint() ? std::stoll(*trial.checkpoint()) : 0;
+                          double loss = 0.0;
+                          for (ht::Resource r = from + 1; r <= trial.budget(); ++r) {
+                              std::this_thread::sleep_for(std::chrono::milliseconds(10));
+                              trial.report(r, loss = loss_at(c, r));
+                              if (trial.should_stop()) break;
+                              trial.save_checkpoint(std::to_string(r));
+                          }
+                          return loss;
+                      });
+    std::size_t cut = 0;
+    for (const auto& t : result.trials()) {
+        CAPTURE(t.id);
+        CHECK(t.status != ht::TrialStatus::Failed);
+        if (t.resource_used <= 9) continue;  // runs of at most 6 units fit in the limit
+        // Promoted to 27: stopped by the limit after more than 10 units in all.
+        CHECK(t.status == ht::TrialStatus::Stopped);
+        CHECK(t.resource_used > 11);
+        CHECK(t.resource_used < 27);
+        ++cut;
+    }
+    CHECK(cut >= 1);
+}
+
 TEST_CASE("a trial that throws mid-rung or returns NaN is Failed and the brackets go on") {
     ht::Tuner tuner(curve_space(), ht::Hyperband({.min_resource = 1, .max_resource = 9,
                                             .mode = ht::HyperbandMode::Synchronous}),
