@@ -168,6 +168,33 @@ Cluster cluster(const S& mb, const ht::SearchSpace& space, const Log& log, std::
     return c;
 }
 
+// Cluster figures over seeds, against the plain scheduler's best final loss; checked on their medians.
+struct ClusterSamples {
+    std::vector<double> model_near, random_near, model_mean, random_mean, best_model, best_plain;
+
+    void add(const Cluster& c, double best, double plain_best) {
+        model_near.push_back(c.model_near);
+        random_near.push_back(c.random_near);
+        model_mean.push_back(c.model_mean);
+        random_mean.push_back(c.random_mean);
+        best_model.push_back(best);
+        best_plain.push_back(plain_best);
+    }
+
+    // The model's proposals cluster near the optimum, the random ones do not, and the best final
+    // loss beats the plain scheduler's.
+    void check(const std::string& label) const {
+        MESSAGE(label << ": within 0.2 of the optimum: " << median_of(model_near) << " of the model's proposals, "
+                      << median_of(random_near) << " of random ones; mean distance " << median_of(model_mean)
+                      << " vs " << median_of(random_mean) << "; best final loss " << median_of(best_model)
+                      << " vs plain " << median_of(best_plain));
+        CHECK(median_of(model_near) > 0.2);
+        CHECK(median_of(random_near) < 0.1);
+        CHECK(median_of(model_mean) < 0.85 * median_of(random_mean));
+        CHECK(median_of(best_model) < median_of(best_plain));
+    }
+};
+
 }  // namespace
 
 TEST_CASE("ModelBased validates its options and names them in the message") {
@@ -272,7 +299,7 @@ TEST_CASE("ModelBased Hyperband: random until a level has enough losses, then th
         {.max_resource = 27, .type = ht::HalvingType::Stop, .brackets = 0}};
     for (const ht::HyperbandOptions& options : settings) {
         CAPTURE(ht::Hyperband(options).name());
-        std::vector<double> model_near, random_near, model_mean, random_mean, best_model, best_plain;
+        ClusterSamples samples;
         for (std::uint64_t seed = 1; seed <= 3; ++seed) {
             CAPTURE(seed);
             ht::ModelBased mb(ht::Hyperband(options), {.candidates = test_candidates});
@@ -302,27 +329,14 @@ TEST_CASE("ModelBased Hyperband: random until a level has enough losses, then th
             CHECK(share > 0.5);
             CHECK(share < 0.85);
 
-            const Cluster c = cluster(mb, space, log, seed);
-            model_near.push_back(c.model_near);
-            random_near.push_back(c.random_near);
-            model_mean.push_back(c.model_mean);
-            random_mean.push_back(c.random_mean);
-            best_model.push_back(best_of(log));
-            best_plain.push_back(best_of(plain_log));
+            samples.add(cluster(mb, space, log, seed), best_of(log), best_of(plain_log));
 
             REQUIRE_FALSE(mb.notes().empty());
             CHECK(mb.notes().front().find("the model takes over") != std::string::npos);
             CHECK(mb.model_resource().has_value());
         }
-        MESSAGE("within 0.2 of the optimum: " << median_of(model_near) << " of the model's proposals, "
-                                              << median_of(random_near) << " of random ones; mean distance "
-                                              << median_of(model_mean) << " vs " << median_of(random_mean)
-                                              << "; best final loss " << median_of(best_model) << " vs plain Hyperband "
-                                              << median_of(best_plain));
-        CHECK(median_of(model_near) > 0.2);
-        CHECK(median_of(random_near) < 0.1);
-        CHECK(median_of(model_mean) < 0.85 * median_of(random_mean));
-        CHECK(median_of(best_model) < median_of(best_plain));
+        samples.check(fmt::format("{} ({})", ht::Hyperband(options).name(),
+                                  options.mode == ht::HyperbandMode::Synchronous ? "synchronous" : "asynchronous"));
     }
 }
 
@@ -393,7 +407,7 @@ TEST_CASE("ModelBased ASHA: the model's configurations cluster near the optimum,
     for (auto type : {ht::HalvingType::Promotion, ht::HalvingType::Stop}) {
         const std::string type_name = type == ht::HalvingType::Promotion ? "promotion" : "stop";
         CAPTURE(type_name);
-        std::vector<double> model_near, random_near, model_mean, random_mean, best_model, best_plain;
+        ClusterSamples samples;
         for (std::uint64_t seed = 12; seed <= 14; ++seed) {
             CAPTURE(seed);
             ht::ModelBased mb(ht::ASHA({.max_resource = 27, .type = type}),
@@ -404,23 +418,9 @@ TEST_CASE("ModelBased ASHA: the model's configurations cluster near the optimum,
             REQUIRE(first_configs(log).size() == 100);
             CHECK(mb.model_proposals() > 50);
             CHECK_FALSE(log.records.empty());  // ASHA's stops and promotions come through
-            const Cluster c = cluster(mb, space, log, seed);
-            model_near.push_back(c.model_near);
-            random_near.push_back(c.random_near);
-            model_mean.push_back(c.model_mean);
-            random_mean.push_back(c.random_mean);
-            best_model.push_back(best_of(log));
-            best_plain.push_back(best_of(plain_log));
+            samples.add(cluster(mb, space, log, seed), best_of(log), best_of(plain_log));
         }
-        MESSAGE(type_name << "-type ASHA: within 0.2 of the optimum: " << median_of(model_near)
-                                    << " of the model's proposals, " << median_of(random_near)
-                                    << " of random ones; mean distance " << median_of(model_mean) << " vs "
-                                    << median_of(random_mean) << "; best final loss " << median_of(best_model)
-                                    << " vs plain ASHA " << median_of(best_plain));
-        CHECK(median_of(model_near) > 0.2);
-        CHECK(median_of(random_near) < 0.1);
-        CHECK(median_of(model_mean) < 0.85 * median_of(random_mean));
-        CHECK(median_of(best_model) < median_of(best_plain));
+        samples.check(type_name + "-type ASHA");
     }
 }
 

@@ -572,8 +572,9 @@ private:
             // nothing cannot tell, and one that reached its budget trained in full.
             const bool reached_budget = trial.last_step() >= s.budget;
             const bool strategy_stop = trial.stop_decided() && !trial.stopped_for_time_;
-            a.timed_out = !reached_budget && (trial.stopped_for_time_ || (trial.out_of_time() && trial.reports() > 0));
-            a.out_of_time = a.timed_out || trial.stopped_for_time_ || (trial.out_of_time() && trial.reports() == 0);
+            const bool late = trial.out_of_time();  // one clock read for both verdicts
+            a.timed_out = !reached_budget && (trial.stopped_for_time_ || (late && trial.reports() > 0));
+            a.out_of_time = a.timed_out || trial.stopped_for_time_ || (late && trial.reports() == 0);
             if (a.failed && a.out_of_time)
                 a.failure += fmt::format(" (after it ran past max_trial_seconds = {} s)", options_.max_trial_seconds);
             // Stopped: told so by the strategy, out of time, or the run stopped before the trial
