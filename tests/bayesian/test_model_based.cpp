@@ -417,6 +417,11 @@ TEST_CASE("ModelBased ASHA: the model's configurations cluster near the optimum,
             const Log plain_log = drive(plain, space, {.seed = seed, .max_trials = 100}, 4, seed, 27, fails);
             REQUIRE(first_configs(log).size() == 100);
             CHECK(mb.model_proposals() > 50);
+            // Each proposal's model goes on from the last fit at its level: it refits for every
+            // new result below 20, then every 5th, as one long-lived Bayesian sampler would.
+            MESSAGE(mb.model_fits(), " hyperparameter fits for ", mb.model_proposals(), " proposals");
+            CHECK(mb.model_fits() >= 1);
+            CHECK(mb.model_fits() * 2 < mb.model_proposals());
             CHECK_FALSE(log.records.empty());  // ASHA's stops and promotions come through
             samples.add(cluster(mb, space, log, seed), best_of(log), best_of(plain_log));
         }

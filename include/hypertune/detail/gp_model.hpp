@@ -51,6 +51,17 @@
 
 namespace hypertune::detail {
 
+// A model's hyperparameter fit, for a later model of the same space to go on from: the fitted
+// hyperparameters, how many results they were fitted on and how many fits led there.
+// ModelBasedSampler fits a fresh model for every proposal; carrying this from one to the next
+// spares it a full fit each time (refits then follow BayesianOptions::refit_every, as one
+// long-lived sampler's would).
+struct GpFitMemory {
+    GpHyperparameters hyperparameters;
+    std::size_t fitted_on = 0;
+    std::size_t fits = 0;
+};
+
 // The whole of GPSampler's state and logic (see the top of strategies/bayesian.hpp); GPSampler
 // holds one and forwards to it.
 class GPModel {
@@ -194,6 +205,19 @@ public:
     [[nodiscard]] std::size_t initial_points() const noexcept { return initial_; }
     /// Hyperparameter fits so far.
     [[nodiscard]] std::size_t model_fits() const noexcept { return fits_; }
+    /// The fit so far (GpFitMemory); empty before the first.
+    [[nodiscard]] std::optional<GpFitMemory> fit_memory() const {
+        if (!hyper_) return std::nullopt;
+        return GpFitMemory{*hyper_, last_fit_count_, fits_};
+    }
+    /// Goes on from another model's fit of the same space: the next suggestion refits only as that
+    /// model would have. Ignored when its inputs differ (another space). Call after start().
+    void resume_fit(const GpFitMemory& memory) {
+        if (memory.hyperparameters.dimensions() != static_cast<Eigen::Index>(encoding_.features())) return;
+        hyper_ = memory.hyperparameters;
+        last_fit_count_ = memory.fitted_on;
+        fits_ = memory.fits;
+    }
     [[nodiscard]] bool trust_region() const noexcept { return region_.has_value() && objectives_ == 1; }
     [[nodiscard]] double trust_region_length() const noexcept { return region_ ? region_->length() : 0.0; }
     [[nodiscard]] std::size_t trust_region_restarts() const noexcept { return region_ ? region_->restarts() : 0; }

@@ -41,11 +41,13 @@
 //   the search global (the model cannot be trusted outside what it has seen) and keep BOHB's
 //   guarantee: at worst a constant factor slower than Hyperband. random_fraction = 1 is the
 //   scheduler with random sampling exactly.
-// - Proposal: a fresh GPSampler, seeded by (seed, trial id), started on the same space and given
-//   the level's data with GPSampler::observe and observe_pending; its first sample is the model's
-//   (initial_points = min_points, so it skips its space-filling design). A fresh model per
-//   proposal costs a hyperparameter fit each time; it keeps this simple and exact, since the data
-//   change level and content between proposals.
+// - Proposal: a fresh Gaussian-process sampler, seeded by (seed, trial id), started on the same
+//   space and given the level's data (observed and pending points); its first sample is the
+//   model's (initial_points = min_points, so it skips its space-filling design). Fresh, since the
+//   data change level and content between proposals, not only by growing; but it goes on from
+//   the last hyperparameter fit at its level and refits as one long-lived sampler would (every
+//   new result below 20, then every refit_every = 5): 5x cheaper per trial over 500 trials
+//   than a full fit per proposal, with the same quality on the simulated cluster (README).
 // - Resumed trials (synchronous Hyperband's promotions) keep the configuration they were first
 //   given: the scheduler asks the sampler for new trials only.
 // - Decisions: a Stop ends a trial for the model (synchronous Hyperband stops paused trials at its
@@ -81,12 +83,17 @@
 #include <exception>
 #include <limits>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
 #include <type_traits>
 #include <utility>
 #include <vector>
+
+namespace hypertune::detail {
+struct GpFitMemory;  // detail/gp_model.hpp
+}  // namespace hypertune::detail
 
 namespace hypertune {
 
@@ -135,6 +142,10 @@ public:
     }
     /// New trials whose configuration came from the model since start().
     [[nodiscard]] std::size_t model_proposals() const noexcept { return model_proposals_; }
+    /// Hyperparameter fits made for those proposals: each proposal's model goes on from the last
+    /// fit at its level and refits as one Bayesian sampler would (every result below 20, then
+    /// every BayesianOptions::refit_every = 5), so past the first proposals most make none.
+    [[nodiscard]] std::size_t model_fits() const noexcept { return model_fits_; }
     /// The finite losses a level needs before the model uses it (min_points, or d + 2), once started.
     [[nodiscard]] std::size_t min_points() const noexcept { return min_points_; }
     [[nodiscard]] const ModelBasedOptions& options() const noexcept { return options_; }
@@ -188,7 +199,11 @@ private:
     std::vector<Note> notes_;
     std::set<std::string> model_notes_seen_;  // note texts without their digits
     std::optional<std::size_t> model_level_;  // the level of the last model proposal
+    // Per level, the last model's hyperparameter fit, which the next proposal's model goes on from
+    // (shared: a copy of the sampler may go on with it; never changed once made).
+    std::vector<std::shared_ptr<const detail::GpFitMemory>> fits_;
     std::size_t model_proposals_ = 0;
+    std::size_t model_fits_ = 0;
 };
 
 namespace detail {
@@ -240,6 +255,7 @@ public:
     [[nodiscard]] std::optional<Resource> model_resource() const { return model().model_resource(); }
     [[nodiscard]] bool proposed_by_model(TrialId id) const { return model().proposed_by_model(id); }
     [[nodiscard]] std::size_t model_proposals() const noexcept { return model().model_proposals(); }
+    [[nodiscard]] std::size_t model_fits() const noexcept { return model().model_fits(); }
     [[nodiscard]] std::size_t min_points() const noexcept { return model().min_points(); }
 };
 

@@ -6,6 +6,7 @@
 
 #include <hypertune/detail/random.hpp>
 #include <hypertune/linkage.hpp>
+#include <hypertune/detail/gp_model.hpp>
 #include <hypertune/strategies/bayesian.hpp>
 #include <hypertune/strategies/model_based.hpp>
 
@@ -28,11 +29,13 @@ HYPERTUNE_INLINE void ModelBasedSampler::start(const SearchSpace& space, const S
     resources_ = ctx.levels;
     min_points_ = options_.min_points != 0 ? options_.min_points : space.dimensions() + 2;
     levels_.assign(resources_.size(), Level{});
+    fits_.assign(resources_.size(), nullptr);
     trials_.clear();
     notes_.clear();
     model_notes_seen_.clear();
     model_level_.reset();
     model_proposals_ = 0;
+    model_fits_ = 0;
 }
 
 HYPERTUNE_INLINE std::optional<Config> ModelBasedSampler::sample(TrialId id) {
@@ -121,11 +124,15 @@ HYPERTUNE_INLINE void ModelBasedSampler::record(TrialId id, TrialState& t, Resou
 HYPERTUNE_INLINE std::optional<Config> ModelBasedSampler::propose(TrialId id, std::size_t level) {
     const Level& l = levels_[level];
     try {
-        // a fresh sampler per proposal: a trust region would never learn, so none
-        GPSampler model(BayesianOptions{.initial_points = min_points_,
-                                        .candidates = options_.candidates,
-                                        .trust_region = false});
+        // A fresh model per proposal, since the data change in more ways than a sampler's results
+        // grow (shifted losses, trials paused or ended); a trust region would never learn, so none.
+        // It goes on from the level's last fit, so that it refits as a long-lived sampler would.
+        detail::GPModel model(BayesianOptions{.initial_points = min_points_,
+                                              .candidates = options_.candidates,
+                                              .trust_region = false});
         model.start(space_, SamplerContext{detail::hash3(seed_, stream_model, id), {}});
+        if (fits_[level]) model.resume_fit(*fits_[level]);
+        const std::size_t fits_before = model.model_fits();
         const auto at = static_cast<int>(level);
         const std::vector<std::optional<double>> shift = shifts_to(level);
         const double median = median_loss(l);
@@ -169,6 +176,8 @@ HYPERTUNE_INLINE std::optional<Config> ModelBasedSampler::propose(TrialId id, st
             model_level_ = level;
         }
         for (const Note& n : model.notes()) note_once(id, "the model: " + n.text);
+        model_fits_ += model.model_fits() - fits_before;
+        if (auto memory = model.fit_memory()) fits_[level] = std::make_shared<const detail::GpFitMemory>(std::move(*memory));
         ++model_proposals_;
         return proposal;
     } catch (const std::exception& e) {
