@@ -8,7 +8,7 @@
 //
 //   peer_functions [--functions a,b] [--budgets 50,200] [--seeds N] [--first-seed S]
 //                  [--samplers Bayesian,Random] [--candidates N] [--no-trust-region]
-//                  [--refine] [--design-margin M]
+//                  [--refine] [--design-margin M] [--initial-points N]
 //   peer_functions --overhead [--trials 100,200,1000] [--timed 20] [--no-trust-region] [--refine]
 //   peer_functions --evaluate   < JSON lines {"function":..., "params":{...}, "seed":s, "index":i}
 //   peer_functions --list
@@ -127,7 +127,7 @@ int usage(const char* message) {
     std::fprintf(stderr,
                  "%s\nusage: peer_functions [--functions a,b] [--budgets 50,200] [--seeds N] [--first-seed S]\n"
                  "                      [--samplers Bayesian,Random] [--candidates N]\n"
-                 "                      [--no-trust-region] [--refine] [--design-margin M]\n"
+                 "                      [--no-trust-region] [--refine] [--design-margin M] [--initial-points N]\n"
                  "       peer_functions --overhead [--trials 100,200,1000] [--timed 20] [--no-trust-region] [--refine]\n"
                  "       peer_functions --evaluate | --list\n",
                  message);
@@ -140,7 +140,7 @@ int main(int argc, char** argv) try {
     const auto functions = peers::test_functions();
     peers::RunSelection selection = peers::default_selection(functions, {"Bayesian", "Random"});
     std::vector<std::size_t> counts = {100, 200, 1000};
-    std::size_t timed = 20, candidates = ht::BayesianOptions{}.candidates;
+    std::size_t timed = 20, candidates = ht::BayesianOptions{}.candidates, initial_points = 0;
     bool trust_region = true;
     bool refine = false;
     double design_margin = ht::BayesianOptions{}.design_margin;
@@ -156,12 +156,14 @@ int main(int argc, char** argv) try {
         else if (a == "--no-trust-region") trust_region = false;
         else if (a == "--refine") refine = true;
         else if (a == "--design-margin") design_margin = std::stod(value());
+        else if (a == "--initial-points") initial_points = std::stoul(value());
         else if (a == "--trials") counts = split_sizes(value());
         else if (a == "--timed") timed = std::stoul(value());
         else if (a == "--overhead" || a == "--evaluate" || a == "--list") mode = a.substr(2);
         else return usage(("unknown option " + a).c_str());
     }
-    const ht::BayesianOptions options{.design_margin = design_margin, .candidates = candidates, .refine = refine,
+    const ht::BayesianOptions options{.initial_points = initial_points,
+                                      .design_margin = design_margin, .candidates = candidates, .refine = refine,
                                       .trust_region = trust_region};
     if (mode == "overhead") {
         std::sort(counts.begin(), counts.end());
