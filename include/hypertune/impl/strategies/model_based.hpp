@@ -176,8 +176,10 @@ HYPERTUNE_INLINE std::optional<Config> ModelBasedSampler::propose(TrialId id, st
             model_level_ = level;
         }
         for (const Note& n : model.notes()) note_once(id, "the model: " + n.text);
-        model_fits_ += model.model_fits() - fits_before;
-        if (auto memory = model.fit_memory()) fits_[level] = std::make_shared<const detail::GpFitMemory>(std::move(*memory));
+        const std::size_t refits = model.model_fits() - fits_before;
+        model_fits_ += refits;
+        if (refits > 0)  // else the level's memory is what the model started from
+            if (auto memory = model.fit_memory()) fits_[level] = std::make_shared<const detail::GpFitMemory>(std::move(*memory));
         ++model_proposals_;
         return proposal;
     } catch (const std::exception& e) {
