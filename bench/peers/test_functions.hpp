@@ -15,6 +15,12 @@
 //   michalewicz5      Michalewicz (m = 10) on [0, pi]^5, unshifted; min -4.687658179088148
 //   griewank8         Griewank on [-50, 50]^8, optimum moved from 0 to the shifted point; min 0
 //
+// Added later and never used to choose a setting (the held-out functions, bench/peers/README.md):
+//   ackley5           Ackley on [-32.768, 32.768]^5, optimum moved from 0 to the shifted point; min 0
+//   shekel4           Shekel (m = 10) on [0, 10]^4; min -10.53644315348353 near (4, 4, 4, 4)
+//   hartmann3         Hartmann 3-D on [0, 1]^3; min -3.862779787332663
+//   styblinski8       Styblinski-Tang on [-5, 5]^8; min 8 * -39.166165703771426 at x_i = -2.9035...
+//
 // The shifted point is centre + a fixed fraction of the half-width in each coordinate: the standard
 // forms have their optimum at (or, for Levy, next to) the centre of a symmetric box, which any
 // method that samples the centre first would find for free.
@@ -91,7 +97,8 @@ inline constexpr std::array<double, 20> shift_fraction = {0.42, -0.61, 0.27, -0.
 inline constexpr double levy_half = 10.0, rastrigin_half = 5.12, griewank_half = 50.0;
 // Levy uses shift_fraction[0..d-1] (levy20 extends levy10); the others their own stretch of it,
 // so that one random design does not sit equally close to every function's optimum.
-inline constexpr std::size_t rastrigin_shift = 10, griewank_shift = 12;
+inline constexpr std::size_t rastrigin_shift = 10, griewank_shift = 12, ackley_shift = 5;
+inline constexpr double ackley_half = 32.768;
 inline constexpr double michalewicz5_min = -4.687658179088148;
 
 // The first d coordinates x0..x(d-1), in order (the cubes below add nothing else).
@@ -145,6 +152,63 @@ inline double michalewicz5(const ht::Config& c) {
     double total = 0.0;
     for (std::size_t j = 0; j < x.size(); ++j)
         total -= std::sin(x[j]) * std::pow(std::sin(static_cast<double>(j + 1) * x[j] * x[j] / std::numbers::pi), 20);
+    return total;
+}
+
+// Ackley (a = 20, b = 0.2, c = 2 pi): a nearly flat outer plateau around one narrow funnel.
+inline double ackley5(const ht::Config& c) {
+    const auto x = coordinates(c, 5);
+    double squares = 0.0, cosines = 0.0;
+    for (std::size_t j = 0; j < x.size(); ++j) {
+        const double z = x[j] - shift_fraction[ackley_shift + j] * ackley_half;
+        squares += z * z;
+        cosines += std::cos(2.0 * std::numbers::pi * z);
+    }
+    const double d = static_cast<double>(x.size());
+    return -20.0 * std::exp(-0.2 * std::sqrt(squares / d)) - std::exp(cosines / d) + 20.0 + std::numbers::e;
+}
+
+// Shekel, m = 10: ten wells of different depths on a flat floor; the deepest at (4, 4, 4, 4).
+inline constexpr double shekel4_min = -10.53644315348353;
+inline double shekel4(const ht::Config& c) {
+    static constexpr double beta[10] = {0.1, 0.2, 0.2, 0.4, 0.4, 0.6, 0.3, 0.7, 0.5, 0.5};
+    static constexpr double centre[4][10] = {{4, 1, 8, 6, 3, 2, 5, 8, 6, 7},
+                                             {4, 1, 8, 6, 7, 9, 3, 1, 2, 3.6},
+                                             {4, 1, 8, 6, 3, 2, 5, 8, 6, 7},
+                                             {4, 1, 8, 6, 7, 9, 3, 1, 2, 3.6}};
+    const auto x = coordinates(c, 4);
+    double total = 0.0;
+    for (std::size_t i = 0; i < 10; ++i) {
+        double distance = beta[i];
+        for (std::size_t j = 0; j < 4; ++j) distance += (x[j] - centre[j][i]) * (x[j] - centre[j][i]);
+        total -= 1.0 / distance;
+    }
+    return total;
+}
+
+inline constexpr double hartmann3_min = -3.862779787332663;
+inline double hartmann3(const ht::Config& c) {
+    static constexpr double alpha[4] = {1.0, 1.2, 3.0, 3.2};
+    static constexpr double a[4][3] = {{3, 10, 30}, {0.1, 10, 35}, {3, 10, 30}, {0.1, 10, 35}};
+    static constexpr double p[4][3] = {{0.3689, 0.1170, 0.2673},
+                                       {0.4699, 0.4387, 0.7470},
+                                       {0.1091, 0.8732, 0.5547},
+                                       {0.0381, 0.5743, 0.8828}};
+    const auto x = coordinates(c, 3);
+    double sum = 0.0;
+    for (std::size_t i = 0; i < 4; ++i) {
+        double inner = 0.0;
+        for (std::size_t j = 0; j < 3; ++j) inner += a[i][j] * (x[j] - p[i][j]) * (x[j] - p[i][j]);
+        sum += alpha[i] * std::exp(-inner);
+    }
+    return -sum;
+}
+
+// Styblinski-Tang: 0.5 sum (x^4 - 16 x^2 + 5 x); separable, its minimum at x_i = -2.9035...
+inline constexpr double styblinski8_min = 8 * -39.166165703771426;
+inline double styblinski8(const ht::Config& c) {
+    double total = 0.0;
+    for (const double x : coordinates(c, 8)) total += 0.5 * (x * x * x * x - 16.0 * x * x + 5.0 * x);
     return total;
 }
 
@@ -247,6 +311,10 @@ inline std::vector<TestFunction> test_functions() {
     out.push_back({"rastrigin5", unit_cube(5, -rastrigin_half, rastrigin_half), rastrigin5, 0.0});
     out.push_back({"michalewicz5", unit_cube(5, 0.0, std::numbers::pi), michalewicz5, michalewicz5_min});
     out.push_back({"griewank8", unit_cube(8, -griewank_half, griewank_half), griewank8, 0.0});
+    out.push_back({"ackley5", unit_cube(5, -ackley_half, ackley_half), ackley5, 0.0});
+    out.push_back({"shekel4", unit_cube(4, 0.0, 10.0), shekel4, shekel4_min});
+    out.push_back({"hartmann3", unit_cube(3, 0.0, 1.0), hartmann3, hartmann3_min});
+    out.push_back({"styblinski8", unit_cube(8, -5.0, 5.0), styblinski8, styblinski8_min});
     return out;
 }
 

@@ -96,6 +96,49 @@ def michalewicz5(p):
     return -sum(math.sin(x) * math.sin((j + 1) * x * x / math.pi) ** 20 for j, x in enumerate(_coords(p, 5)))
 
 
+ACKLEY_HALF, ACKLEY_SHIFT = 32.768, 5
+
+
+def ackley5(p):
+    z = [x - SHIFT[ACKLEY_SHIFT + j] * ACKLEY_HALF for j, x in enumerate(_coords(p, 5))]
+    d = len(z)
+    return (-20.0 * math.exp(-0.2 * math.sqrt(sum(zi * zi for zi in z) / d))
+            - math.exp(sum(math.cos(2.0 * math.pi * zi) for zi in z) / d) + 20.0 + math.e)
+
+
+SHEKEL4_MIN = -10.53644315348353
+SHEKEL4_ARGMIN = (4.000746870040893, 3.999509482383728, 4.0007468652725215, 3.9995094776153564)
+_SHEKEL_BETA = (0.1, 0.2, 0.2, 0.4, 0.4, 0.6, 0.3, 0.7, 0.5, 0.5)
+_SHEKEL_C = ((4, 1, 8, 6, 3, 2, 5, 8, 6, 7),
+             (4, 1, 8, 6, 7, 9, 3, 1, 2, 3.6),
+             (4, 1, 8, 6, 3, 2, 5, 8, 6, 7),
+             (4, 1, 8, 6, 7, 9, 3, 1, 2, 3.6))
+
+
+def shekel4(p):
+    x = _coords(p, 4)
+    return -sum(1.0 / (_SHEKEL_BETA[i] + sum((x[j] - _SHEKEL_C[j][i]) ** 2 for j in range(4))) for i in range(10))
+
+
+HARTMANN3_MIN = -3.862779787332663
+HARTMANN3_ARGMIN = (0.11458886591339108, 0.555648895095825, 0.8525469858438969)
+_A3 = ((3, 10, 30), (0.1, 10, 35), (3, 10, 30), (0.1, 10, 35))
+_P3 = ((0.3689, 0.1170, 0.2673), (0.4699, 0.4387, 0.7470), (0.1091, 0.8732, 0.5547), (0.0381, 0.5743, 0.8828))
+
+
+def hartmann3(p):
+    x = _coords(p, 3)
+    return -sum(_ALPHA[i] * math.exp(-sum(_A3[i][j] * (x[j] - _P3[i][j]) ** 2 for j in range(3))) for i in range(4))
+
+
+STYBLINSKI8_MIN = 8 * -39.166165703771426
+STYBLINSKI_ARGMIN = -2.9035340270996093
+
+
+def styblinski8(p):
+    return sum(0.5 * (x ** 4 - 16.0 * x * x + 5.0 * x) for x in _coords(p, 8))
+
+
 def _point(values):
     return {f"x{j}": v for j, v in enumerate(values)}
 
@@ -199,6 +242,13 @@ def functions():
                      [_point(MICHALEWICZ5_ARGMIN)]),
         PeerFunction("griewank8", _cube(8, -GRIEWANK_HALF, GRIEWANK_HALF), griewank8, 0.0,
                      _shifted(8, GRIEWANK_HALF, GRIEWANK_SHIFT)),
+        # Held out: added later, never used to choose a setting (README.md).
+        PeerFunction("ackley5", _cube(5, -ACKLEY_HALF, ACKLEY_HALF), ackley5, 0.0,
+                     _shifted(5, ACKLEY_HALF, ACKLEY_SHIFT)),
+        PeerFunction("shekel4", _cube(4, 0.0, 10.0), shekel4, SHEKEL4_MIN, [_point(SHEKEL4_ARGMIN)]),
+        PeerFunction("hartmann3", _cube(3, 0.0, 1.0), hartmann3, HARTMANN3_MIN, [_point(HARTMANN3_ARGMIN)]),
+        PeerFunction("styblinski8", _cube(8, -5.0, 5.0), styblinski8, STYBLINSKI8_MIN,
+                     [_point([STYBLINSKI_ARGMIN] * 8)]),
     ]}
 
 
