@@ -20,27 +20,27 @@ namespace hypertune {
 namespace detail {
 
 /// A finite number as JSON, NaN and infinities as null (JSON has no NaN).
-[[nodiscard]] inline nlohmann::json number_or_null(double x) {
-    return std::isfinite(x) ? nlohmann::json(x) : nlohmann::json(nullptr);
+[[nodiscard]] inline nlohmann::ordered_json number_or_null(double x) {
+    return std::isfinite(x) ? nlohmann::ordered_json(x) : nlohmann::ordered_json(nullptr);
 }
 
 /// An integer field. A real number is refused, not converted: out of range, that is undefined.
 template <class T>
-[[nodiscard]] T integer_at(const nlohmann::json& j, const char* key) {
+[[nodiscard]] T integer_at(const nlohmann::ordered_json& j, const char* key) {
     const auto& v = j.at(key);
     if (!v.is_number_integer()) throw IoError(fmt::format("'{}' must be an integer, got {}", key, v.dump()));
     return v.get<T>();
 }
 
 template <class T>
-[[nodiscard]] T integer_or(const nlohmann::json& j, const char* key, T fallback) {
+[[nodiscard]] T integer_or(const nlohmann::ordered_json& j, const char* key, T fallback) {
     return j.contains(key) ? integer_at<T>(j, key) : fallback;
 }
 
 /// Rebuilds a search space from SearchSpace::to_json() (what a journal's run_started holds).
 /// Throws IoError naming the parameter for an unknown kind or scaling, or an integer bound that is
 /// not an integer; nlohmann's exceptions for a missing field (the journal reader names the line).
-[[nodiscard]] SearchSpace space_from_json(const nlohmann::json& j);
+[[nodiscard]] SearchSpace space_from_json(const nlohmann::ordered_json& j);
 
 }  // namespace detail
 

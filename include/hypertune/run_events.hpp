@@ -135,16 +135,16 @@ namespace detail {
 
 inline constexpr int journal_format_written = 2;
 
-[[nodiscard]] nlohmann::json to_json(const RunEvent& event);
+[[nodiscard]] nlohmann::ordered_json to_json(const RunEvent& event);
 /// The run's objectives and constraints as run_started holds them (also what a resumed run must match).
-[[nodiscard]] nlohmann::json objectives_to_json(const std::vector<Metric>& objectives);
-[[nodiscard]] nlohmann::json constraints_to_json(const std::vector<Constraint>& constraints);
-[[nodiscard]] std::vector<Metric> objectives_from_json(const nlohmann::json& j);
-[[nodiscard]] std::vector<Constraint> constraints_from_json(const nlohmann::json& j);
+[[nodiscard]] nlohmann::ordered_json objectives_to_json(const std::vector<Metric>& objectives);
+[[nodiscard]] nlohmann::ordered_json constraints_to_json(const std::vector<Constraint>& constraints);
+[[nodiscard]] std::vector<Metric> objectives_from_json(const nlohmann::ordered_json& j);
+[[nodiscard]] std::vector<Constraint> constraints_from_json(const nlohmann::ordered_json& j);
 
 /// The event of one journal line. `space` is the run's (from its run_started line): it reads the
 /// configurations. Throws IoError naming the event and the field.
-[[nodiscard]] RunEvent event_from_json(const nlohmann::json& e, const SearchSpace& space);
+[[nodiscard]] RunEvent event_from_json(const nlohmann::ordered_json& e, const SearchSpace& space);
 
 }  // namespace detail
 }  // namespace hypertune

@@ -71,7 +71,7 @@ public:
 
     /// Parses {"name": value, ...}: every parameter must be present, none unknown, each in range.
     /// Static parameters may be omitted (they take their fixed value). Defined in <hypertune/json.hpp>.
-    [[nodiscard]] Config from_json(const nlohmann::json& j) const;
+    [[nodiscard]] Config from_json(const nlohmann::ordered_json& j) const;
 
     /// Throws InvalidArgument unless `cfg` was made for a space with the same parameters.
     void check(const Config& cfg) const;

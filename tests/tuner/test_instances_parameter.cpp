@@ -121,9 +121,11 @@ TEST_CASE("time spent waiting for resources before Trial::resources_acquired() i
     });
     REQUIRE(result.trials().size() == 6);
     for (const auto& t : result.trials()) {
+        // The wait is measured (at least the 60 ms slept before resources_acquired()) and left out of
+        // the billed time: the segment is the two together. Not elapsed < waited: elapsed also holds
+        // the journal's writes after the call, and an fsync can take longer than 60 ms.
         CHECK(t.waited_seconds >= 0.06);
         CHECK(t.elapsed_seconds >= 0.02);
-        CHECK(t.elapsed_seconds < t.waited_seconds);
         CHECK(t.billable_seconds == doctest::Approx(t.elapsed_seconds * t.instances));
         CHECK(t.segments.back().end - t.segments.back().start ==
               doctest::Approx(t.elapsed_seconds + t.waited_seconds));

@@ -197,6 +197,34 @@ TEST_CASE("several objectives: load_result and a resumed run give the live run's
     fs::remove(path);
 }
 
+TEST_CASE("a journal with its fields sorted by name, as earlier versions wrote it, loads and resumes") {
+    // Journals keep their fields in the order written; before, every object's fields were sorted
+    // by name. Resuming compares the journal's search space, objectives and constraints with the
+    // tuner's field by field, in any order.
+    auto path = mo_journal("sorted-fields");
+    auto first = ht::Tuner(mo_space(), ht::RandomSearch(), mo_options(10, path)).fit(trade_off);
+    std::vector<std::string> lines;
+    {
+        std::ifstream in(path);
+        for (std::string line; std::getline(in, line);) lines.push_back(line);
+    }
+    std::size_t reordered = 0;
+    {
+        std::ofstream out(path, std::ios::trunc);
+        for (const auto& line : lines) {
+            const std::string sorted = nlohmann::json::parse(line).dump();  // std::map: fields by name
+            reordered += sorted != line;
+            out << sorted << '\n';
+        }
+    }
+    REQUIRE(reordered > 0);
+    ht::testing::check_same_result(first, ht::load_result(path));
+    auto resumed = ht::Tuner(mo_space(), ht::RandomSearch(), mo_options(16, path)).fit(trade_off);
+    REQUIRE(resumed.trials().size() == 16);
+    for (std::size_t i = 0; i < first.trials().size(); ++i) CHECK(resumed.trials()[i].values == first.trials()[i].values);
+    fs::remove(path);
+}
+
 TEST_CASE("a constraint with one objective: an infeasible trial is never best, and never ends the run") {
     ht::TunerOptions o;
     o.metric = "loss";

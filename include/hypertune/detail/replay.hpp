@@ -87,7 +87,7 @@ inline void check_same_run(const std::string& path, const json& start, const Sea
         const json constraints_then = start.value("constraints", json::array());
         for (const auto& [what, then, now] : {std::tuple{"objectives", &objectives_then, &objectives_now},
                                               std::tuple{"constraints", &constraints_then, &constraints_now}})
-            if (*then != *now)
+            if (!same_json(*then, *now))
                 throw InvalidArgument(fmt::format("journal '{}' belongs to another run: its {} are {}, this tuner's are {}",
                                                   path, what, then->dump(), now->dump()));
         // It decides what every trial is billed, for the trials journaled and those to come.

@@ -25,7 +25,7 @@ HYPERTUNE_INLINE nlohmann::ordered_json Config::to_json() const {
     return j;
 }
 
-HYPERTUNE_INLINE Config SearchSpace::from_json(const nlohmann::json& j) const {
+HYPERTUNE_INLINE Config SearchSpace::from_json(const nlohmann::ordered_json& j) const {
     if (!j.is_object()) throw InvalidArgument("configuration JSON must be an object of name: value");
     for (const auto& [key, _] : j.items())
         if (std::none_of(layout_->begin(), layout_->end(), [&key = key](const auto& p) { return p.name == key; }))
@@ -78,7 +78,7 @@ HYPERTUNE_INLINE nlohmann::ordered_json SearchSpace::to_json() const {
 
 namespace detail {
 
-HYPERTUNE_INLINE SearchSpace space_from_json(const nlohmann::json& j) {
+HYPERTUNE_INLINE SearchSpace space_from_json(const nlohmann::ordered_json& j) {
     if (!j.is_array()) throw IoError("search space JSON: must be an array of parameters");
     SearchSpace space;
     for (const auto& p : j) {

@@ -175,7 +175,7 @@ HYPERTUNE_MPI_INLINE Config broadcast_best(MPI_Comm world, const SearchSpace& sp
     bytes.resize(static_cast<std::size_t>(n));
     if (n == 0) throw Error("mpi::broadcast_best: rank 0's result has no best trial");
     MPI_Bcast(bytes.data(), detail::to_count(bytes.size()), MPI_BYTE, 0, world);
-    return space.from_json(nlohmann::json::parse(bytes));
+    return space.from_json(nlohmann::ordered_json::parse(bytes));
 }
 
 }  // namespace hypertune::mpi

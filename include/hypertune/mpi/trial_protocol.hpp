@@ -36,7 +36,7 @@ HYPERTUNE_MPI_INLINE std::string coordinate_trial(Channel& channel, const std::v
 
 // One trial on this rank, a member of the group the header names.
 HYPERTUNE_MPI_INLINE void run_in_group(const SearchSpace& space, const GroupObjectiveFunction& objective,
-                                       Channel& channel, MPI_Comm groups_parent, const nlohmann::json& h,
+                                       Channel& channel, MPI_Comm groups_parent, const nlohmann::ordered_json& h,
                                        int max_sleep_us);
 
 // A training rank's loop: a trial header from rank 0 -> the trial in its group; STOP -> return.

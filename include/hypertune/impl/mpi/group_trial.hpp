@@ -54,15 +54,15 @@ HYPERTUNE_MPI_INLINE std::string GroupHost::checkpoint_folder(Trial& trial) {
 }
 
 HYPERTUNE_MPI_INLINE std::string metrics_bytes(const Metrics& m) {
-    nlohmann::json j = nlohmann::json::array();
+    nlohmann::ordered_json j = nlohmann::ordered_json::array();
     for (const auto& [name, value] : m.values())
-        j.push_back({name, std::isfinite(value) ? nlohmann::json(value) : nlohmann::json(nullptr)});
+        j.push_back({name, std::isfinite(value) ? nlohmann::ordered_json(value) : nlohmann::ordered_json(nullptr)});
     return j.dump();
 }
 
 HYPERTUNE_MPI_INLINE Metrics metrics_from(const std::string& bytes) {
     Metrics m;
-    for (const auto& item : nlohmann::json::parse(bytes))
+    for (const auto& item : nlohmann::ordered_json::parse(bytes))
         m.set(item.at(0).get<std::string>(),
               item.at(1).is_null() ? std::numeric_limits<double>::quiet_NaN() : item.at(1).get<double>());
     return m;

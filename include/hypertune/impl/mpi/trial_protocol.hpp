@@ -15,7 +15,7 @@ namespace hypertune::mpi::detail {
 
 HYPERTUNE_MPI_INLINE std::string coordinate_trial(Channel& channel, const std::vector<int>& ranks, const Config& cfg,
                                                   Trial& trial) {
-    nlohmann::json header = {{"trial", trial.id()},
+    nlohmann::ordered_json header = {{"trial", trial.id()},
                              {"config", cfg.to_json()},
                              {"budget", trial.budget()},
                              {"resumed_from", trial.resumed_from()},
@@ -61,7 +61,7 @@ HYPERTUNE_MPI_INLINE std::string coordinate_trial(Channel& channel, const std::v
 }
 
 HYPERTUNE_MPI_INLINE void run_in_group(const SearchSpace& space, const GroupObjectiveFunction& objective,
-                                       Channel& channel, MPI_Comm groups_parent, const nlohmann::json& h,
+                                       Channel& channel, MPI_Comm groups_parent, const nlohmann::ordered_json& h,
                                        int max_sleep_us) {
     const auto ranks = h.at("ranks").get<std::vector<int>>();
     CommHandle group;
@@ -120,7 +120,7 @@ HYPERTUNE_MPI_INLINE void serve_rank(const SearchSpace& space, const GroupObject
         if (tag == stop_tag) return;
         if (tag != trial_tag)
             throw Error(fmt::format("hypertune::mpi: rank {} expected a trial, got message tag {}", world_rank, tag));
-        run_in_group(space, objective, channel, groups_parent, nlohmann::json::parse(bytes), max_sleep_us);
+        run_in_group(space, objective, channel, groups_parent, nlohmann::ordered_json::parse(bytes), max_sleep_us);
     }
 }
 
