@@ -2,8 +2,8 @@
 // Multi-fidelity schedulers against random search on recorded learning curves: the curves of real
 // trainings (bench/data/*.csv, written by bench/record_curves.cpp: XGBoost on Fashion-MNIST Pullover
 // vs Coat, validation AUC per boosting round; the same on T-shirt/top vs Shirt with other
-// configurations, a held-out set recorded after the defaults were chosen; softmax regression on Fashion-MNIST, validation
-// accuracy per epoch; 81 configurations x 30 units each) replayed on a simulated cluster
+// configurations, a held-out set recorded after the defaults were chosen; softmax regression on
+// Fashion-MNIST, validation accuracy per epoch; 81 configurations x 30 units each) replayed on a simulated cluster
 // (bench/simulator.hpp: P workers, a simulated clock, no training and no sleeping).
 //   harness_recorded [data_dir=bench/data] [orders=20]
 //

@@ -70,6 +70,11 @@ public:
 
     /// Every budget reached.
     [[nodiscard]] bool done() const { return next_ >= budgets_.size(); }
+    /// Evaluations so far.
+    [[nodiscard]] std::size_t evaluations() const { return done_; }
+
+    /// Adds `key` to every line printed from now on (a sampler's own diagnostics).
+    void set_field(const char* key, nlohmann::ordered_json value) { fields_[key] = std::move(value); }
 
     /// Evaluates `c` as the run's next evaluation; returns the observed loss.
     double evaluate(const ht::Config& c) {
@@ -91,6 +96,7 @@ public:
             j["bound_fraction"] = static_cast<double>(bounded_) / static_cast<double>(done_);
             j["seconds"] = now() - t0_;
             j["cpu_seconds"] = cpu_now() - c0_;  // less sensitive than wall time to other load
+            for (const auto& [key, value] : fields_.items()) j[key] = value;
             print(j);
             ++next_;
         }
@@ -106,6 +112,7 @@ private:
     double best_observed_ = std::numeric_limits<double>::infinity();
     double best_true_ = std::numeric_limits<double>::infinity();  // f at the best observed configuration
     std::size_t done_ = 0, next_ = 0, bounded_ = 0;
+    nlohmann::ordered_json fields_ = nlohmann::ordered_json::object();
 };
 
 /// Calls run(function, sampler, seed) for each selected function, sampler and seed, after checking

@@ -39,6 +39,7 @@
 #include <limits>
 #include <sstream>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace {
@@ -57,7 +58,17 @@ void run(S strategy, const std::string& sampler, const TestFunction& fn, const s
          std::uint64_t seed) {
     peers::Recorder record("hypertune", sampler, fn, budgets, seed);
     strategy.start(fn.space, {seed, budgets.back()});
+    bool restarted = false;
     while (!record.done()) {
+        // How long the first trust region lived: the evaluations before its restart (null: never).
+        if constexpr (std::is_same_v<S, ht::Bayesian>) {
+            if (!restarted && strategy.trust_region_restarts() > 0) {
+                record.set_field("first_restart", record.evaluations());
+                restarted = true;
+            } else if (record.evaluations() == 0) {
+                record.set_field("first_restart", nullptr);
+            }
+        }
         auto s = strategy.ask();
         if (!s.runs()) throw std::runtime_error("the strategy stopped before the budget");
         strategy.tell(s.trial, ht::Outcome::completed(record.evaluate(s.config), 1));

@@ -58,8 +58,28 @@ inline constexpr std::array<const char*, 20> coordinate_names = {
     "x0", "x1", "x2", "x3", "x4", "x5", "x6", "x7", "x8", "x9",
     "x10", "x11", "x12", "x13", "x14", "x15", "x16", "x17", "x18", "x19"};
 
-inline double hartmann6(const ht::Config& c) {
+// The first d coordinates x0..x(d-1), in order (the cubes below add nothing else).
+inline std::vector<double> coordinates(const ht::Config& c, std::size_t d) {
+    std::vector<double> x(d);
+    for (std::size_t j = 0; j < d; ++j) x[j] = std::get<double>(c.value(j));
+    return x;
+}
+
+// The Hartmann family: -sum_i alpha_i exp(-sum_j a_ij (x_j - p_ij)^2), on [0, 1]^D.
+template <std::size_t D>
+double hartmann(const ht::Config& c, const double (&a)[4][D], const double (&p)[4][D]) {
     static constexpr double alpha[4] = {1.0, 1.2, 3.0, 3.2};
+    const auto x = coordinates(c, D);
+    double sum = 0.0;
+    for (std::size_t i = 0; i < 4; ++i) {
+        double inner = 0.0;
+        for (std::size_t j = 0; j < D; ++j) inner += a[i][j] * (x[j] - p[i][j]) * (x[j] - p[i][j]);
+        sum += alpha[i] * std::exp(-inner);
+    }
+    return -sum;
+}
+
+inline double hartmann6(const ht::Config& c) {
     static constexpr double a[4][6] = {{10, 3, 17, 3.5, 1.7, 8},
                                        {0.05, 10, 17, 0.1, 8, 14},
                                        {3, 3.5, 1.7, 10, 17, 8},
@@ -68,16 +88,7 @@ inline double hartmann6(const ht::Config& c) {
                                        {0.2329, 0.4135, 0.8307, 0.3736, 0.1004, 0.9991},
                                        {0.2348, 0.1451, 0.3522, 0.2883, 0.3047, 0.6650},
                                        {0.4047, 0.8828, 0.8732, 0.5743, 0.1091, 0.0381}};
-    double sum = 0.0;
-    for (int i = 0; i < 4; ++i) {
-        double inner = 0.0;
-        for (int j = 0; j < 6; ++j) {
-            const double x = c.get<double>(coordinate_names[static_cast<std::size_t>(j)]);
-            inner += a[i][j] * (x - p[i][j]) * (x - p[i][j]);
-        }
-        sum += alpha[i] * std::exp(-inner);
-    }
-    return -sum;
+    return hartmann(c, a, p);
 }
 
 inline double rosenbrock4(const ht::Config& c) {
@@ -101,11 +112,13 @@ inline constexpr std::size_t rastrigin_shift = 10, griewank_shift = 12, ackley_s
 inline constexpr double ackley_half = 32.768;
 inline constexpr double michalewicz5_min = -4.687658179088148;
 
-// The first d coordinates x0..x(d-1), in order (the cubes below add nothing else).
-inline std::vector<double> coordinates(const ht::Config& c, std::size_t d) {
-    std::vector<double> x(d);
-    for (std::size_t j = 0; j < d; ++j) x[j] = std::get<double>(c.value(j));
-    return x;
+
+// z_j = x_j - the shifted optimum's coordinate j, for the first d coordinates; the optimum's
+// coordinates are shift_fraction[first..first+d-1] * half.
+inline std::vector<double> shifted(const ht::Config& c, std::size_t d, std::size_t first, double half) {
+    auto z = coordinates(c, d);
+    for (std::size_t j = 0; j < d; ++j) z[j] -= shift_fraction[first + j] * half;
+    return z;
 }
 
 // Levy: w = 1 + (x - 1) / 4 in the standard form, whose optimum is x = 1; here x - 1 becomes
@@ -125,22 +138,18 @@ inline double levy10(const ht::Config& c) { return levy(coordinates(c, 10), levy
 inline double levy20(const ht::Config& c) { return levy(coordinates(c, 20), levy_half); }
 
 inline double rastrigin5(const ht::Config& c) {
-    const auto x = coordinates(c, 5);
-    double total = 10.0 * static_cast<double>(x.size());
-    for (std::size_t j = 0; j < x.size(); ++j) {
-        const double z = x[j] - shift_fraction[rastrigin_shift + j] * rastrigin_half;
-        total += z * z - 10.0 * std::cos(2.0 * std::numbers::pi * z);
-    }
+    const auto z = shifted(c, 5, rastrigin_shift, rastrigin_half);
+    double total = 10.0 * static_cast<double>(z.size());
+    for (const double zj : z) total += zj * zj - 10.0 * std::cos(2.0 * std::numbers::pi * zj);
     return total;
 }
 
 inline double griewank8(const ht::Config& c) {
-    const auto x = coordinates(c, 8);
+    const auto z = shifted(c, 8, griewank_shift, griewank_half);
     double sum = 0.0, product = 1.0;
-    for (std::size_t j = 0; j < x.size(); ++j) {
-        const double z = x[j] - shift_fraction[griewank_shift + j] * griewank_half;
-        sum += z * z;
-        product *= std::cos(z / std::sqrt(static_cast<double>(j) + 1.0));
+    for (std::size_t j = 0; j < z.size(); ++j) {
+        sum += z[j] * z[j];
+        product *= std::cos(z[j] / std::sqrt(static_cast<double>(j) + 1.0));
     }
     return 1.0 + sum / 4000.0 - product;
 }
@@ -157,14 +166,13 @@ inline double michalewicz5(const ht::Config& c) {
 
 // Ackley (a = 20, b = 0.2, c = 2 pi): a nearly flat outer plateau around one narrow funnel.
 inline double ackley5(const ht::Config& c) {
-    const auto x = coordinates(c, 5);
+    const auto z = shifted(c, 5, ackley_shift, ackley_half);
     double squares = 0.0, cosines = 0.0;
-    for (std::size_t j = 0; j < x.size(); ++j) {
-        const double z = x[j] - shift_fraction[ackley_shift + j] * ackley_half;
-        squares += z * z;
-        cosines += std::cos(2.0 * std::numbers::pi * z);
+    for (const double zj : z) {
+        squares += zj * zj;
+        cosines += std::cos(2.0 * std::numbers::pi * zj);
     }
-    const double d = static_cast<double>(x.size());
+    const double d = static_cast<double>(z.size());
     return -20.0 * std::exp(-0.2 * std::sqrt(squares / d)) - std::exp(cosines / d) + 20.0 + std::numbers::e;
 }
 
@@ -188,20 +196,12 @@ inline double shekel4(const ht::Config& c) {
 
 inline constexpr double hartmann3_min = -3.862779787332663;
 inline double hartmann3(const ht::Config& c) {
-    static constexpr double alpha[4] = {1.0, 1.2, 3.0, 3.2};
     static constexpr double a[4][3] = {{3, 10, 30}, {0.1, 10, 35}, {3, 10, 30}, {0.1, 10, 35}};
     static constexpr double p[4][3] = {{0.3689, 0.1170, 0.2673},
                                        {0.4699, 0.4387, 0.7470},
                                        {0.1091, 0.8732, 0.5547},
                                        {0.0381, 0.5743, 0.8828}};
-    const auto x = coordinates(c, 3);
-    double sum = 0.0;
-    for (std::size_t i = 0; i < 4; ++i) {
-        double inner = 0.0;
-        for (std::size_t j = 0; j < 3; ++j) inner += a[i][j] * (x[j] - p[i][j]) * (x[j] - p[i][j]);
-        sum += alpha[i] * std::exp(-inner);
-    }
-    return -sum;
+    return hartmann(c, a, p);
 }
 
 // Styblinski-Tang: 0.5 sum (x^4 - 16 x^2 + 5 x); separable, its minimum at x_i = -2.9035...

@@ -32,13 +32,14 @@ _P = ((0.1312, 0.1696, 0.5569, 0.0124, 0.8283, 0.5886),
       (0.4047, 0.8828, 0.8732, 0.5743, 0.1091, 0.0381))
 
 
+def _hartmann(x, a, centres):
+    """The Hartmann family: -sum_i alpha_i exp(-sum_j a_ij (x_j - p_ij)^2)."""
+    return -sum(_ALPHA[i] * math.exp(-sum(a[i][j] * (x[j] - centres[i][j]) ** 2 for j in range(len(x))))
+                for i in range(4))
+
+
 def hartmann6(p):
-    x = [p[f"x{j}"] for j in range(6)]
-    total = 0.0
-    for i in range(4):
-        inner = sum(_A[i][j] * (x[j] - _P[i][j]) ** 2 for j in range(6))
-        total += _ALPHA[i] * math.exp(-inner)
-    return -total
+    return _hartmann(_coords(p, 6), _A, _P)
 
 
 def rosenbrock4(p):
@@ -62,6 +63,11 @@ def _coords(p, d):
     return [p[f"x{j}"] for j in range(d)]
 
 
+def _offsets(p, d, first, half):
+    """z_j = x_j - the shifted optimum's coordinate j: SHIFT[first + j] * half."""
+    return [x - SHIFT[first + j] * half for j, x in enumerate(_coords(p, d))]
+
+
 def levy(x, shift_half):
     """Levy, with its optimum (x = 1 in the standard form) moved to SHIFT * shift_half."""
     w = [1.0 + (x[j] - SHIFT[j] * shift_half) / 4.0 for j in range(len(x))]
@@ -80,12 +86,12 @@ def levy20(p):
 
 
 def rastrigin5(p):
-    z = [x - SHIFT[RASTRIGIN_SHIFT + j] * RASTRIGIN_HALF for j, x in enumerate(_coords(p, 5))]
+    z = _offsets(p, 5, RASTRIGIN_SHIFT, RASTRIGIN_HALF)
     return 10.0 * len(z) + sum(zi * zi - 10.0 * math.cos(2.0 * math.pi * zi) for zi in z)
 
 
 def griewank8(p):
-    z = [x - SHIFT[GRIEWANK_SHIFT + j] * GRIEWANK_HALF for j, x in enumerate(_coords(p, 8))]
+    z = _offsets(p, 8, GRIEWANK_SHIFT, GRIEWANK_HALF)
     product = 1.0
     for j, zi in enumerate(z):
         product *= math.cos(zi / math.sqrt(j + 1.0))
@@ -100,7 +106,7 @@ ACKLEY_HALF, ACKLEY_SHIFT = 32.768, 5
 
 
 def ackley5(p):
-    z = [x - SHIFT[ACKLEY_SHIFT + j] * ACKLEY_HALF for j, x in enumerate(_coords(p, 5))]
+    z = _offsets(p, 5, ACKLEY_SHIFT, ACKLEY_HALF)
     d = len(z)
     return (-20.0 * math.exp(-0.2 * math.sqrt(sum(zi * zi for zi in z) / d))
             - math.exp(sum(math.cos(2.0 * math.pi * zi) for zi in z) / d) + 20.0 + math.e)
@@ -127,8 +133,7 @@ _P3 = ((0.3689, 0.1170, 0.2673), (0.4699, 0.4387, 0.7470), (0.1091, 0.8732, 0.55
 
 
 def hartmann3(p):
-    x = _coords(p, 3)
-    return -sum(_ALPHA[i] * math.exp(-sum(_A3[i][j] * (x[j] - _P3[i][j]) ** 2 for j in range(3))) for i in range(4))
+    return _hartmann(_coords(p, 3), _A3, _P3)
 
 
 STYBLINSKI8_MIN = 8 * -39.166165703771426
