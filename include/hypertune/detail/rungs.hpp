@@ -38,9 +38,8 @@
 #include <hypertune/error.hpp>
 #include <hypertune/detail/live_trials.hpp>
 #include <hypertune/detail/rung_ranking.hpp>
+#include <hypertune/detail/str_cat.hpp>
 #include <hypertune/strategy.hpp>
-
-#include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>
@@ -192,16 +191,16 @@ private:
                 ++waiting_;
                 return Decision::Stop;
             }
-            rec.reason = fmt::format("one of the first {} losses at rung {} (fewer than eta = {}): continues", m,
-                                     rung_index, eta_);
+            rec.reason = str_cat({"one of the first ", m, " losses at rung ", rung_index, " (fewer than eta = ", eta_,
+                                  "): continues"});
             out->push_back(std::move(rec));
             return Decision::Continue;
         }
         if (!rung.held.empty()) judge_held(t.bracket, rung_index, *out);
         rec.threshold = rung.ranking.cutoff();
         if (rung.ranking.in_top(id, value)) {
-            rec.reason = fmt::format("in the top 1/{} ({} of {}) at resource {}{}: continues", eta_, q, m, rung.resource,
-                                     by_what(rung));
+            rec.reason = str_cat({"in the top 1/", eta_, " (", q, " of ", m, ") at resource ", rung.resource,
+                                  by_what(rung), ": continues"});
             out->push_back(std::move(rec));
             return Decision::Continue;
         }
@@ -209,8 +208,8 @@ private:
         rec.kind = DecisionRecord::Kind::Stop;
         // Values stay out of the text: the record holds them, and the result prints them in the
         // objective's own sign (a maximised metric is a negated loss here).
-        rec.reason = fmt::format("not in the top 1/{} ({} of {}) at resource {}{}", eta_, q, m, rung.resource,
-                                 by_what(rung));
+        rec.reason = str_cat({"not in the top 1/", eta_, " (", q, " of ", m, ") at resource ", rung.resource,
+                              by_what(rung)});
         out->push_back(std::move(rec));
         return Decision::Stop;
     }

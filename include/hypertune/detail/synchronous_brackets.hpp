@@ -15,6 +15,7 @@
 #include <hypertune/linkage.hpp>
 #include <hypertune/config.hpp>
 #include <hypertune/detail/live_trials.hpp>
+#include <hypertune/detail/str_cat.hpp>
 #include <hypertune/scheduler.hpp>
 #include <hypertune/strategy.hpp>
 

@@ -17,6 +17,7 @@
 // Stop it returns itself is passed on. Its decisions go to the same sink as the median rule's.
 
 #include <hypertune/detail/split_heap.hpp>
+#include <hypertune/detail/str_cat.hpp>
 #include <hypertune/error.hpp>
 #include <hypertune/search_space.hpp>
 #include <hypertune/scheduler.hpp>
@@ -96,8 +97,8 @@ protected:
                 t.stopped = true;
                 decide(DecisionRecord{
                     id, DecisionRecord::Kind::Stop, -1, -1, step, loss, median, others.size(),
-                    fmt::format("worse than the median of the running averages of {} other trials at step {}",
-                                others.size(), step)});
+                    detail::str_cat({"worse than the median of the running averages of ", others.size(),
+                                     " other trials at step ", step})});
             }
         }
         others.insert(average);

@@ -82,8 +82,8 @@ HYPERTUNE_INLINE std::optional<Resumption> PromotionRungs::promote(std::vector<D
     const auto [value, id] = *promotable(*best_rung);
     const std::size_t m = best_rung->ranking.size();
     return resume(best_bracket, best_index, value, id,
-                  fmt::format("in the top 1/{} ({} of {}) at resource {}{}", eta_, best_rung->ranking.top_size(), m,
-                              best_rung->resource, best_rung->ranking.pareto() ? " by Pareto priority" : ""),
+                  str_cat({"in the top 1/", eta_, " (", best_rung->ranking.top_size(), " of ", m, ") at resource ",
+                           best_rung->resource, best_rung->ranking.pareto() ? " by Pareto priority" : ""}),
                   out);
 }
 
@@ -105,11 +105,11 @@ HYPERTUNE_INLINE std::optional<Resumption> PromotionRungs::speculate(std::vector
         if (!rung.ranking.within(best->second, best->first, most)) continue;
         const std::size_t ahead = rung.ranking.ahead_of(best->second, best->first);  // for the record only
         return resume(b, k, best->first, best->second,
-                      fmt::format("no new trial may start and a worker is free: {} of {} ahead of it at resource "
-                                  "{}{}, {} more on their way, so in the top 1/{} ({} of {}) should they all rank "
-                                  "behind it",
-                                  ahead, m, rung.resource, rung.ranking.pareto() ? " by Pareto priority" : "",
-                                  rung.arriving, eta_, most, m + rung.arriving),
+                      str_cat({"no new trial may start and a worker is free: ", ahead, " of ", m,
+                               " ahead of it at resource ", rung.resource,
+                               rung.ranking.pareto() ? " by Pareto priority" : "", ", ", rung.arriving,
+                               " more on their way, so in the top 1/", eta_, " (", most, " of ", m + rung.arriving,
+                               ") should they all rank behind it"}),
                       out);
     }
     return std::nullopt;
@@ -126,7 +126,7 @@ HYPERTUNE_INLINE Resumption PromotionRungs::resume(std::size_t b, std::size_t k,
     run_towards(t);
     out.push_back(DecisionRecord{id, DecisionRecord::Kind::Promote, labels_[b], static_cast<int>(k), from, value,
                                  rung.ranking.cutoff(), rung.ranking.size(),
-                                 fmt::format("{}: resumes from {} to {}", why, from, t.budget)});
+                                 str_cat({why, ": resumes from ", from, " to ", t.budget})});
     return Resumption{id, t.config, from, t.budget};
 }
 
@@ -140,7 +140,7 @@ HYPERTUNE_INLINE Decision PromotionRungs::report(TrialId id, Resource step, cons
     if (step > max_resource_) {
         out.push_back(DecisionRecord{id, DecisionRecord::Kind::Stop, labels_[t.bracket], static_cast<int>(t.rung),
                                      step, report.loss, std::numeric_limits<double>::quiet_NaN(), 0,
-                                     fmt::format("step {} exceeds max_resource {}", step, max_resource_)});
+                                     str_cat({"step ", step, " exceeds max_resource ", max_resource_})});
         return Decision::Stop;
     }
     // Past its rung's budget: the trainer overran; its outcome still counts at the rung.
@@ -170,7 +170,7 @@ HYPERTUNE_INLINE void PromotionRungs::finish(TrialId id, const Outcome& outcome,
     out.push_back(DecisionRecord{
         id, DecisionRecord::Kind::Pause, labels_[t.bracket], static_cast<int>(t.rung), rung.resource, outcome.loss,
         std::numeric_limits<double>::quiet_NaN(), rung.ranking.size(),
-        fmt::format("until it ranks in the top 1/{} here", eta_)});
+        str_cat({"until it ranks in the top 1/", eta_, " here"})});
 }
 
 HYPERTUNE_INLINE void PromotionRungs::close(std::vector<DecisionRecord>& out) {
@@ -182,8 +182,8 @@ HYPERTUNE_INLINE void PromotionRungs::close(std::vector<DecisionRecord>& out) {
             for (const auto& [value, id] : rung.waiting) {
                 out.push_back(DecisionRecord{id, DecisionRecord::Kind::Stop, labels_[b], static_cast<int>(k),
                                              rung.resource, value, cutoff, m,
-                                             fmt::format("never in the top 1/{} ({} of {}) before the work ran out",
-                                                         eta_, rung.ranking.top_size(), m)});
+                                             str_cat({"never in the top 1/", eta_, " (", rung.ranking.top_size(),
+                                                      " of ", m, ") before the work ran out"})});
                 trials_.erase(id);
             }
             rung.waiting.clear();

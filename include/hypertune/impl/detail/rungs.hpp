@@ -48,7 +48,7 @@ HYPERTUNE_INLINE Decision StopRungs::report(TrialId id, Resource step, const Int
         t.stopped = true;
         out.push_back(DecisionRecord{id, DecisionRecord::Kind::Stop, labels_[t.bracket], -1, step, report.loss,
                                      std::numeric_limits<double>::quiet_NaN(), 0,
-                                     fmt::format("step {} exceeds max_resource {}", step, max_resource_)});
+                                     str_cat({"step ", step, " exceeds max_resource ", max_resource_})});
         return Decision::Stop;
     }
     auto rung = advance(t, step);
@@ -69,12 +69,10 @@ HYPERTUNE_INLINE void StopRungs::finish(TrialId id, const Outcome& outcome, std:
         out.push_back(DecisionRecord{
             id, DecisionRecord::Kind::Pause, labels_[t.bracket], static_cast<int>(t.rung), t.reached, outcome.loss,
             std::numeric_limits<double>::quiet_NaN(), rung.ranking.size(),
-            t.cleared ? fmt::format("in the top 1/{} at resource {} once {} trials reached it: runs again when a "
-                                    "worker is free",
-                                    eta_, rung.resource, eta_)
-                      : fmt::format("one of the first {} at resource {} (fewer than eta = {}): waits for more trials "
-                                    "to reach it",
-                                    rung.ranking.size(), rung.resource, eta_)});
+            t.cleared ? str_cat({"in the top 1/", eta_, " at resource ", rung.resource, " once ", eta_,
+                                 " trials reached it: runs again when a worker is free"})
+                      : str_cat({"one of the first ", rung.ranking.size(), " at resource ", rung.resource,
+                                 " (fewer than eta = ", eta_, "): waits for more trials to reach it"})});
         if (t.cleared) cleared_.push_back(id);
         return;
     }
@@ -114,9 +112,9 @@ HYPERTUNE_INLINE void StopRungs::judge_held(std::size_t bracket, std::size_t run
         stop_waiting(t);
         out.push_back(DecisionRecord{id, DecisionRecord::Kind::Stop, labels_[bracket], static_cast<int>(rung_index),
                                      rung.resource, t.value, cutoff, m,
-                                     fmt::format("held at resource {} until {} trials reached it: not in the top "
-                                                 "1/{} ({} of {}){}",
-                                                 rung.resource, eta_, eta_, q, m, by_what(rung))});
+                                     str_cat({"held at resource ", rung.resource, " until ", eta_,
+                                              " trials reached it: not in the top 1/", eta_, " (", q, " of ", m, ")",
+                                              by_what(rung)})});
         if (t.running)
             t.over = true;  // forgotten when its run ends
         else
@@ -138,9 +136,8 @@ HYPERTUNE_INLINE std::optional<Resumption> StopRungs::resume(std::vector<Decisio
     ++running_;
     out.push_back(DecisionRecord{id, DecisionRecord::Kind::Promote, labels_[t.bracket], static_cast<int>(t.rung),
                                  rung.resource, t.value, rung.ranking.cutoff(), rung.ranking.size(),
-                                 fmt::format("in the top 1/{} at resource {} once {} trials reached it: resumes from "
-                                             "{} to {}",
-                                             eta_, rung.resource, eta_, t.reached, max_resource_)});
+                                 str_cat({"in the top 1/", eta_, " at resource ", rung.resource, " once ", eta_,
+                                          " trials reached it: resumes from ", t.reached, " to ", max_resource_})});
     return Resumption{id, *t.config, t.reached, max_resource_};
 }
 
@@ -168,9 +165,8 @@ HYPERTUNE_INLINE std::optional<Resumption> StopRungs::release(std::vector<Decisi
         stop_waiting(t);
         out.push_back(DecisionRecord{id, DecisionRecord::Kind::Stop, labels_[top_bracket], static_cast<int>(top_index),
                                      top->resource, t.value, trials_.at(best).value, m,
-                                     fmt::format("held at resource {}, which fewer than {} trials reached: not the "
-                                                 "best of the {} there",
-                                                 top->resource, eta_, m)});
+                                     str_cat({"held at resource ", top->resource, ", which fewer than ", eta_,
+                                              " trials reached: not the best of the ", m, " there"})});
         trials_.erase(id);
     }
     top->held.clear();
@@ -183,9 +179,9 @@ HYPERTUNE_INLINE std::optional<Resumption> StopRungs::release(std::vector<Decisi
     out.push_back(DecisionRecord{best, DecisionRecord::Kind::Promote, labels_[top_bracket],
                                  static_cast<int>(top_index), top->resource, t.value,
                                  std::numeric_limits<double>::quiet_NaN(), m,
-                                 fmt::format("the best of the {} held at resource {}, which fewer than {} trials "
-                                             "reached and no more will: resumes from {} to {}",
-                                             m, top->resource, eta_, t.reached, max_resource_)});
+                                 str_cat({"the best of the ", m, " held at resource ", top->resource,
+                                          ", which fewer than ", eta_, " trials reached and no more will: resumes from ",
+                                          t.reached, " to ", max_resource_})});
     return Resumption{best, *t.config, t.reached, max_resource_};
 }
 

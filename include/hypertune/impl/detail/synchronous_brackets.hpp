@@ -78,8 +78,8 @@ HYPERTUNE_INLINE Suggestion SynchronousBrackets::resume_trial(SyncBracket& b, st
     const Resource from = t.reached;
     out.push_back(DecisionRecord{
         id, DecisionRecord::Kind::Promote, b.s, static_cast<int>(t.rung), t.budget, t.loss, t.threshold, t.peers,
-        fmt::format("among the best {} of {} at resource {}: resumes from {} to {}", b.rung_size, t.peers, t.budget,
-                    from, rung_resource(b.s, b.rung))});
+        str_cat({"among the best ", b.rung_size, " of ", t.peers, " at resource ", t.budget, ": resumes from ", from,
+                 " to ", rung_resource(b.s, b.rung)})});
     t.rung = b.rung;
     t.budget = rung_resource(b.s, b.rung);
     t.running = true;
@@ -97,7 +97,7 @@ HYPERTUNE_INLINE Decision SynchronousBrackets::report(TrialId id, Resource step,
         out.push_back(
             DecisionRecord{id, DecisionRecord::Kind::Stop, brackets_.at(t.bracket).s, static_cast<int>(t.rung),
                            step, loss, std::numeric_limits<double>::quiet_NaN(), 0,
-                           fmt::format("step {} exceeds max_resource {}", step, max_resource_)});
+                           str_cat({"step ", step, " exceeds max_resource ", max_resource_})});
         return Decision::Stop;
     }
     // Past its rung's budget: the trainer overran; stop it there, its tell() still counts for the
@@ -128,8 +128,8 @@ HYPERTUNE_INLINE void SynchronousBrackets::finish(TrialId id, const Outcome& out
         out.push_back(
             DecisionRecord{id, DecisionRecord::Kind::Pause, b.s, static_cast<int>(t.rung), t.reached, outcome.loss,
                            std::numeric_limits<double>::quiet_NaN(), 0,
-                           fmt::format("rung {} of bracket {}: waits for {} more of {} trials before promotions",
-                                       t.rung, b.s, b.rung_size - b.results.size(), b.rung_size)});
+                           str_cat({"rung ", t.rung, " of bracket ", b.s, ": waits for ", b.rung_size - b.results.size(),
+                                    " more of ", b.rung_size, " trials before promotions"})});
     }
     if (b.running == 0 && b.promoted.empty() && (b.rung > 0 || b.created == b.rung_size)) close_rung(bit, out);
 }
@@ -162,8 +162,8 @@ HYPERTUNE_INLINE void SynchronousBrackets::close_rung(BracketIt bit, std::vector
         out.push_back(DecisionRecord{
             results[j].id, DecisionRecord::Kind::Stop, b.s, static_cast<int>(b.rung), trials_.at(results[j].id).reached,
             results[j].loss, threshold, m,
-            keep == 0 ? fmt::format("rung {} of bracket {}: no trial to promote", b.rung, b.s)
-                      : fmt::format("not among the best {} of {} at resource {}", keep, m, resource)});
+            keep == 0 ? str_cat({"rung ", b.rung, " of bracket ", b.s, ": no trial to promote"})
+                      : str_cat({"not among the best ", keep, " of ", m, " at resource ", resource})});
         trials_.erase(results[j].id);
     }
     if (keep == 0) {

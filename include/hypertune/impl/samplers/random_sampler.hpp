@@ -22,7 +22,7 @@ HYPERTUNE_INLINE void RandomSampler::start(const SearchSpace& space, const Sampl
 HYPERTUNE_INLINE Config RandomSampler::sample(const SearchSpace& space, std::uint64_t seed, std::uint64_t k) {
     constexpr std::size_t small = 16;
     auto d = space.dimensions();
-    std::array<double, small> buffer{};
+    std::array<double, small> buffer;  // not zeroed: the first d are written before any is read
     std::vector<double> heap;
     double* u = buffer.data();
     if (d > small) {
