@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: MIT
 #include <hypertune/json.hpp>
 #include <hypertune/result.hpp>
+#include <hypertune/samplers/random_sampler.hpp>
 #include <hypertune/search_space.hpp>
 
 #include <doctest/doctest.h>
 
+#include <map>
 #include <set>
 #include <sstream>
 #include <string>
@@ -131,4 +133,32 @@ TEST_CASE("grid: integers and categories enumerate, continuous parameters need a
     CHECK(wide.grid_point(s2, 0).get<int>("n") == 0);
     CHECK(wide.grid_point(s2, 2).get<int>("n") == 50);
     CHECK(wide.grid_point(s2, 4).get<int>("n") == 100);
+}
+
+TEST_CASE("random and grid points are the same whether their coordinates fit the stack buffer or not") {
+    // Up to 16 tuned parameters the unit-cube coordinates of a point live on the stack, beyond on
+    // the heap (detail::UnitPoint). Each parameter of a 15- to 18-parameter space must get the
+    // value it gets in a space of its own: trial k's coordinate j is hash3(seed, k, j).
+    for (std::size_t d : {15, 16, 17, 18}) {
+        CAPTURE(d);
+        ht::SearchSpace space;
+        for (std::size_t j = 0; j < d; ++j)
+            space.add(ht::ContinuousParameter(fmt::format("x{}", j), 0.0, 1.0, ht::Scaling::Linear));
+        for (std::uint64_t k = 0; k < 5; ++k) {
+            const ht::Config c = ht::RandomSampler::sample(space, 42, k);
+            for (std::size_t j = 0; j < d; ++j)
+                CHECK(c.get<double>(fmt::format("x{}", j)) == ht::detail::to_unit(ht::detail::hash3(42, k, j)));
+        }
+        std::map<std::string, std::size_t> points;
+        for (std::size_t j = 0; j < d; ++j) points[fmt::format("x{}", j)] = 2;
+        const auto shape = space.grid_shape(points);
+        const ht::Config first = space.grid_point(shape, 0), last = space.grid_point(shape, (1ULL << d) - 1);
+        const ht::Config one = space.grid_point(shape, 1);  // the last parameter varies fastest
+        for (std::size_t j = 0; j < d; ++j) {
+            const std::string name = fmt::format("x{}", j);
+            CHECK(first.get<double>(name) == 0.0);
+            CHECK(last.get<double>(name) == 1.0);
+            CHECK(one.get<double>(name) == (j + 1 == d ? 1.0 : 0.0));
+        }
+    }
 }

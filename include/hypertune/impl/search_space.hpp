@@ -6,6 +6,7 @@
 
 #include <hypertune/search_space.hpp>
 #include <hypertune/linkage.hpp>
+#include <hypertune/detail/unit_point.hpp>
 #include <fmt/format.h>
 #include <algorithm>
 #include <cmath>
@@ -130,7 +131,7 @@ HYPERTUNE_INLINE std::vector<std::size_t> SearchSpace::grid_shape(const std::map
 }
 
 HYPERTUNE_INLINE Config SearchSpace::grid_point(std::span<const std::size_t> shape, std::uint64_t k) const {
-    std::vector<double> u(shape.size());
+    detail::UnitPoint u(shape.size());
     for (std::size_t d = shape.size(); d-- > 0;) {
         auto n = shape[d];
         auto i = k % n;
@@ -142,7 +143,7 @@ HYPERTUNE_INLINE Config SearchSpace::grid_point(std::span<const std::size_t> sha
         else if (every_value) u[d] = (static_cast<double>(i) + 0.5) / static_cast<double>(n);  // each cell's centre
         else u[d] = static_cast<double>(i) / static_cast<double>(n - 1);  // evenly spaced, both ends included
     }
-    return decode(u);
+    return decode(u.coordinates());
 }
 
 }  // namespace hypertune

@@ -7,6 +7,7 @@
 #include <hypertune/samplers/random_sampler.hpp>
 #include <hypertune/linkage.hpp>
 #include <hypertune/detail/random.hpp>
+#include <hypertune/detail/unit_point.hpp>
 
 #if defined(HYPERTUNE_COMPILED) && !defined(HYPERTUNE_BUILDING_LIBRARY)
 #error "<hypertune/impl/samplers/random_sampler.hpp> is compiled into hypertune::compiled: include <hypertune/samplers/random_sampler.hpp>"
@@ -20,17 +21,10 @@ HYPERTUNE_INLINE void RandomSampler::start(const SearchSpace& space, const Sampl
 }
 
 HYPERTUNE_INLINE Config RandomSampler::sample(const SearchSpace& space, std::uint64_t seed, std::uint64_t k) {
-    constexpr std::size_t small = 16;
-    auto d = space.dimensions();
-    std::array<double, small> buffer;  // not zeroed: the first d are written before any is read
-    std::vector<double> heap;
-    double* u = buffer.data();
-    if (d > small) {
-        heap.resize(d);
-        u = heap.data();
-    }
+    const auto d = space.dimensions();
+    detail::UnitPoint u(d);
     for (std::size_t j = 0; j < d; ++j) u[j] = detail::to_unit(detail::hash3(seed, k, j));
-    return space.decode({u, d});
+    return space.decode(u.coordinates());
 }
 
 }  // namespace hypertune
