@@ -18,7 +18,8 @@
 namespace hypertune::detail {
 
 /// One piece of str_cat's text: a string, or an integer written in decimal. Implicit, so that a
-/// call lists its pieces as they read.
+/// call lists its pieces as they read. A string piece refers to its text without copying it: make
+/// pieces in the call to str_cat, where every argument outlives them.
 class TextPiece {
 public:
     TextPiece(std::string_view text) noexcept : text_(text.data()), size_(text.size()) {}
