@@ -58,15 +58,14 @@ void run(S strategy, const std::string& sampler, const TestFunction& fn, const s
          std::uint64_t seed) {
     peers::Recorder record("hypertune", sampler, fn, budgets, seed);
     strategy.start(fn.space, {seed, budgets.back()});
+    // How long the first trust region lived: the evaluations before its restart (null: never).
     bool restarted = false;
+    if constexpr (std::is_same_v<S, ht::Bayesian>) record.set_field("first_restart", nullptr);
     while (!record.done()) {
-        // How long the first trust region lived: the evaluations before its restart (null: never).
         if constexpr (std::is_same_v<S, ht::Bayesian>) {
             if (!restarted && strategy.trust_region_restarts() > 0) {
                 record.set_field("first_restart", record.evaluations());
                 restarted = true;
-            } else if (record.evaluations() == 0) {
-                record.set_field("first_restart", nullptr);
             }
         }
         auto s = strategy.ask();
