@@ -8,6 +8,7 @@
 
 #include <hypertune/config.hpp>
 #include <hypertune/error.hpp>
+#include <hypertune/json.hpp>
 #include <hypertune/metrics.hpp>
 #include <hypertune/objective.hpp>
 #include <hypertune/parameter.hpp>

@@ -13,14 +13,13 @@
 // in run_events.hpp; the reducer that turns them into records is in run_state.hpp.
 
 #include <hypertune/error.hpp>
-#include <hypertune/json.hpp>
+#include <hypertune/detail/json_value.hpp>
 #include <hypertune/parameter.hpp>
 #include <hypertune/result.hpp>
 #include <hypertune/search_space.hpp>
 #include <hypertune/strategy.hpp>
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <array>
@@ -51,46 +50,22 @@ namespace detail {
 inline constexpr int journal_format_oldest = 1;
 inline constexpr int journal_format_newest = 2;
 
-// The one JSON type of the run's files, nlohmann's ordered_json: a journal keeps its fields in the
-// order written, and a program instantiates one nlohmann type, not two (Config::to_json and the
-// results are ordered_json too; both types in every file that includes the tuner cost about 2 s
-// of compile CPU and 60 MB at -O2).
-using json = nlohmann::ordered_json;
-
-/// Equal as JSON documents: an object's fields in any order. An ordered_json compares them in
-/// order, but a journal written before this version had its fields sorted by name.
-[[nodiscard]] inline bool same_json(const json& a, const json& b) {
-    if (a.is_object() && b.is_object()) {
-        if (a.size() != b.size()) return false;
-        for (auto it = a.begin(); it != a.end(); ++it) {
-            const auto other = b.find(it.key());
-            if (other == b.end() || !same_json(it.value(), *other)) return false;
-        }
-        return true;
-    }
-    if (a.is_array() && b.is_array())
-        return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](const json& x, const json& y) {
-                   return same_json(x, y);
-               });
-    return a == b;
-}
-
-[[nodiscard]] inline double number_from(const json& j) {
-    return j.is_number() ? j.get<double>() : std::numeric_limits<double>::quiet_NaN();
+[[nodiscard]] inline double number_from(const JsonValue& j) {
+    return j.is_number() ? j.as_double() : std::numeric_limits<double>::quiet_NaN();
 }
 
 /// The array `key` of `j` as numbers (null: NaN); empty when there is no such key.
-[[nodiscard]] inline std::vector<double> numbers_from(const json& j, const char* key) {
+[[nodiscard]] inline std::vector<double> numbers_from(const JsonValue& j, const char* key) {
     std::vector<double> out;
     if (j.contains(key))
-        for (const auto& v : j.at(key)) out.push_back(number_from(v));
+        for (const auto& v : j.at(key).elements()) out.push_back(number_from(v));
     return out;
 }
 
 /// Numbers as a JSON array, NaN and infinities as null.
-[[nodiscard]] inline json numbers_or_nulls(const std::vector<double>& xs) {
-    json out = json::array();
-    for (double x : xs) out.push_back(number_or_null(x));
+[[nodiscard]] inline JsonValue numbers_or_nulls(const std::vector<double>& xs) {
+    JsonValue out = JsonValue::array();
+    for (double x : xs) out.push_back(JsonValue::number_or_null(x));
     return out;
 }
 
@@ -121,10 +96,10 @@ using json = nlohmann::ordered_json;
 /// Names the first difference between two spaces' JSON descriptions, or returns "". The same
 /// parameters in another order are said to be so (comparing them position by position would
 /// compare one parameter with another).
-[[nodiscard]] inline std::string space_difference(const json& journal, const json& current) {
-    auto names = [](const json& space) {
+[[nodiscard]] inline std::string space_difference(const JsonValue& journal, const JsonValue& current) {
+    auto names = [](const JsonValue& space) {
         std::vector<std::string> out;
-        for (const auto& p : space) out.push_back(p.value("name", "?"));
+        for (const auto& p : space.elements()) out.push_back(p.string_or("name", "?"));
         return out;
     };
     auto then = names(journal), now = names(current);
@@ -142,21 +117,23 @@ using json = nlohmann::ordered_json;
                            "(add them in the journal's order to resume)",
                            list(then), list(now));
     }
-    for (std::size_t i = 0; i < std::max(journal.size(), current.size()); ++i) {
-        if (i >= journal.size())
-            return fmt::format("parameter '{}' is not in the journal's search space", current[i].value("name", "?"));
-        if (i >= current.size())
-            return fmt::format("the journal's parameter '{}' is not in this search space", journal[i].value("name", "?"));
-        if (!same_json(journal[i], current[i]))
-            return fmt::format("parameter '{}' differs: journal {} vs now {}", journal[i].value("name", "?"),
-                               journal[i].dump(), current[i].dump());
+    const auto& was = journal.elements();
+    const auto& is = current.elements();
+    for (std::size_t i = 0; i < std::max(was.size(), is.size()); ++i) {
+        if (i >= was.size())
+            return fmt::format("parameter '{}' is not in the journal's search space", is[i].string_or("name", "?"));
+        if (i >= is.size())
+            return fmt::format("the journal's parameter '{}' is not in this search space", was[i].string_or("name", "?"));
+        if (was[i] != is[i])
+            return fmt::format("parameter '{}' differs: journal {} vs now {}", was[i].string_or("name", "?"),
+                               was[i].dump(), is[i].dump());
     }
     return "";
 }
 
 /// A journal read back: its events, and what was dropped.
 struct JournalContents {
-    std::vector<json> events;
+    std::vector<JsonValue> events;
     std::string warning;                ///< set when a truncated last line was dropped
     std::uintmax_t valid_bytes = 0;     ///< the length of the file up to the last complete line
 };
@@ -175,7 +152,7 @@ struct JournalContents {
             continue;
         }
         try {
-            auto j = json::parse(line);
+            auto j = JsonValue::parse(line);
             if (!j.is_object() || !j.contains("event"))
                 throw IoError(fmt::format("journal '{}' line {}: not an event object", path, number));
             if (!complete) {
@@ -187,7 +164,7 @@ struct JournalContents {
             }
             c.events.push_back(std::move(j));
             c.valid_bytes += line.size() + 1;
-        } catch (const json::exception& e) {
+        } catch (const JsonError& e) {
             if (!complete) {
                 c.warning = fmt::format("journal '{}': dropped a truncated last line {} ({} bytes), "
                                         "most likely cut by a crash while it was written",
@@ -199,11 +176,12 @@ struct JournalContents {
     }
     if (!c.events.empty()) {
         const auto& first = c.events.front();
-        if (first["event"] != "run_started")
+        if (first.at("event") != "run_started")
             throw IoError(fmt::format("journal '{}' line 1: expected a run_started event", path));
-        auto format = first.contains("format") ? first["format"] : json();
-        if (!format.is_number_integer() || format.get<std::int64_t>() < journal_format_oldest ||
-            format.get<std::int64_t>() > journal_format_newest)
+        const JsonValue* found = first.find("format");
+        const JsonValue format = found ? *found : JsonValue();
+        if (!format.is_integer() || format.as_integer<std::uint64_t>() < journal_format_oldest ||
+            format.as_integer<std::uint64_t>() > journal_format_newest)
             throw IoError(fmt::format("journal '{}': format version {} is not one of the supported {} to {}", path,
                                       format.dump(), journal_format_oldest, journal_format_newest));
     }
@@ -329,9 +307,9 @@ public:
         if (file_) std::fclose(file_);
     }
 
-    void write(const json& event) {
+    void write(const JsonValue& event) {
         // Free text (a failure reason quoting a trainer's output) may not be UTF-8: never throw on it.
-        std::string line = event.dump(-1, ' ', false, json::error_handler_t::replace);
+        std::string line = event.dump();
         line += '\n';
         if (std::fwrite(line.data(), 1, line.size(), file_) != line.size() || std::fflush(file_) != 0)
             throw IoError(fmt::format("journal '{}': cannot write: {}", path_, std::strerror(errno)));

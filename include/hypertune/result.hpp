@@ -8,6 +8,7 @@
 #include <hypertune/config.hpp>
 #include <hypertune/detail/csv.hpp>
 #include <hypertune/detail/file.hpp>
+#include <hypertune/detail/json_value.hpp>
 #include <hypertune/direction.hpp>
 #include <hypertune/error.hpp>
 #include <hypertune/metrics.hpp>
@@ -254,10 +255,12 @@ public:
     /// reason quoting a trainer's Latin-1 output does not keep pandas from reading the file.
     [[nodiscard]] std::string to_csv() const;
 
+    /// Writes to_json() to `path`, indented.
     void to_json(const std::string& path) const;
 
     /// {"metric", "direction", "strategy", ..., "best", "cost", "trials": [...]}; each trial has
-    /// the CSV's fields plus its hyperparameters, curve, run segments and decisions.
+    /// the CSV's fields plus its hyperparameters, curve, run segments and decisions. Defined in
+    /// <hypertune/json.hpp>, which brings in nlohmann/json (<hypertune/hypertune.hpp> includes it).
     [[nodiscard]] nlohmann::ordered_json to_json() const;
 
     /// Strategies see losses; this turns one back into the objective's sign.
@@ -284,6 +287,13 @@ private:
     Setup setup_;
     std::vector<TrialRecord> trials_;
 };
+
+namespace detail {
+
+/// Result::to_json()'s document, in the library's own JSON type.
+[[nodiscard]] JsonValue result_json(const Result& result);
+
+}  // namespace detail
 
 }  // namespace hypertune
 

@@ -18,7 +18,7 @@
 #include <hypertune/search_space.hpp>
 #include <hypertune/strategy.hpp>
 
-#include <nlohmann/json_fwd.hpp>
+#include <hypertune/detail/json_value.hpp>
 
 #include <cstdint>
 #include <optional>
@@ -135,16 +135,16 @@ namespace detail {
 
 inline constexpr int journal_format_written = 2;
 
-[[nodiscard]] nlohmann::ordered_json to_json(const RunEvent& event);
+[[nodiscard]] JsonValue to_json(const RunEvent& event);
 /// The run's objectives and constraints as run_started holds them (also what a resumed run must match).
-[[nodiscard]] nlohmann::ordered_json objectives_to_json(const std::vector<Metric>& objectives);
-[[nodiscard]] nlohmann::ordered_json constraints_to_json(const std::vector<Constraint>& constraints);
-[[nodiscard]] std::vector<Metric> objectives_from_json(const nlohmann::ordered_json& j);
-[[nodiscard]] std::vector<Constraint> constraints_from_json(const nlohmann::ordered_json& j);
+[[nodiscard]] JsonValue objectives_to_json(const std::vector<Metric>& objectives);
+[[nodiscard]] JsonValue constraints_to_json(const std::vector<Constraint>& constraints);
+[[nodiscard]] std::vector<Metric> objectives_from_json(const JsonValue& j);
+[[nodiscard]] std::vector<Constraint> constraints_from_json(const JsonValue& j);
 
 /// The event of one journal line. `space` is the run's (from its run_started line): it reads the
 /// configurations. Throws IoError naming the event and the field.
-[[nodiscard]] RunEvent event_from_json(const nlohmann::ordered_json& e, const SearchSpace& space);
+[[nodiscard]] RunEvent event_from_json(const JsonValue& e, const SearchSpace& space);
 
 }  // namespace detail
 }  // namespace hypertune

@@ -11,6 +11,7 @@
 #include "warm_start_invariants.hpp"
 
 #include <hypertune/journal.hpp>
+#include <hypertune/json.hpp>
 #include <hypertune/strategies/asha.hpp>
 #include <hypertune/tuner.hpp>
 

@@ -14,6 +14,7 @@
 #include "warm_start_invariants.hpp"
 
 #include <hypertune/journal.hpp>
+#include <hypertune/json.hpp>
 #include <hypertune/result.hpp>
 #include <hypertune/search_space.hpp>
 
@@ -82,7 +83,7 @@ void load_trials(const SearchSpace& space, const json& doc) {
         r.id = records.size();
         r.config = std::move(*cfg);
         r.status = TrialStatus::Completed;
-        if (auto v = t.find("FinalObjectiveValue"); v != t.end()) r.objective = detail::number_from(*v);
+        if (auto v = t.find("FinalObjectiveValue"); v != t.end()) r.objective = detail::number_from(detail::from_nlohmann(*v));
         if (auto s = t.find("TrainingJobStatus"); s != t.end() && s->is_string())
             fuzz::expect_only_hypertune_errors("status_from", [&] { r.status = detail::status_from(s->get<std::string>()); });
         records.push_back(std::move(r));

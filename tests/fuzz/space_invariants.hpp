@@ -8,6 +8,7 @@
 #include "fuzz_support.hpp"
 
 #include <hypertune/journal.hpp>
+#include <hypertune/json.hpp>
 #include <hypertune/search_space.hpp>
 #include <hypertune/strategies/random_search.hpp>
 

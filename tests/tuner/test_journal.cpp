@@ -280,7 +280,7 @@ TEST_CASE("a journal whose parameters come in another order is refused, naming b
                          ht::InvalidArgument);
     // Other differences are still named parameter by parameter.
     using ht::detail::space_difference;
-    auto json_of = [](const ht::SearchSpace& s) { return s.to_json(); };
+    auto json_of = [](const ht::SearchSpace& s) { return ht::detail::space_json(s); };
     CHECK(space_difference(json_of(journal_space()), json_of(journal_space())) == "");
     ht::SearchSpace fewer{ht::ContinuousParameter("x", 0.0, 1.0), ht::IntegerParameter("k", 1, 5)};
     CHECK(space_difference(json_of(journal_space()), json_of(fewer)) ==

@@ -11,6 +11,8 @@
 #include <string>
 #include <string_view>
 
+#include <hypertune/detail/utf8.hpp>
+
 #include <fmt/format.h>
 
 namespace hypertune::detail {
@@ -32,42 +34,6 @@ inline constexpr std::string_view csv_pareto_column = "ParetoOptimal";
     auto in = [&](const auto& columns) { return std::find(columns.begin(), columns.end(), name) != columns.end(); };
     return in(csv_columns_before_parameters) || in(csv_columns_after_parameters) || name == csv_feasible_column ||
            name == csv_pareto_column;
-}
-
-/// The length of the well-formed UTF-8 sequence at the start of `s` (RFC 3629: no overlong forms,
-/// no surrogates, nothing above U+10FFFF), or 0 when there is none.
-[[nodiscard]] inline std::size_t utf8_sequence_length(std::string_view s) {
-    auto byte = [&](std::size_t i) { return static_cast<unsigned char>(s[i]); };
-    unsigned char b = byte(0);
-    if (b < 0x80) return 1;
-    std::size_t n = b >= 0xC2 && b <= 0xDF ? 2 : b >= 0xE0 && b <= 0xEF ? 3 : b >= 0xF0 && b <= 0xF4 ? 4 : 0;
-    if (n == 0 || s.size() < n) return 0;
-    // The second byte's range depends on the first (this is what excludes overlongs and surrogates).
-    unsigned char lo = b == 0xE0 ? 0xA0 : b == 0xF0 ? 0x90 : 0x80;
-    unsigned char hi = b == 0xED ? 0x9F : b == 0xF4 ? 0x8F : 0xBF;
-    if (byte(1) < lo || byte(1) > hi) return 0;
-    for (std::size_t i = 2; i < n; ++i)
-        if ((byte(i) & 0xC0) != 0x80) return 0;
-    return n;
-}
-
-/// `s` with every byte that does not belong to well-formed UTF-8 replaced by U+FFFD, as the JSON
-/// output does: free text (a failure reason quoting a trainer's Latin-1 stderr) must not make the
-/// whole file unreadable to a UTF-8 reader such as pandas.
-[[nodiscard]] inline std::string valid_utf8(std::string_view s) {
-    std::string out;
-    out.reserve(s.size());
-    while (!s.empty()) {
-        std::size_t n = utf8_sequence_length(s);
-        if (n == 0) {
-            out += "\xEF\xBF\xBD";  // U+FFFD
-            n = 1;
-        } else {
-            out += s.substr(0, n);
-        }
-        s.remove_prefix(n);
-    }
-    return out;
 }
 
 /// One CSV field: quoted when it must be, and valid UTF-8 whatever the input.

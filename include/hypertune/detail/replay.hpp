@@ -12,6 +12,8 @@
 //   that explains it was made by an ask() that started nothing (the promotion type's Stop of each
 //   trial left paused when the run has nothing left to run): the replay asks once more there.
 
+#include <hypertune/detail/config_json.hpp>
+#include <hypertune/detail/json_value.hpp>
 #include <hypertune/error.hpp>
 #include <hypertune/journal.hpp>
 #include <hypertune/run_events.hpp>
@@ -50,7 +52,7 @@ namespace hypertune::detail {
 }
 
 /// Throws InvalidArgument naming the first difference between the journal's run and this one.
-inline void check_same_run(const std::string& path, const json& start, const SearchSpace& space,
+inline void check_same_run(const std::string& path, const JsonValue& start, const SearchSpace& space,
                            const std::string& strategy, std::uint64_t seed, const std::string& metric,
                            std::optional<Resource> max_resource, Direction direction,
                            const std::vector<Metric>& objectives, const std::vector<Constraint>& constraints,
@@ -60,10 +62,9 @@ inline void check_same_run(const std::string& path, const json& start, const Sea
             return InvalidArgument(
                 fmt::format("journal '{}' belongs to another run: its {} is {}, this tuner's is {}", path, what, then, now));
         };
-        auto diff = space_difference(start.at("space"), space.to_json());
+        auto diff = space_difference(start.at("space"), space_json(space));
         if (!diff.empty()) throw InvalidArgument(fmt::format("journal '{}' belongs to another search space: {}", path, diff));
-        if (start.at("strategy") != strategy) {
-            const auto then = start.at("strategy").get<std::string>();
+        if (const std::string& then = start.at("strategy").as_string(); then != strategy) {
             auto error = differs("strategy", then, strategy);
             // ASHA's and asynchronous Hyperband's default type was Stop before it became Promotion.
             if (strategy.find("-promotion") != std::string::npos && then.find("-promotion") == std::string::npos &&
@@ -74,28 +75,29 @@ inline void check_same_run(const std::string& path, const json& start, const Sea
             throw error;
         }
         if (start.at("seed") != seed) throw differs("seed", start.at("seed").dump(), std::to_string(seed));
-        if (start.at("metric") != metric) throw differs("metric", start.at("metric").get<std::string>(), metric);
-        if (start.at("max_resource") != (max_resource ? json(*max_resource) : json(nullptr)))
-            throw differs("max_resource", start.at("max_resource").dump(),
-                          max_resource ? std::to_string(*max_resource) : std::string("null"));
+        if (start.at("metric") != metric) throw differs("metric", start.at("metric").as_string(), metric);
+        const JsonValue max_resource_now = max_resource ? JsonValue(*max_resource) : JsonValue();
+        if (start.at("max_resource") != max_resource_now)
+            throw differs("max_resource", start.at("max_resource").dump(), max_resource_now.dump());
         if (start.at("direction") != to_string(direction))
-            throw differs("direction", start.at("direction").get<std::string>(), std::string(to_string(direction)));
+            throw differs("direction", start.at("direction").as_string(), std::string(to_string(direction)));
         // A single objective is written as metric and direction alone.
-        const json objectives_now = objectives.size() > 1 ? objectives_to_json(objectives) : json::array();
-        const json objectives_then = start.value("objectives", json::array());
-        const json constraints_now = constraints_to_json(constraints);
-        const json constraints_then = start.value("constraints", json::array());
-        for (const auto& [what, then, now] : {std::tuple{"objectives", &objectives_then, &objectives_now},
-                                              std::tuple{"constraints", &constraints_then, &constraints_now}})
-            if (!same_json(*then, *now))
+        const JsonValue objectives_now = objectives.size() > 1 ? objectives_to_json(objectives) : JsonValue::array();
+        const JsonValue* objectives_then = start.find("objectives");
+        const JsonValue constraints_now = constraints_to_json(constraints);
+        const JsonValue* constraints_then = start.find("constraints");
+        const JsonValue none = JsonValue::array();
+        for (const auto& [what, then, now] : {std::tuple{"objectives", objectives_then ? objectives_then : &none, &objectives_now},
+                                              std::tuple{"constraints", constraints_then ? constraints_then : &none, &constraints_now}})
+            if (*then != *now)
                 throw InvalidArgument(fmt::format("journal '{}' belongs to another run: its {} are {}, this tuner's are {}",
                                                   path, what, then->dump(), now->dump()));
         // It decides what every trial is billed, for the trials journaled and those to come.
-        const std::string instances_then = start.value("instances_parameter", std::string());
+        const std::string instances_then = start.string_or("instances_parameter", "");
         if (instances_then != instances_parameter)
             throw differs("instances_parameter", instances_then.empty() ? "none" : "'" + instances_then + "'",
                           instances_parameter.empty() ? "none" : "'" + instances_parameter + "'");
-    } catch (const json::exception& e) {
+    } catch (const JsonError& e) {
         throw IoError(fmt::format("journal '{}' line 1: {}", path, e.what()));
     }
 }
@@ -110,7 +112,7 @@ struct Replayed {
 
 /// Replays `events` (a journal whose first line passed check_same_run) into `strategy` and a
 /// RunState. Losses are the journal's values with the run's sign (`maximize`).
-[[nodiscard]] inline Replayed replay_journal(const std::string& path, const std::vector<json>& events,
+[[nodiscard]] inline Replayed replay_journal(const std::string& path, const std::vector<JsonValue>& events,
                                              AnyStrategy& strategy, bool maximize, std::size_t max_jobs) {
     Replayed out;
     std::deque<DecisionRecord> regenerated;

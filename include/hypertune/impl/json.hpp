@@ -4,110 +4,86 @@
 // otherwise (see <hypertune/linkage.hpp>).
 
 #include <hypertune/json.hpp>
+#include <hypertune/error.hpp>
 #include <hypertune/linkage.hpp>
 
 #if defined(HYPERTUNE_COMPILED) && !defined(HYPERTUNE_BUILDING_LIBRARY)
 #error "<hypertune/impl/json.hpp> is compiled into hypertune::compiled: include <hypertune/json.hpp>"
 #endif
 
-#include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <string>
-#include <variant>
-#include <vector>
 
 namespace hypertune {
 
-HYPERTUNE_INLINE nlohmann::ordered_json Config::to_json() const {
-    nlohmann::ordered_json j = nlohmann::ordered_json::object();
-    for (std::size_t i = 0; i < values_.size(); ++i)
-        std::visit([&](const auto& x) { j[(*layout_)[i].name] = x; }, values_[i]);
-    return j;
-}
+HYPERTUNE_INLINE nlohmann::ordered_json Config::to_json() const { return detail::to_nlohmann(detail::config_json(*this)); }
 
 HYPERTUNE_INLINE Config SearchSpace::from_json(const nlohmann::ordered_json& j) const {
-    if (!j.is_object()) throw InvalidArgument("configuration JSON must be an object of name: value");
-    for (const auto& [key, _] : j.items())
-        if (std::none_of(layout_->begin(), layout_->end(), [&key = key](const auto& p) { return p.name == key; }))
-            throw InvalidArgument(fmt::format("configuration JSON: unknown parameter '{}'", key));
-    std::vector<Value> values;
-    for (const auto& p : *layout_) {
-        auto it = j.find(p.name);
-        if (it == j.end()) {
-            if (p.kind == ParameterKind::Static) {
-                values.push_back(p.fixed);
-                continue;
-            }
-            throw InvalidArgument(fmt::format("configuration JSON: parameter '{}' is missing", p.name));
-        }
-        if (it->is_string()) values.emplace_back(it->get<std::string>());
-        else if (it->is_number_integer()) values.emplace_back(it->get<std::int64_t>());
-        else if (it->is_number()) values.emplace_back(it->get<double>());
-        else
-            throw InvalidArgument(fmt::format("configuration JSON: parameter '{}' has a value of type {}", p.name,
-                                              it->type_name()));
-    }
-    return make(std::move(values));
+    return detail::config_from_json(*this, detail::from_nlohmann(j));
 }
 
-HYPERTUNE_INLINE nlohmann::ordered_json SearchSpace::to_json() const {
-    nlohmann::ordered_json j = nlohmann::ordered_json::array();
-    for (const auto& p : *layout_) {
-        nlohmann::ordered_json e;
-        e["name"] = p.name;
-        e["kind"] = std::string(to_string(p.kind));
-        e["type"] = std::string(p.type);
-        switch (p.kind) {
-            case ParameterKind::Integer:
-                e["min"] = static_cast<std::int64_t>(p.min);
-                e["max"] = static_cast<std::int64_t>(p.max);
-                e["scaling"] = std::string(to_string(p.scaling));
-                break;
-            case ParameterKind::Continuous:
-                e["min"] = p.min;
-                e["max"] = p.max;
-                e["scaling"] = std::string(to_string(p.scaling));
-                break;
-            case ParameterKind::Categorical: e["values"] = p.categories; break;
-            case ParameterKind::Static: std::visit([&](const auto& x) { e["value"] = x; }, p.fixed); break;
-        }
-        j.push_back(std::move(e));
-    }
-    return j;
-}
+HYPERTUNE_INLINE nlohmann::ordered_json SearchSpace::to_json() const { return detail::to_nlohmann(detail::space_json(*this)); }
+
+HYPERTUNE_INLINE nlohmann::ordered_json Result::to_json() const { return detail::to_nlohmann(detail::result_json(*this)); }
 
 namespace detail {
 
-HYPERTUNE_INLINE SearchSpace space_from_json(const nlohmann::ordered_json& j) {
-    if (!j.is_array()) throw IoError("search space JSON: must be an array of parameters");
-    SearchSpace space;
-    for (const auto& p : j) {
-        auto name = p.at("name").get<std::string>();
-        auto kind = p.at("kind").get<std::string>();
-        auto scaling_of = [&] {
-            auto s = p.at("scaling").get<std::string>();
-            for (auto sc : {Scaling::Linear, Scaling::Logarithmic, Scaling::ReverseLogarithmic})
-                if (to_string(sc) == s) return sc;
-            throw IoError(fmt::format("parameter '{}': unknown scaling '{}'", name, s));
-        };
-        if (kind == "Integer")
-            space.add(IntegerParameter<std::int64_t>(name, integer_at<std::int64_t>(p, "min"), integer_at<std::int64_t>(p, "max"),
-                                                     scaling_of()));
-        else if (kind == "Continuous")
-            space.add(ContinuousParameter<double>(name, p.at("min").get<double>(), p.at("max").get<double>(), scaling_of()));
-        else if (kind == "Categorical")
-            space.add(CategoricalParameter(name, p.at("values").get<std::vector<std::string>>()));
-        else if (kind == "Static") {
-            const auto& v = p.at("value");
-            if (v.is_string()) space.add(StaticParameter(name, v.get<std::string>()));
-            else if (v.is_number_integer()) space.add(StaticParameter(name, v.get<std::int64_t>()));
-            else space.add(StaticParameter(name, v.get<double>()));
-        } else {
-            throw IoError(fmt::format("parameter '{}': unknown kind '{}'", name, kind));
+HYPERTUNE_INLINE nlohmann::ordered_json to_nlohmann(const JsonValue& v) {
+    using json = nlohmann::ordered_json;
+    switch (v.type()) {
+        case JsonValue::Type::Null: return json(nullptr);
+        case JsonValue::Type::Boolean: return json(v.as_boolean());
+        case JsonValue::Type::Integer: return json(v.as_integer<std::int64_t>());
+        case JsonValue::Type::Unsigned: return json(v.as_integer<std::uint64_t>());
+        case JsonValue::Type::Real: return json(v.as_double());
+        case JsonValue::Type::String: return json(v.as_string());
+        case JsonValue::Type::Array: {
+            json out = json::array();
+            for (const auto& e : v.elements()) out.push_back(to_nlohmann(e));
+            return out;
+        }
+        case JsonValue::Type::Object: {
+            json out = json::object();
+            for (std::size_t i = 0; i < v.size(); ++i) out[v.keys()[i]] = to_nlohmann(v.field(i));
+            return out;
         }
     }
-    return space;
+    return json(nullptr);
 }
+
+HYPERTUNE_INLINE JsonValue from_nlohmann(const nlohmann::ordered_json& j) {
+    using json = nlohmann::ordered_json;
+    switch (j.type()) {
+        case json::value_t::null:
+        case json::value_t::discarded: return JsonValue();
+        case json::value_t::boolean: return JsonValue(j.get<bool>());
+        case json::value_t::number_integer: return JsonValue(j.get<std::int64_t>());
+        case json::value_t::number_unsigned: {
+            // As JsonValue::parse reads it: an integer that fits int64 is a signed one.
+            const auto u = j.get<std::uint64_t>();
+            if (u <= static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()))
+                return JsonValue(static_cast<std::int64_t>(u));
+            return JsonValue(u);
+        }
+        case json::value_t::number_float: return JsonValue(j.get<double>());
+        case json::value_t::string: return JsonValue(j.get<std::string>());
+        case json::value_t::array: {
+            JsonValue out = JsonValue::array();
+            for (const auto& e : j) out.push_back(from_nlohmann(e));
+            return out;
+        }
+        case json::value_t::object: {
+            JsonValue out = JsonValue::object();
+            for (const auto& [key, value] : j.items()) out[key] = from_nlohmann(value);
+            return out;
+        }
+        case json::value_t::binary: break;
+    }
+    throw InvalidArgument("JSON: a binary value has no JSON text");
+}
+
+HYPERTUNE_INLINE SearchSpace space_from_json(const nlohmann::ordered_json& j) { return space_from_json(from_nlohmann(j)); }
 
 }  // namespace detail
 

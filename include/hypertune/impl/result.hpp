@@ -6,12 +6,12 @@
 
 #include <hypertune/result.hpp>
 #include <hypertune/linkage.hpp>
-#include <hypertune/json.hpp>
+#include <hypertune/detail/config_json.hpp>
+#include <hypertune/detail/json_value.hpp>
 #include <hypertune/detail/csv.hpp>
 #include <hypertune/detail/file.hpp>
 #include <hypertune/pareto.hpp>
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #if defined(HYPERTUNE_COMPILED) && !defined(HYPERTUNE_BUILDING_LIBRARY)
 #error "<hypertune/impl/result.hpp> is compiled into hypertune::compiled: include <hypertune/result.hpp>"
@@ -207,126 +207,143 @@ HYPERTUNE_INLINE std::string Result::to_csv() const {
 }
 
 HYPERTUNE_INLINE void Result::to_json(const std::string& path) const {
-    // A failure reason may quote a trainer's output, which need not be UTF-8: replace, never throw.
-    detail::write_whole_file(path, "JSON file",
-                             to_json().dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + '\n');
+    // A failure reason may quote a trainer's output, which need not be UTF-8: the writer replaces
+    // what is not, never throws.
+    detail::write_whole_file(path, "JSON file", detail::result_json(*this).dump(2) + '\n');
 }
 
-HYPERTUNE_INLINE nlohmann::ordered_json Result::to_json() const {
-    using json = nlohmann::ordered_json;
-    json j;
-    j["metric"] = setup_.metric;
-    j["direction"] = std::string(to_string(setup_.direction));
-    const auto objs = objectives();
-    const auto names = metric_names();
+namespace detail {
+
+HYPERTUNE_INLINE JsonValue result_json(const Result& result) {
+    const Result::Setup& setup = result.setup();
+    auto number_or_null = [](double x) { return JsonValue::number_or_null(x); };
+    auto strings = [](const std::vector<std::string>& xs) {
+        JsonValue out = JsonValue::array();
+        for (const auto& x : xs) out.push_back(x);
+        return out;
+    };
+    auto optional_integer = [](const auto& x) { return x ? JsonValue(*x) : JsonValue(); };
+    JsonValue j = JsonValue::object();
+    j["metric"] = setup.metric;
+    j["direction"] = to_string(setup.direction);
+    const auto objs = result.objectives();
+    const auto names = result.metric_names();
     const bool multi = objs.size() > 1;
     if (multi) {
-        json o = json::array();
-        for (const auto& m : objs) o.push_back({{"name", m.name}, {"direction", std::string(to_string(m.direction))}});
+        JsonValue o = JsonValue::array();
+        for (const auto& m : objs) o.push_back(JsonValue::object({{"name", m.name}, {"direction", to_string(m.direction)}}));
         j["objectives"] = std::move(o);
     }
-    if (!setup_.constraints.empty()) {
-        json c = json::array();
-        for (const auto& k : setup_.constraints)
-            c.push_back({{"metric", k.metric}, {"kind", std::string(to_string(k.kind))}, {"bound", k.bound}});
+    if (!setup.constraints.empty()) {
+        JsonValue c = JsonValue::array();
+        for (const auto& k : setup.constraints)
+            c.push_back(JsonValue::object({{"metric", k.metric}, {"kind", to_string(k.kind)}, {"bound", k.bound}}));
         j["constraints"] = std::move(c);
     }
-    j["strategy"] = setup_.strategy;
-    j["seed"] = setup_.seed;
-    j["max_parallel_jobs"] = setup_.max_parallel_jobs;
-    j["instances_per_trial"] = setup_.instances_per_trial;
-    if (!setup_.instances_parameter.empty()) j["instances_parameter"] = setup_.instances_parameter;
-    j["max_resource"] = setup_.max_resource ? json(*setup_.max_resource) : json(nullptr);
-    j["stop_reason"] = setup_.stop_reason;
-    j["warnings"] = setup_.warnings;
-    j["start_time"] = detail::iso8601(setup_.start_time);
-    j["wall_seconds"] = setup_.wall_seconds;
-    if (has_best()) {
-        const auto& b = best();
-        j["best"] = {{"TrainingJobName", job_name(b.id)}, {"TrialId", b.id}, {"FinalObjectiveValue", b.objective},
-                     {"hyperparameters", b.config.to_json()}};
+    j["strategy"] = setup.strategy;
+    j["seed"] = setup.seed;
+    j["max_parallel_jobs"] = setup.max_parallel_jobs;
+    j["instances_per_trial"] = setup.instances_per_trial;
+    if (!setup.instances_parameter.empty()) j["instances_parameter"] = setup.instances_parameter;
+    j["max_resource"] = optional_integer(setup.max_resource);
+    j["stop_reason"] = setup.stop_reason;
+    j["warnings"] = strings(setup.warnings);
+    j["start_time"] = iso8601(setup.start_time);
+    j["wall_seconds"] = setup.wall_seconds;
+    if (result.has_best()) {
+        const auto& b = result.best();
+        j["best"] = JsonValue::object({{"TrainingJobName", Result::job_name(b.id)},
+                                       {"TrialId", b.id},
+                                       {"FinalObjectiveValue", b.objective},
+                                       {"hyperparameters", config_json(b.config)}});
     } else {
-        j["best"] = nullptr;
+        j["best"] = JsonValue();
     }
-    if (!setup_.parent_bests.empty()) {
-        json parents = json::array();
-        for (const auto& p : setup_.parent_bests)
-            parents.push_back({{"parent", p.parent}, {"TrialId", p.trial},
-                               {"FinalObjectiveValue", detail::number_or_null(p.objective)},
-                               {"hyperparameters", p.config.empty() ? json(nullptr) : json(p.config.to_json())}});
+    if (!setup.parent_bests.empty()) {
+        JsonValue parents = JsonValue::array();
+        for (const auto& p : setup.parent_bests)
+            parents.push_back(JsonValue::object({{"parent", p.parent},
+                                                 {"TrialId", p.trial},
+                                                 {"FinalObjectiveValue", number_or_null(p.objective)},
+                                                 {"hyperparameters", p.config.empty() ? JsonValue() : config_json(p.config)}}));
         j["warm_start_parents"] = std::move(parents);
-        if (has_overall_best()) {
-            auto o = overall_best();
-            j["overall_best"] = {{"parent", o.parent ? json(*o.parent) : json(nullptr)}, {"TrialId", o.trial},
-                                 {"FinalObjectiveValue", o.objective}, {"hyperparameters", o.config.to_json()}};
+        if (result.has_overall_best()) {
+            auto o = result.overall_best();
+            j["overall_best"] = JsonValue::object({{"parent", optional_integer(o.parent)},
+                                                   {"TrialId", o.trial},
+                                                   {"FinalObjectiveValue", o.objective},
+                                                   {"hyperparameters", config_json(o.config)}});
         }
     }
-    auto c = cost();
-    j["cost"] = {{"billable_seconds", c.billable_seconds},
-                 {"billable_seconds_without_early_stopping", c.billable_seconds_without_early_stopping},
-                 {"busy_seconds", c.busy_seconds},
-                 {"wall_seconds", c.wall_seconds},
-                 {"sequential_seconds", c.sequential_seconds},
-                 {"utilisation", c.utilisation},
-                 {"resource_used", c.resource_used},
-                 {"full_resource", c.full_resource}};
+    auto c = result.cost();
+    j["cost"] = JsonValue::object({{"billable_seconds", c.billable_seconds},
+                                   {"billable_seconds_without_early_stopping", c.billable_seconds_without_early_stopping},
+                                   {"busy_seconds", c.busy_seconds},
+                                   {"wall_seconds", c.wall_seconds},
+                                   {"sequential_seconds", c.sequential_seconds},
+                                   {"utilisation", c.utilisation},
+                                   {"resource_used", c.resource_used},
+                                   {"full_resource", c.full_resource}});
     std::vector<TrialId> front;
     if (multi) {
-        json ids = json::array();
-        for (const auto& t : pareto_front()) {
+        JsonValue ids = JsonValue::array();
+        for (const auto& t : result.pareto_front()) {
             front.push_back(t.id);
             ids.push_back(t.id);
         }
         j["pareto_front"] = std::move(ids);
     }
-    json trials = json::array();
-    for (const auto& t : trials_) {
-        json r;
-        r["TrainingJobName"] = job_name(t.id);
-        r["TrainingJobStatus"] = std::string(to_string(t.status));
-        r["FinalObjectiveValue"] = detail::number_or_null(t.objective);
-        if (multi || !setup_.constraints.empty()) {
-            json m = json::object();
+    JsonValue trials = JsonValue::array();
+    for (const auto& t : result.trials()) {
+        JsonValue r = JsonValue::object();
+        r["TrainingJobName"] = Result::job_name(t.id);
+        r["TrainingJobStatus"] = to_string(t.status);
+        r["FinalObjectiveValue"] = number_or_null(t.objective);
+        if (multi || !setup.constraints.empty()) {
+            JsonValue m = JsonValue::object();
             for (std::size_t i = 0; i < names.size(); ++i)
-                m[names[i]] = i < t.values.size() ? json(detail::number_or_null(t.values[i])) : json(nullptr);
+                m[names[i]] = i < t.values.size() ? number_or_null(t.values[i]) : JsonValue();
             r["metrics"] = std::move(m);
         }
-        if (!setup_.constraints.empty()) r["feasible"] = t.has_objective() ? json(t.feasible) : json(nullptr);
+        if (!setup.constraints.empty()) r["feasible"] = t.has_objective() ? JsonValue(t.feasible) : JsonValue();
         if (multi) r["pareto_optimal"] = std::find(front.begin(), front.end(), t.id) != front.end();
-        r["TrainingStartTime"] = detail::iso8601(t.start_time());
-        r["TrainingEndTime"] = detail::iso8601(t.end_time());
+        r["TrainingStartTime"] = iso8601(t.start_time());
+        r["TrainingEndTime"] = iso8601(t.end_time());
         r["TrainingElapsedTimeSeconds"] = t.elapsed_seconds;
         r["TrialId"] = t.id;
-        r["hyperparameters"] = t.config.to_json();
+        r["hyperparameters"] = config_json(t.config);
         r["ResourceUsed"] = t.resource_used;
         r["BillableSeconds"] = t.billable_seconds;
         if (t.waited_seconds > 0.0) r["WaitedSeconds"] = t.waited_seconds;
         r["Retries"] = t.retries;
         r["FailureReason"] = t.failure_reason;
-        json curve = json::array();
-        for (const auto& p : t.curve) curve.push_back({{"step", p.step}, {"value", p.value}, {"seconds", p.seconds}});
+        JsonValue curve = JsonValue::array();
+        for (const auto& p : t.curve)
+            curve.push_back(JsonValue::object({{"step", p.step}, {"value", p.value}, {"seconds", p.seconds}}));
         r["curve"] = std::move(curve);
-        json segments = json::array();
+        JsonValue segments = JsonValue::array();
         for (const auto& g : t.segments)
-            segments.push_back({{"start", detail::iso8601(g.start)}, {"end", detail::iso8601(g.end)}, {"worker", g.worker}});
+            segments.push_back(
+                JsonValue::object({{"start", iso8601(g.start)}, {"end", iso8601(g.end)}, {"worker", g.worker}}));
         r["segments"] = std::move(segments);
-        json decisions = json::array();
-        for (const auto& d : t.decisions) {
-            decisions.push_back({{"kind", std::string(to_string(d.kind))},
-                                 {"bracket", d.bracket},
-                                 {"rung", d.rung},
-                                 {"resource", d.resource},
-                                 {"value", detail::number_or_null(value_of(d.loss))},
-                                 {"threshold", detail::number_or_null(value_of(d.threshold))},
-                                 {"peers", d.peers},
-                                 {"reason", d.reason},
-                                 {"explanation", describe(d)}});
-        }
+        JsonValue decisions = JsonValue::array();
+        for (const auto& d : t.decisions)
+            decisions.push_back(JsonValue::object({{"kind", to_string(d.kind)},
+                                                   {"bracket", d.bracket},
+                                                   {"rung", d.rung},
+                                                   {"resource", d.resource},
+                                                   {"value", number_or_null(result.value_of(d.loss))},
+                                                   {"threshold", number_or_null(result.value_of(d.threshold))},
+                                                   {"peers", d.peers},
+                                                   {"reason", d.reason},
+                                                   {"explanation", result.describe(d)}}));
         r["decisions"] = std::move(decisions);
         trials.push_back(std::move(r));
     }
     j["trials"] = std::move(trials);
     return j;
 }
+
+}  // namespace detail
 
 }  // namespace hypertune

@@ -7,9 +7,9 @@
 #include <hypertune/run_events.hpp>
 #include <hypertune/linkage.hpp>
 #include <hypertune/journal.hpp>
-#include <hypertune/json.hpp>
+#include <hypertune/detail/config_json.hpp>
+#include <hypertune/detail/json_value.hpp>
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #if defined(HYPERTUNE_COMPILED) && !defined(HYPERTUNE_BUILDING_LIBRARY)
 #error "<hypertune/impl/run_events.hpp> is compiled into hypertune::compiled: include <hypertune/run_events.hpp>"
@@ -18,139 +18,175 @@
 namespace hypertune {
 namespace detail {
 
-HYPERTUNE_INLINE json objectives_to_json(const std::vector<Metric>& objectives) {
-    json out = json::array();
-    for (const auto& m : objectives) out.push_back({{"name", m.name}, {"direction", std::string(to_string(m.direction))}});
+namespace run_event_fields {
+
+/// An integer field; a real number is refused, not converted (out of range, that is undefined).
+template <class T>
+T integer_at(const JsonValue& j, const char* key) {
+    const JsonValue& v = j.at(key);
+    if (!v.is_integer()) throw IoError(fmt::format("'{}' must be an integer, got {}", key, v.dump()));
+    try {
+        return v.as_integer<T>();
+    } catch (const JsonError&) {
+        throw IoError(fmt::format("'{}': integer {} out of range", key, v.dump()));
+    }
+}
+
+template <class T>
+T integer_or(const JsonValue& j, const char* key, T fallback) {
+    return j.contains(key) ? integer_at<T>(j, key) : fallback;
+}
+
+}  // namespace run_event_fields
+
+HYPERTUNE_INLINE JsonValue objectives_to_json(const std::vector<Metric>& objectives) {
+    JsonValue out = JsonValue::array();
+    for (const auto& m : objectives) out.push_back(JsonValue::object({{"name", m.name}, {"direction", to_string(m.direction)}}));
     return out;
 }
 
-HYPERTUNE_INLINE json constraints_to_json(const std::vector<Constraint>& constraints) {
-    json out = json::array();
+HYPERTUNE_INLINE JsonValue constraints_to_json(const std::vector<Constraint>& constraints) {
+    JsonValue out = JsonValue::array();
     for (const auto& c : constraints)
-        out.push_back({{"metric", c.metric}, {"kind", std::string(to_string(c.kind))}, {"bound", c.bound}});
+        out.push_back(JsonValue::object({{"metric", c.metric}, {"kind", to_string(c.kind)}, {"bound", c.bound}}));
     return out;
 }
 
-HYPERTUNE_INLINE std::vector<Metric> objectives_from_json(const json& j) {
+HYPERTUNE_INLINE std::vector<Metric> objectives_from_json(const JsonValue& j) {
     std::vector<Metric> out;
-    for (const auto& m : j.get_ref<const json::array_t&>()) {
-        const auto direction = m.at("direction").get<std::string>();
+    for (const auto& m : j.elements()) {
+        const std::string& direction = m.at("direction").as_string();
         if (direction != "Minimize" && direction != "Maximize")
             throw IoError(fmt::format("objective direction '{}' is neither Minimize nor Maximize", direction));
-        out.push_back({m.at("name").get<std::string>(), direction == "Maximize" ? Direction::Maximize : Direction::Minimize});
+        out.push_back({m.at("name").as_string(), direction == "Maximize" ? Direction::Maximize : Direction::Minimize});
     }
     return out;
 }
 
-HYPERTUNE_INLINE std::vector<Constraint> constraints_from_json(const json& j) {
+HYPERTUNE_INLINE std::vector<Constraint> constraints_from_json(const JsonValue& j) {
     std::vector<Constraint> out;
-    for (const auto& c : j.get_ref<const json::array_t&>()) {
-        const auto kind = c.at("kind").get<std::string>();
+    for (const auto& c : j.elements()) {
+        const std::string& kind = c.at("kind").as_string();
         if (kind != "<=" && kind != ">=") throw IoError(fmt::format("constraint kind '{}' is neither <= nor >=", kind));
-        out.push_back({c.at("metric").get<std::string>(), kind == "<=" ? Constraint::Kind::AtMost : Constraint::Kind::AtLeast,
-                       c.at("bound").get<double>()});
+        out.push_back({c.at("metric").as_string(), kind == "<=" ? Constraint::Kind::AtMost : Constraint::Kind::AtLeast,
+                       c.at("bound").as_double()});
     }
     return out;
 }
 
-HYPERTUNE_INLINE json to_json(const RunEvent& event) {
+HYPERTUNE_INLINE JsonValue to_json(const RunEvent& event) {
     struct Writer {
-        json operator()(const RunStarted& e) const {
-            json j = {{"event", "run_started"},
-                    {"format", journal_format_written},
-                    {"time", e.time},
-                    {"metric", e.metric},
-                    {"direction", std::string(to_string(e.direction))},
-                    {"strategy", e.strategy},
-                    {"seed", e.seed},
-                    {"max_jobs", e.max_jobs},
-                    {"max_parallel_jobs", e.max_parallel_jobs},
-                    {"instances_per_trial", e.instances_per_trial},
-                    {"max_resource", e.max_resource ? json(*e.max_resource) : json(nullptr)},
-                    {"space", e.space.to_json()}};
+        JsonValue operator()(const RunStarted& e) const {
+            JsonValue j = JsonValue::object({{"event", "run_started"},
+                                             {"format", journal_format_written},
+                                             {"time", e.time},
+                                             {"metric", e.metric},
+                                             {"direction", to_string(e.direction)},
+                                             {"strategy", e.strategy},
+                                             {"seed", e.seed},
+                                             {"max_jobs", e.max_jobs},
+                                             {"max_parallel_jobs", e.max_parallel_jobs},
+                                             {"instances_per_trial", e.instances_per_trial},
+                                             {"max_resource", e.max_resource ? JsonValue(*e.max_resource) : JsonValue()},
+                                             {"space", space_json(e.space)}});
             if (!e.objectives.empty()) j["objectives"] = objectives_to_json(e.objectives);
             if (!e.constraints.empty()) j["constraints"] = constraints_to_json(e.constraints);
             if (!e.instances_parameter.empty()) j["instances_parameter"] = e.instances_parameter;
             return j;
         }
-        json operator()(const RunResumed& e) const {
-            return {{"event", "run_resumed"}, {"time", e.time}, {"trials", e.trials}, {"in_flight", e.in_flight}};
+        JsonValue operator()(const RunResumed& e) const {
+            return JsonValue::object(
+                {{"event", "run_resumed"}, {"time", e.time}, {"trials", e.trials}, {"in_flight", e.in_flight}});
         }
-        json operator()(const TrialStarted& e) const {
-            return {{"event", "trial_started"}, {"time", e.time},          {"trial", e.trial},
-                    {"config", e.config.to_json()}, {"budget", e.budget}, {"resume_from", e.resume_from},
-                    {"worker", e.worker},           {"rerun", e.rerun}};
+        JsonValue operator()(const TrialStarted& e) const {
+            return JsonValue::object({{"event", "trial_started"},
+                                      {"time", e.time},
+                                      {"trial", e.trial},
+                                      {"config", config_json(e.config)},
+                                      {"budget", e.budget},
+                                      {"resume_from", e.resume_from},
+                                      {"worker", e.worker},
+                                      {"rerun", e.rerun}});
         }
-        json operator()(const TrialReported& e) const {
-            json j = {{"event", "report"}, {"time", e.time},   {"trial", e.trial},
-                      {"step", e.step},    {"value", e.value}, {"seconds", e.seconds}};
+        JsonValue operator()(const TrialReported& e) const {
+            JsonValue j = JsonValue::object({{"event", "report"},
+                                             {"time", e.time},
+                                             {"trial", e.trial},
+                                             {"step", e.step},
+                                             {"value", e.value},
+                                             {"seconds", e.seconds}});
             if (!e.values.empty()) j["values"] = numbers_or_nulls(e.values);
             return j;
         }
-        json operator()(const TrialDecided& e) const {
+        JsonValue operator()(const TrialDecided& e) const {
             const DecisionRecord& d = e.decision;
-            return {{"event", "decision"},
-                    {"time", e.time},
-                    {"trial", d.trial},
-                    {"kind", std::string(to_string(d.kind))},
-                    {"bracket", d.bracket},
-                    {"rung", d.rung},
-                    {"resource", d.resource},
-                    {"loss", number_or_null(d.loss)},
-                    {"threshold", number_or_null(d.threshold)},
-                    {"peers", d.peers},
-                    {"reason", d.reason}};
+            return JsonValue::object({{"event", "decision"},
+                                      {"time", e.time},
+                                      {"trial", d.trial},
+                                      {"kind", to_string(d.kind)},
+                                      {"bracket", d.bracket},
+                                      {"rung", d.rung},
+                                      {"resource", d.resource},
+                                      {"loss", JsonValue::number_or_null(d.loss)},
+                                      {"threshold", JsonValue::number_or_null(d.threshold)},
+                                      {"peers", d.peers},
+                                      {"reason", d.reason}});
         }
-        json operator()(const TrialRetried& e) const {
-            return {{"event", "trial_retried"}, {"time", e.time},
-                    {"trial", e.trial},         {"attempt", e.attempt},
-                    {"keep_through", e.keep_through}, {"reason", e.reason}};
+        JsonValue operator()(const TrialRetried& e) const {
+            return JsonValue::object({{"event", "trial_retried"},
+                                      {"time", e.time},
+                                      {"trial", e.trial},
+                                      {"attempt", e.attempt},
+                                      {"keep_through", e.keep_through},
+                                      {"reason", e.reason}});
         }
-        json operator()(const TrialEnded& e) const {
-            json j = {{"event", "trial_ended"},
-                    {"time", e.time},
-                    {"trial", e.trial},
-                    {"status", std::string(to_string(e.status))},
-                    {"objective", number_or_null(e.objective)},
-                    {"resource", e.resource},
-                    {"failure", e.failure},
-                    {"retries", e.retries}};
+        JsonValue operator()(const TrialEnded& e) const {
+            JsonValue j = JsonValue::object({{"event", "trial_ended"},
+                                             {"time", e.time},
+                                             {"trial", e.trial},
+                                             {"status", to_string(e.status)},
+                                             {"objective", JsonValue::number_or_null(e.objective)},
+                                             {"resource", e.resource},
+                                             {"failure", e.failure},
+                                             {"retries", e.retries}});
             if (!e.values.empty()) j["values"] = numbers_or_nulls(e.values);
             if (e.waited_seconds > 0.0) j["waited"] = e.waited_seconds;
             return j;
         }
-        json operator()(const RunWarned& e) const {
-            return {{"event", "warning"}, {"time", e.time}, {"message", e.message}};
+        JsonValue operator()(const RunWarned& e) const {
+            return JsonValue::object({{"event", "warning"}, {"time", e.time}, {"message", e.message}});
         }
-        json operator()(const RunWarmStarted& e) const {
-            json parents = json::array();
+        JsonValue operator()(const RunWarmStarted& e) const {
+            JsonValue parents = JsonValue::array();
             for (const auto& p : e.parents)
-                parents.push_back({{"parent", p.parent},
-                                   {"trial", p.trial},
-                                   {"objective", number_or_null(p.objective)},
-                                   {"space", SearchSpace::of(p.config).to_json()},
-                                   {"config", p.config.to_json()}});
-            return {{"event", "warm_start"}, {"time", e.time}, {"parents", std::move(parents)}};
+                parents.push_back(JsonValue::object({{"parent", p.parent},
+                                                     {"trial", p.trial},
+                                                     {"objective", JsonValue::number_or_null(p.objective)},
+                                                     {"space", space_json(SearchSpace::of(p.config))},
+                                                     {"config", config_json(p.config)}}));
+            return JsonValue::object({{"event", "warm_start"}, {"time", e.time}, {"parents", std::move(parents)}});
         }
-        json operator()(const RunEnded& e) const {
-            return {{"event", "run_ended"}, {"time", e.time}, {"reason", e.reason}};
+        JsonValue operator()(const RunEnded& e) const {
+            return JsonValue::object({{"event", "run_ended"}, {"time", e.time}, {"reason", e.reason}});
         }
     };
     return std::visit(Writer{}, event);
 }
 
-HYPERTUNE_INLINE RunEvent event_from_json(const json& e, const SearchSpace& space) {
+HYPERTUNE_INLINE RunEvent event_from_json(const JsonValue& e, const SearchSpace& space) {
+    using run_event_fields::integer_at;
+    using run_event_fields::integer_or;
     std::string kind;
     try {
-        kind = e.at("event").get<std::string>();
-        const double time = e.at("time").get<double>();
+        kind = e.at("event").as_string();
+        const double time = e.at("time").as_double();
         if (kind == "run_started") {
             RunStarted s;
             s.time = time;
             s.space = space_from_json(e.at("space"));
-            s.metric = e.at("metric").get<std::string>();
-            s.direction = e.at("direction").get<std::string>() == "Maximize" ? Direction::Maximize : Direction::Minimize;
-            s.strategy = e.at("strategy").get<std::string>();
+            s.metric = e.at("metric").as_string();
+            s.direction = e.at("direction").as_string() == "Maximize" ? Direction::Maximize : Direction::Minimize;
+            s.strategy = e.at("strategy").as_string();
             s.seed = integer_at<std::uint64_t>(e, "seed");
             s.max_jobs = integer_or<std::size_t>(e, "max_jobs", std::size_t{0});
             s.max_parallel_jobs = integer_at<std::size_t>(e, "max_parallel_jobs");
@@ -158,70 +194,70 @@ HYPERTUNE_INLINE RunEvent event_from_json(const json& e, const SearchSpace& spac
             if (!e.at("max_resource").is_null()) s.max_resource = integer_at<Resource>(e, "max_resource");
             if (e.contains("objectives")) s.objectives = objectives_from_json(e.at("objectives"));
             if (e.contains("constraints")) s.constraints = constraints_from_json(e.at("constraints"));
-            if (e.contains("instances_parameter")) s.instances_parameter = e.at("instances_parameter").get<std::string>();
+            s.instances_parameter = e.string_or("instances_parameter", "");
             return s;
         }
         if (kind == "run_resumed")
             return RunResumed{time, integer_or<std::size_t>(e, "trials", std::size_t{0}),
                               integer_or<std::size_t>(e, "in_flight", std::size_t{0})};
         if (kind == "trial_started") {
-            if (e.contains("rerun") && !e["rerun"].is_boolean()) throw IoError("'rerun' must be true or false");
+            if (e.contains("rerun") && !e.at("rerun").is_boolean()) throw IoError("'rerun' must be true or false");
             return TrialStarted{time,
                                 integer_at<TrialId>(e, "trial"),
-                                space.from_json(e.at("config")),
+                                config_from_json(space, e.at("config")),
                                 integer_at<Resource>(e, "budget"),
                                 integer_at<Resource>(e, "resume_from"),
                                 integer_or<std::size_t>(e, "worker", std::size_t{0}),
-                                e.value("rerun", false)};
+                                e.boolean_or("rerun", false)};
         }
         if (kind == "report") {
             TrialReported reported{time, integer_at<TrialId>(e, "trial"), integer_at<Resource>(e, "step"),
-                                   e.at("value").get<double>(), e.value("seconds", 0.0), {}};
+                                   e.at("value").as_double(), e.number_or("seconds", 0.0), {}};
             reported.values = numbers_from(e, "values");
             return reported;
         }
         if (kind == "decision")
             return TrialDecided{time,
                                 DecisionRecord{integer_at<TrialId>(e, "trial"),
-                                               decision_kind_from(e.at("kind").get<std::string>()),
+                                               decision_kind_from(e.at("kind").as_string()),
                                                integer_or<int>(e, "bracket", -1),
                                                integer_or<int>(e, "rung", -1),
                                                integer_or<Resource>(e, "resource", Resource{0}),
                                                number_from(e.at("loss")),
                                                number_from(e.at("threshold")),
                                                integer_or<std::size_t>(e, "peers", std::size_t{0}),
-                                               e.value("reason", "")}};
+                                               e.string_or("reason", "")}};
         if (kind == "trial_retried")
             return TrialRetried{time, integer_at<TrialId>(e, "trial"), integer_or<int>(e, "attempt", 0),
-                                integer_at<Resource>(e, "keep_through"), e.value("reason", "")};
+                                integer_at<Resource>(e, "keep_through"), e.string_or("reason", "")};
         if (kind == "trial_ended") {
             const auto retries = integer_or<int>(e, "retries", 0);
             if (retries < 0) throw IoError(fmt::format("retries {} out of range", retries));
             TrialEnded ended{time,
                              integer_at<TrialId>(e, "trial"),
-                             status_from(e.at("status").get<std::string>()),
+                             status_from(e.at("status").as_string()),
                              number_from(e.at("objective")),
                              integer_at<Resource>(e, "resource"),
-                             e.value("failure", ""),
+                             e.string_or("failure", ""),
                              retries};
             ended.values = numbers_from(e, "values");
-            ended.waited_seconds = e.value("waited", 0.0);
+            ended.waited_seconds = e.number_or("waited", 0.0);
             if (!(ended.waited_seconds >= 0.0))
                 throw IoError(fmt::format("trial {}: waited {} out of range", ended.trial, ended.waited_seconds));
             return ended;
         }
-        if (kind == "warning") return RunWarned{time, e.at("message").get<std::string>()};
+        if (kind == "warning") return RunWarned{time, e.at("message").as_string()};
         if (kind == "warm_start") {
             RunWarmStarted w{time, {}};
-            for (const auto& p : e.at("parents"))
+            for (const auto& p : e.at("parents").elements())
                 w.parents.push_back({integer_at<std::size_t>(p, "parent"), integer_at<TrialId>(p, "trial"),
                                      number_from(p.at("objective")),
-                                     space_from_json(p.at("space")).from_json(p.at("config"))});
+                                     config_from_json(space_from_json(p.at("space")), p.at("config"))});
             return w;
         }
-        if (kind == "run_ended") return RunEnded{time, e.value("reason", "")};
+        if (kind == "run_ended") return RunEnded{time, e.string_or("reason", "")};
         throw IoError(fmt::format("unknown event '{}'", kind));
-    } catch (const json::exception& x) {
+    } catch (const JsonError& x) {
         throw IoError(fmt::format("event '{}': {}", kind, x.what()));
     } catch (const InvalidArgument& x) {
         throw IoError(fmt::format("event '{}': {}", kind, x.what()));

@@ -7,7 +7,6 @@
 #include <hypertune/run_state.hpp>
 #include <hypertune/linkage.hpp>
 #include <hypertune/journal.hpp>
-#include <hypertune/json.hpp>
 #include <hypertune/run_events.hpp>
 #include <hypertune/detail/instance_count.hpp>
 #include <fmt/format.h>
