@@ -264,6 +264,13 @@ TEST_CASE("a journal from another run, or a damaged one, is refused with the rea
     write_lines(path, lines, 1);
     CHECK_THROWS_WITH_AS((void)ht::load_result(path), doctest::Contains("format version 99 is not one of the supported 1 to 2"),
                          ht::IoError);
+    // A negative version, a real number and a number past 64 bits are refused the same way.
+    for (const char* version : {"-1", "2.0", "18446744073709551615", "\"2\""}) {
+        lines[0] = fmt::format(R"({{"event":"run_started","format":{}}})", version);
+        write_lines(path, lines, 1);
+        const auto expected = fmt::format("format version {} is not one of the supported 1 to 2", version);
+        CHECK_THROWS_WITH_AS((void)ht::load_result(path), doctest::Contains(expected.c_str()), ht::IoError);
+    }
     fs::remove(path);
     CHECK_THROWS_WITH_AS(ht::Tuner(journal_space(), asha(), options("/nonexistent-dir/run.jsonl", 5)),
                          doctest::Contains("journal '/nonexistent-dir/run.jsonl': cannot write"), ht::IoError);
