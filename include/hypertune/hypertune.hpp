@@ -8,7 +8,6 @@
 
 #include <hypertune/config.hpp>
 #include <hypertune/error.hpp>
-#include <hypertune/json.hpp>
 #include <hypertune/metrics.hpp>
 #include <hypertune/objective.hpp>
 #include <hypertune/parameter.hpp>
@@ -29,3 +28,10 @@
 #include <hypertune/tuner.hpp>
 #include <hypertune/version.hpp>
 #include <hypertune/warm_start.hpp>
+
+// Header-only, this header has always given the nlohmann/json members (Config::to_json, ...)
+// their definitions; in compiled mode they are in the library, and a file that uses their values
+// includes <hypertune/json.hpp> itself, so that the others do not parse nlohmann/json.
+#ifndef HYPERTUNE_COMPILED
+#include <hypertune/json.hpp>
+#endif
