@@ -161,6 +161,9 @@ TEST_CASE("text that is not JSON is refused, naming the byte") {
     CHECK_THROWS_WITH_AS((void)JsonValue::parse(std::string(100000, '[')), doctest::Contains("nested more than 512 deep"),
                          JsonError);
     CHECK(JsonValue::parse(" \t\r\n{ \"a\" : [ 1 , 2 ] } \n").dump() == R"({"a":[1,2]})");
+    CHECK(JsonValue::parse("\xEF\xBB\xBF[1]").dump() == "[1]");  // a byte order mark, as nlohmann reads it
+    CHECK(nlohmann::json::parse("\xEF\xBB\xBF[1]").dump() == "[1]");
+    CHECK_THROWS_AS((void)JsonValue::parse("[1]\xEF\xBB\xBF"), JsonError);
 }
 
 TEST_CASE("fields: order kept, lookups, and errors that name what is missing or of another type") {

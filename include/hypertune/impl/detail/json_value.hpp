@@ -222,6 +222,9 @@ public:
     explicit Reader(std::string_view text) : text_(text) {}
 
     JsonValue document() {
+        // A byte order mark, as an editor may put at the start of a file: skipped, as nlohmann
+        // skips it (it read the journals written before this reader).
+        if (text_.starts_with("\xEF\xBB\xBF")) pos_ = 3;
         JsonValue v = value(0);
         skip_space();
         if (pos_ != text_.size()) fail("unexpected text after the value");
