@@ -180,9 +180,10 @@ struct JournalContents {
             throw IoError(fmt::format("journal '{}' line 1: expected a run_started event", path));
         const JsonValue* found = first.find("format");
         const JsonValue format = found ? *found : JsonValue();
-        bool supported = false;
-        for (int version = journal_format_oldest; version <= journal_format_newest; ++version)
-            supported = supported || (format.is_integer() && format == JsonValue(version));
+        // A number past int64 reads as Unsigned (or Real), so Integer alone can be compared.
+        const bool supported = format.type() == JsonValue::Type::Integer &&
+                                format.as_integer<std::int64_t>() >= journal_format_oldest &&
+                                format.as_integer<std::int64_t>() <= journal_format_newest;
         if (!supported)
             throw IoError(fmt::format("journal '{}': format version {} is not one of the supported {} to {}", path,
                                       format.dump(), journal_format_oldest, journal_format_newest));

@@ -18,6 +18,7 @@
 #include <hypertune/search_space.hpp>
 #include <hypertune/strategy.hpp>
 
+#include <hypertune/detail/config_json.hpp>
 #include <hypertune/detail/json_value.hpp>
 
 #include <cstdint>
@@ -136,11 +137,6 @@ namespace detail {
 inline constexpr int journal_format_written = 2;
 
 [[nodiscard]] JsonValue to_json(const RunEvent& event);
-/// The run's objectives and constraints as run_started holds them (also what a resumed run must match).
-[[nodiscard]] JsonValue objectives_to_json(const std::vector<Metric>& objectives);
-[[nodiscard]] JsonValue constraints_to_json(const std::vector<Constraint>& constraints);
-[[nodiscard]] std::vector<Metric> objectives_from_json(const JsonValue& j);
-[[nodiscard]] std::vector<Constraint> constraints_from_json(const JsonValue& j);
 
 /// The event of one journal line. `space` is the run's (from its run_started line): it reads the
 /// configurations. Throws IoError naming the event and the field.

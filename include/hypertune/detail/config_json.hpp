@@ -1,14 +1,18 @@
 // SPDX-License-Identifier: MIT
 #pragma once
-// The JSON forms of a configuration ({"name": value, ...} in parameter order) and of a search
-// space (an array of parameters), as the journal and the results file hold them. The public
+// The JSON forms of a configuration ({"name": value, ...} in parameter order), of a search space
+// (an array of parameters) and of a run's objectives and constraints, as the journal and the
+// results file hold them. The public
 // Config::to_json, SearchSpace::to_json and SearchSpace::from_json (<hypertune/json.hpp>) are
 // these, converted to nlohmann/json.
 
 #include <hypertune/config.hpp>
 #include <hypertune/detail/json_value.hpp>
 #include <hypertune/linkage.hpp>
+#include <hypertune/metrics.hpp>
 #include <hypertune/search_space.hpp>
+
+#include <vector>
 
 namespace hypertune::detail {
 
@@ -25,6 +29,14 @@ namespace hypertune::detail {
 /// naming the parameter for an unknown kind or scaling, or an integer bound that is not an integer;
 /// JsonError for a missing field (the journal reader names the line).
 [[nodiscard]] SearchSpace space_from_json(const JsonValue& j);
+
+/// The run's objectives and constraints as the journal's run_started and the results file hold
+/// them (also what a resumed run must match). The readers throw IoError for an unknown direction
+/// or kind.
+[[nodiscard]] JsonValue objectives_to_json(const std::vector<Metric>& objectives);
+[[nodiscard]] JsonValue constraints_to_json(const std::vector<Constraint>& constraints);
+[[nodiscard]] std::vector<Metric> objectives_from_json(const JsonValue& j);
+[[nodiscard]] std::vector<Constraint> constraints_from_json(const JsonValue& j);
 
 }  // namespace hypertune::detail
 

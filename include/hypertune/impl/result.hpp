@@ -229,17 +229,8 @@ HYPERTUNE_INLINE JsonValue result_json(const Result& result) {
     const auto objs = result.objectives();
     const auto names = result.metric_names();
     const bool multi = objs.size() > 1;
-    if (multi) {
-        JsonValue o = JsonValue::array();
-        for (const auto& m : objs) o.push_back(JsonValue::object({{"name", m.name}, {"direction", to_string(m.direction)}}));
-        j["objectives"] = std::move(o);
-    }
-    if (!setup.constraints.empty()) {
-        JsonValue c = JsonValue::array();
-        for (const auto& k : setup.constraints)
-            c.push_back(JsonValue::object({{"metric", k.metric}, {"kind", to_string(k.kind)}, {"bound", k.bound}}));
-        j["constraints"] = std::move(c);
-    }
+    if (multi) j["objectives"] = objectives_to_json(objs);
+    if (!setup.constraints.empty()) j["constraints"] = constraints_to_json(setup.constraints);
     j["strategy"] = setup.strategy;
     j["seed"] = setup.seed;
     j["max_parallel_jobs"] = setup.max_parallel_jobs;

@@ -39,41 +39,6 @@ T integer_or(const JsonValue& j, const char* key, T fallback) {
 
 }  // namespace run_event_fields
 
-HYPERTUNE_INLINE JsonValue objectives_to_json(const std::vector<Metric>& objectives) {
-    JsonValue out = JsonValue::array();
-    for (const auto& m : objectives) out.push_back(JsonValue::object({{"name", m.name}, {"direction", to_string(m.direction)}}));
-    return out;
-}
-
-HYPERTUNE_INLINE JsonValue constraints_to_json(const std::vector<Constraint>& constraints) {
-    JsonValue out = JsonValue::array();
-    for (const auto& c : constraints)
-        out.push_back(JsonValue::object({{"metric", c.metric}, {"kind", to_string(c.kind)}, {"bound", c.bound}}));
-    return out;
-}
-
-HYPERTUNE_INLINE std::vector<Metric> objectives_from_json(const JsonValue& j) {
-    std::vector<Metric> out;
-    for (const auto& m : j.elements()) {
-        const std::string& direction = m.at("direction").as_string();
-        if (direction != "Minimize" && direction != "Maximize")
-            throw IoError(fmt::format("objective direction '{}' is neither Minimize nor Maximize", direction));
-        out.push_back({m.at("name").as_string(), direction == "Maximize" ? Direction::Maximize : Direction::Minimize});
-    }
-    return out;
-}
-
-HYPERTUNE_INLINE std::vector<Constraint> constraints_from_json(const JsonValue& j) {
-    std::vector<Constraint> out;
-    for (const auto& c : j.elements()) {
-        const std::string& kind = c.at("kind").as_string();
-        if (kind != "<=" && kind != ">=") throw IoError(fmt::format("constraint kind '{}' is neither <= nor >=", kind));
-        out.push_back({c.at("metric").as_string(), kind == "<=" ? Constraint::Kind::AtMost : Constraint::Kind::AtLeast,
-                       c.at("bound").as_double()});
-    }
-    return out;
-}
-
 HYPERTUNE_INLINE JsonValue to_json(const RunEvent& event) {
     struct Writer {
         JsonValue operator()(const RunStarted& e) const {

@@ -244,6 +244,14 @@ private:
             ++pos_;
     }
 
+    /// Skips spaces, then `c` if it is next: whether it was.
+    bool consume(char c) {
+        skip_space();
+        if (pos_ >= text_.size() || text_[pos_] != c) return false;
+        ++pos_;
+        return true;
+    }
+
     void expect_word(std::string_view word) {
         if (text_.substr(pos_, word.size()) != word) fail("expected a value");
         pos_ += word.size();
@@ -267,53 +275,27 @@ private:
     JsonValue object(int depth) {
         JsonValue v = JsonValue::object();
         ++pos_;
-        skip_space();
-        if (pos_ < text_.size() && text_[pos_] == '}') {
-            ++pos_;
-            return v;
-        }
-        for (;;) {
+        if (consume('}')) return v;
+        do {
             skip_space();
             if (pos_ >= text_.size() || text_[pos_] != '"') fail("expected a field name in quotes");
             std::string key = string();
-            skip_space();
-            if (pos_ >= text_.size() || text_[pos_] != ':') fail("expected ':' after a field name");
-            ++pos_;
+            if (!consume(':')) fail("expected ':' after a field name");
             v[key] = value(depth + 1);
-            skip_space();
-            if (pos_ < text_.size() && text_[pos_] == ',') {
-                ++pos_;
-                continue;
-            }
-            if (pos_ < text_.size() && text_[pos_] == '}') {
-                ++pos_;
-                return v;
-            }
-            fail("expected ',' or '}' in an object");
-        }
+        } while (consume(','));
+        if (!consume('}')) fail("expected ',' or '}' in an object");
+        return v;
     }
 
     JsonValue array(int depth) {
         JsonValue v = JsonValue::array();
         ++pos_;
-        skip_space();
-        if (pos_ < text_.size() && text_[pos_] == ']') {
-            ++pos_;
-            return v;
-        }
-        for (;;) {
+        if (consume(']')) return v;
+        do {
             v.push_back(value(depth + 1));
-            skip_space();
-            if (pos_ < text_.size() && text_[pos_] == ',') {
-                ++pos_;
-                continue;
-            }
-            if (pos_ < text_.size() && text_[pos_] == ']') {
-                ++pos_;
-                return v;
-            }
-            fail("expected ',' or ']' in an array");
-        }
+        } while (consume(','));
+        if (!consume(']')) fail("expected ',' or ']' in an array");
+        return v;
     }
 
     unsigned hex4() {
