@@ -199,6 +199,33 @@ TEST_CASE("GP prediction gradients match finite differences") {
     for (Eigen::Index i = 0; i < 50; ++i) CHECK(bound[i] >= exact[i] - 1e-12);
 }
 
+TEST_CASE("GP screening of a candidate set, a block of rows at a time, matches the whole cross kernel") {
+    Eigen::MatrixXd x;
+    Eigen::VectorXd y;
+    sample_data(x, y);
+    hd::GaussianProcess gp;
+    gp.set_data(x, y);
+    REQUIRE(gp.condition(hyper(0.3, 0.5, 1.0, 1e-3)));
+    // Two full blocks and a partial one, so that every boundary between blocks is crossed.
+    const Eigen::Index m = 2 * hd::GaussianProcess::screen_block + 37;
+    Eigen::MatrixXd probe(m, 2);
+    hd::ScrambledSobol s(2, 7);
+    for (Eigen::Index i = 0; i < m; ++i)
+        probe.row(i) << s.at(static_cast<std::uint32_t>(i), 0), s.at(static_cast<std::uint32_t>(i), 1);
+    probe.row(m - 1) = x.row(3);  // a model point itself: the nearest correlation is the signal variance
+    const hd::GaussianProcess::Screening screening = gp.screen(probe);
+    const Eigen::MatrixXd cross = gp.cross_kernel(probe);
+    const Eigen::VectorXd mean = gp.mean_from(cross);
+    const Eigen::VectorXd bound = gp.variance_bound_from(cross);
+    REQUIRE(screening.mean.size() == m);
+    for (Eigen::Index i = 0; i < m; ++i) {
+        CHECK(screening.mean[i] == doctest::Approx(mean[i]).epsilon(1e-12).scale(1.0));
+        CHECK(screening.nearest[i] == doctest::Approx(cross.row(i).maxCoeff()).epsilon(1e-12));
+        CHECK(screening.bound[i] == doctest::Approx(bound[i]).epsilon(1e-12).scale(1.0));
+    }
+    CHECK(screening.nearest[m - 1] == doctest::Approx(gp.signal_variance()).epsilon(1e-12));
+}
+
 TEST_CASE("feasibility model: its bound holds, its gradient matches finite differences, its probability is right") {
     // Two constraints on the sample points: x0 - 0.5 <= 0 and 0.3 - x1 <= 0 (feasible: x0 <= 0.5, x1 >= 0.3).
     Eigen::MatrixXd x;

@@ -188,16 +188,65 @@ public:
         signal_ = std::exp(h.log_signal_variance);
         noise_ = std::exp(h.log_noise_variance);
         scaled_ = x_.array().rowwise() * inverse_lengthscales_.transpose().array();
-        Eigen::MatrixXd k = kernel_scaled(scaled_, scaled_, true);
-        conditioned_ = factorise(k, noise_, signal_, llt_, jitter_);
+        // The kernel matrix is kept (kernel_): a model reused from one suggestion to the next with
+        // as many points (at the cap) then allocates nothing of size n x n.
+        kernel_.resize(x_.rows(), x_.rows());
+        distances_into(scaled_, scaled_, true, kernel_);
+        matern_in_place(kernel_, signal_);
+        conditioned_ = factorise(kernel_, noise_, signal_, llt_, jitter_);
         if (conditioned_) alpha_ = llt_.solve(y_);
         return conditioned_;
     }
 
     /// K(xs, X) for rows xs: the cross kernel the predictions are built from.
     [[nodiscard]] Eigen::MatrixXd cross_kernel(const Eigen::MatrixXd& xs) const {
-        Eigen::MatrixXd s = xs.array().rowwise() * inverse_lengthscales_.transpose().array();
-        return kernel_scaled(s, scaled_, false);
+        Eigen::MatrixXd k(xs.rows(), scaled_.rows());
+        cross_kernel_into(xs, Eigen::Map<Eigen::MatrixXd>(k.data(), k.rows(), k.cols()));
+        return k;
+    }
+
+    /// The same into `k`, which must have xs.rows() rows and size() columns (a block of a larger
+    /// matrix will do).
+    void cross_kernel_into(const Eigen::MatrixXd& xs, Eigen::Map<Eigen::MatrixXd> k) const {
+        const Eigen::MatrixXd s = xs.array().rowwise() * inverse_lengthscales_.transpose().array();
+        distances_into(s, scaled_, false, k);
+        matern_in_place(k, signal_);
+    }
+
+    /// A first look at many rows xs (a candidate set): per row, the standardised posterior mean,
+    /// the variance bound (variance_bound_from) and the largest kernel value against a model point
+    /// (the nearest one's correlation). The cross kernel is built `screen_block` rows at a time:
+    /// whole, it is megabytes (2,304 candidates x 300 points), and allocating and faulting it in
+    /// afresh on every suggestion cost more than the arithmetic on it.
+    struct Screening {
+        Eigen::VectorXd mean, bound, nearest;
+    };
+    static constexpr Eigen::Index screen_block = 512;
+    [[nodiscard]] Screening screen(const Eigen::MatrixXd& xs) const {
+        Eigen::MatrixXd workspace;
+        return screen(xs, workspace);
+    }
+    /// The same with the block held in `workspace`: a caller that screens on every suggestion
+    /// keeps one, so that the block's storage (a megabyte) is not allocated and faulted in anew.
+    [[nodiscard]] Screening screen(const Eigen::MatrixXd& xs, Eigen::MatrixXd& workspace) const {
+        const Eigen::Index m = xs.rows();
+        Screening out{Eigen::VectorXd(m), Eigen::VectorXd(m), Eigen::VectorXd(m)};
+        // Sized once for the largest block (a resize to the same size keeps the storage); a
+        // shorter last block uses the start of it.
+        workspace.resize(std::min(screen_block, m), scaled_.rows());
+        Eigen::MatrixXd rows;
+        for (Eigen::Index start = 0; start < m; start += screen_block) {
+            const Eigen::Index count = std::min(screen_block, m - start);
+            rows = xs.middleRows(start, count);
+            Eigen::Map<Eigen::MatrixXd> cross(workspace.data(), count, workspace.cols());  // contiguous
+            cross_kernel_into(rows, cross);
+            out.mean.segment(start, count).noalias() = cross * alpha_;
+            auto nearest = out.nearest.segment(start, count);
+            nearest = cross.col(0);  // a column at a time: contiguous in the column-major block
+            for (Eigen::Index j = 1; j < cross.cols(); ++j) nearest = nearest.cwiseMax(cross.col(j));
+        }
+        out.bound = variance_bound_from_nearest(out.nearest);
+        return out;
     }
 
     /// Standardised posterior means from a cross kernel.
@@ -213,7 +262,10 @@ public:
     /// An upper bound of the latent variance that costs O(n) per point: conditioning on the single
     /// most correlated training point leaves more variance than conditioning on all of them.
     [[nodiscard]] Eigen::VectorXd variance_bound_from(const Eigen::MatrixXd& cross) const {
-        Eigen::VectorXd kmax = cross.rowwise().maxCoeff();
+        return variance_bound_from_nearest(cross.rowwise().maxCoeff());
+    }
+    /// The same from each row's largest kernel value.
+    [[nodiscard]] Eigen::VectorXd variance_bound_from_nearest(const Eigen::VectorXd& kmax) const {
         Eigen::VectorXd var = signal_ - kmax.array().square() / (signal_ + noise_ + jitter_);
         return var.cwiseMax(0.0);
     }
@@ -255,9 +307,22 @@ public:
         }
     }
 
+    /// The n x n scratch of log_marginal_likelihood(), kept by a fit from one evaluation to the
+    /// next: allocated afresh each time (300 x 300 at the model's cap), the allocator hands the
+    /// memory back to the system in between and its pages are faulted in again.
+    struct LikelihoodWorkspace {
+        Eigen::MatrixXd r, k, w;
+        Eigen::LLT<Eigen::MatrixXd> llt;
+    };
+
     /// Log marginal likelihood of the standardised outputs for packed hyperparameters `theta`,
     /// and its gradient when `grad` is given. -infinity when the factorisation fails.
     [[nodiscard]] double log_marginal_likelihood(const Eigen::VectorXd& theta, Eigen::VectorXd* grad) const {
+        LikelihoodWorkspace workspace;
+        return log_marginal_likelihood(theta, grad, workspace);
+    }
+    [[nodiscard]] double log_marginal_likelihood(const Eigen::VectorXd& theta, Eigen::VectorXd* grad,
+                                                 LikelihoodWorkspace& ws) const {
         const Eigen::Index n = x_.rows();
         const Eigen::Index d = x_.cols();
         const GpHyperparameters h = GpHyperparameters::unpack(theta);
@@ -265,31 +330,38 @@ public:
         const double sf2 = std::exp(h.log_signal_variance);
         const double sn2 = std::exp(h.log_noise_variance);
         Eigen::MatrixXd s = x_.array().rowwise() * inv.transpose();
-        Eigen::MatrixXd r = distances(s, s, true);
-        Eigen::MatrixXd kf = matern(r, sf2);
-        Eigen::LLT<Eigen::MatrixXd> llt;
+        ws.r.resize(n, n);
+        distances_into(s, s, true, ws.r);
+        ws.k = ws.r;
+        matern_in_place(ws.k, sf2);
         double jitter = 0.0;
-        if (!factorise(kf, sn2, sf2, llt, jitter)) {
+        if (!factorise(ws.k, sn2, sf2, ws.llt, jitter)) {
             if (grad) grad->setZero(theta.size());
             return -std::numeric_limits<double>::infinity();
         }
-        Eigen::VectorXd alpha = llt.solve(y_);
-        const double log_det = 2.0 * llt.matrixLLT().diagonal().array().log().sum();
+        Eigen::VectorXd alpha = ws.llt.solve(y_);
+        const double log_det = 2.0 * ws.llt.matrixLLT().diagonal().array().log().sum();
         const double lml = -0.5 * y_.dot(alpha) - 0.5 * log_det - 0.5 * static_cast<double>(n) * std::log(2.0 * std::numbers::pi);
         if (grad) {
             grad->resize(theta.size());
             // d lml / d theta = 0.5 tr(W dK/dtheta), W = alpha alpha^T - K^-1.
-            Eigen::MatrixXd w = alpha * alpha.transpose() - llt.solve(Eigen::MatrixXd::Identity(n, n));
-            // dK/dlog l_i = sf2 (5/3) (1 + s) exp(-s) (x_i - x'_i)^2 / l_i^2, s = sqrt(5) r
-            Eigen::ArrayXXd sr = std::sqrt(5.0) * r.array();
-            Eigen::MatrixXd m = (w.array() * (sf2 * (5.0 / 3.0)) * (1.0 + sr) * (-sr).exp()).matrix();
+            Eigen::MatrixXd& w = ws.w;
+            w.setIdentity(n, n);
+            ws.llt.solveInPlace(w);
+            w = -w;
+            w.noalias() += alpha * alpha.transpose();
+            // dK/dlog l_i = sf2 (5/3) (1 + s) exp(-s) (x_i - x'_i)^2 / l_i^2, s = sqrt(5) r; m
+            // (W times that, without the distance term) overwrites r, which is not needed again.
+            Eigen::MatrixXd& m = ws.r;
+            m.array() *= std::sqrt(5.0);
+            m.array() = w.array() * (sf2 * (5.0 / 3.0)) * (1.0 + m.array()) * (-m.array()).exp();
             Eigen::VectorXd row_sums = m.rowwise().sum();
             Eigen::MatrixXd ms = m * s;
             for (Eigen::Index i = 0; i < d; ++i) {
                 const double term = 2.0 * s.col(i).array().square().matrix().dot(row_sums) - 2.0 * s.col(i).dot(ms.col(i));
                 (*grad)[i] = 0.5 * term;
             }
-            (*grad)[d] = 0.5 * (w.array() * kf.array()).sum();
+            (*grad)[d] = 0.5 * (w.array() * ws.k.array()).sum();
             (*grad)[d + 1] = 0.5 * sn2 * w.trace();
         }
         return lml;
@@ -336,10 +408,11 @@ public:
             const GaussianProcess& gp;
             const GpPrior& prior;
             FitResult& result;
+            LikelihoodWorkspace workspace;
             double operator()(const Eigen::VectorXd& theta, Eigen::VectorXd& grad) {
                 ++result.evaluations;
                 Eigen::VectorXd g_prior;
-                const double lml = gp.log_marginal_likelihood(theta, &grad);
+                const double lml = gp.log_marginal_likelihood(theta, &grad, workspace);
                 const double lp = log_prior(theta, prior, &g_prior);
                 const double value = lml + lp;
                 if (!std::isfinite(value)) {
@@ -355,7 +428,7 @@ public:
                 return -value;
             }
         };
-        Objective objective{*this, prior, result};
+        Objective objective{*this, prior, result, {}};
         LBFGSpp::LBFGSBParam<double> param;
         param.max_iterations = max_iterations;
         param.epsilon = 1e-5;
@@ -374,52 +447,49 @@ public:
     }
 
 private:
-    // Euclidean distances between the rows of a and b, computed in place in the result (the
-    // matrices are large: temporaries would cost more than the arithmetic).
-    [[nodiscard]] static Eigen::MatrixXd distances(const Eigen::MatrixXd& a, const Eigen::MatrixXd& b, bool same) {
+    // Euclidean distances between the rows of a and b into r (a.rows() x b.rows()), computed in
+    // place (the matrices are large: temporaries would cost more than the arithmetic).
+    static void distances_into(const Eigen::MatrixXd& a, const Eigen::MatrixXd& b, bool same, Eigen::Map<Eigen::MatrixXd> r) {
         Eigen::VectorXd a2 = a.rowwise().squaredNorm();
         Eigen::RowVectorXd b2 = b.rowwise().squaredNorm().transpose();
-        Eigen::MatrixXd r(a.rows(), b.rows());
         r.noalias() = -2.0 * (a * b.transpose());
         r.colwise() += a2;
         r.rowwise() += b2;
         r.array() = r.array().max(0.0).sqrt();
         if (same) r.diagonal().setZero();
-        return r;
     }
 
     // Matern 5/2 of distances r, overwriting r: sf2 (1 + s + s^2 / 3) exp(-s), s = sqrt(5) r.
-    static void matern_in_place(Eigen::MatrixXd& r, double sf2) {
+    static void matern_in_place(Eigen::Map<Eigen::MatrixXd> r, double sf2) {
         r.array() *= std::sqrt(5.0);
         r.array() = sf2 * (1.0 + r.array() + r.array().square() * (1.0 / 3.0)) * (-r.array()).exp();
     }
-
-    [[nodiscard]] static Eigen::MatrixXd matern(const Eigen::MatrixXd& r, double sf2) {
-        Eigen::MatrixXd k = r;
-        matern_in_place(k, sf2);
-        return k;
+    // The two above on a whole matrix.
+    static void matern_in_place(Eigen::MatrixXd& r, double sf2) {
+        matern_in_place(Eigen::Map<Eigen::MatrixXd>(r.data(), r.rows(), r.cols()), sf2);
     }
-
-    [[nodiscard]] Eigen::MatrixXd kernel_scaled(const Eigen::MatrixXd& a, const Eigen::MatrixXd& b, bool same) const {
-        Eigen::MatrixXd k = distances(a, b, same);
-        matern_in_place(k, signal_);
-        return k;
+    static void distances_into(const Eigen::MatrixXd& a, const Eigen::MatrixXd& b, bool same, Eigen::MatrixXd& r) {
+        distances_into(a, b, same, Eigen::Map<Eigen::MatrixXd>(r.data(), r.rows(), r.cols()));
     }
 
     // Cholesky of k + (noise + jitter) I, escalating the jitter (relative to the signal variance).
-    static bool factorise(const Eigen::MatrixXd& k, double noise, double signal, Eigen::LLT<Eigen::MatrixXd>& llt,
+    // The noise goes onto k's own diagonal, which is put back before returning: a copy of k for
+    // each attempt would be an n x n allocation (720 KB at the 300-point cap) per factorisation.
+    static bool factorise(Eigen::MatrixXd& k, double noise, double signal, Eigen::LLT<Eigen::MatrixXd>& llt,
                           double& jitter) {
         static constexpr double steps[] = {0.0, 1e-10, 1e-8, 1e-6, 1e-4, 1e-2};
+        const Eigen::VectorXd diagonal = k.diagonal();
+        bool done = false;
         for (double step : steps) {
             jitter = step * signal;
-            Eigen::MatrixXd a = k;
-            a.diagonal().array() += noise + jitter;
-            llt.compute(a);
-            if (llt.info() == Eigen::Success && llt.matrixLLT().diagonal().allFinite() &&
-                llt.matrixLLT().diagonal().minCoeff() > 0.0)
-                return true;
+            k.diagonal() = diagonal.array() + (noise + jitter);
+            llt.compute(k);
+            done = llt.info() == Eigen::Success && llt.matrixLLT().diagonal().allFinite() &&
+                   llt.matrixLLT().diagonal().minCoeff() > 0.0;
+            if (done) break;
         }
-        return false;
+        k.diagonal() = diagonal;
+        return done;
     }
 
     Eigen::MatrixXd x_;
@@ -435,6 +505,7 @@ private:
     double jitter_ = 0.0;
     Eigen::MatrixXd scaled_;
     Eigen::LLT<Eigen::MatrixXd> llt_;
+    Eigen::MatrixXd kernel_;  // condition()'s K(X, X), its storage reused
     Eigen::VectorXd alpha_;
     bool conditioned_ = false;
 };

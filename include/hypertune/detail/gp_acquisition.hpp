@@ -30,9 +30,11 @@ namespace hypertune::detail {
 class GpAcquisition {
 public:
     /// gp: the objective's model (with pending fantasies, if any); best: the standardised
-    /// incumbent, none to leave EI out; feasibility: the constraint models, or nullptr.
-    GpAcquisition(const GaussianProcess& gp, std::optional<double> best, FeasibilityModel* feasibility)
-        : gp_(gp), best_(best), feasibility_(feasibility) {}
+    /// incumbent, none to leave EI out; feasibility: the constraint models, or nullptr;
+    /// workspace: storage for best_candidates()' screening (GaussianProcess::screen), or nullptr.
+    GpAcquisition(const GaussianProcess& gp, std::optional<double> best, FeasibilityModel* feasibility,
+                  Eigen::MatrixXd* workspace = nullptr)
+        : gp_(gp), best_(best), feasibility_(feasibility), workspace_(workspace) {}
 
     [[nodiscard]] static double sd_of(double var) { return std::sqrt(std::max(var, 1e-16)); }
 
@@ -52,9 +54,8 @@ public:
         std::vector<const double*> candidate_rows;
         for (Eigen::Index i = 0; i < m; ++i) candidate_rows.push_back(c.row(i).data());
         const Eigen::MatrixXd features = encoding.feature_rows(candidate_rows);
-        Eigen::MatrixXd cross = gp_.cross_kernel(features);
-        Eigen::VectorXd mean = gp_.mean_from(cross);
-        Eigen::VectorXd bound = gp_.variance_bound_from(cross);
+        const GaussianProcess::Screening screening = workspace_ ? gp_.screen(features, *workspace_) : gp_.screen(features);
+        const Eigen::VectorXd& mean = screening.mean;
         const Eigen::VectorXd feasible_bound =
             feasibility_ ? feasibility_->upper_bounds(features) : Eigen::VectorXd::Zero(m);
 
@@ -63,8 +64,8 @@ public:
         std::vector<Eigen::Index> order;
         order.reserve(static_cast<std::size_t>(m));
         for (Eigen::Index i = 0; i < m; ++i) {
-            if (exclusion.repeats(cross.row(i).maxCoeff()) || exclusion.near_pending(c.row(i).data())) continue;
-            upper[static_cast<std::size_t>(i)] = log_ei(mean[i], bound[i]) + feasible_bound[i];
+            if (exclusion.repeats(screening.nearest[i]) || exclusion.near_pending(c.row(i).data())) continue;
+            upper[static_cast<std::size_t>(i)] = log_ei(mean[i], screening.bound[i]) + feasible_bound[i];
             order.push_back(i);
         }
         std::vector<std::pair<double, Eigen::Index>> top;  // best first
@@ -80,9 +81,9 @@ public:
         for (std::size_t start = 0; start < exact_limit;) {
             if (top.size() >= keep && upper[static_cast<std::size_t>(order[start])] <= top.back().first) break;
             const std::size_t stop = std::min(exact_limit, start + static_cast<std::size_t>(block));
-            Eigen::MatrixXd sub(static_cast<Eigen::Index>(stop - start), cross.cols());
-            for (std::size_t k = start; k < stop; ++k) sub.row(static_cast<Eigen::Index>(k - start)) = cross.row(order[k]);
-            Eigen::VectorXd var = gp_.variance_from(sub);
+            Eigen::MatrixXd sub(static_cast<Eigen::Index>(stop - start), features.cols());
+            for (std::size_t k = start; k < stop; ++k) sub.row(static_cast<Eigen::Index>(k - start)) = features.row(order[k]);
+            const Eigen::VectorXd var = gp_.variance_from(gp_.cross_kernel(sub));
             const std::vector<Eigen::Index> rows(order.begin() + static_cast<std::ptrdiff_t>(start),
                                                  order.begin() + static_cast<std::ptrdiff_t>(stop));
             const Eigen::VectorXd feasible =
@@ -129,6 +130,7 @@ private:
     const GaussianProcess& gp_;
     std::optional<double> best_;
     FeasibilityModel* feasibility_;
+    Eigen::MatrixXd* workspace_;
 };
 
 }  // namespace hypertune::detail

@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <utility>
 #include <vector>
 
 namespace hypertune::detail {
@@ -44,13 +45,13 @@ public:
     /// probability grows with the standard deviation, so the variance bound bounds it; where the
     /// mean meets it, 1 bounds it.
     [[nodiscard]] Eigen::VectorXd upper_bounds(const Eigen::MatrixXd& features) {
+        features_ = features;
         Eigen::VectorXd total = Eigen::VectorXd::Zero(features.rows());
         for (Model& m : models_) {
-            m.cross = m.gp.cross_kernel(features);
-            m.mean = m.gp.mean_from(m.cross);
-            const Eigen::VectorXd bound = m.gp.variance_bound_from(m.cross);
+            GaussianProcess::Screening screening = m.gp.screen(features);
+            m.mean = std::move(screening.mean);
             for (Eigen::Index i = 0; i < features.rows(); ++i)
-                if (m.mean[i] > m.threshold) total[i] += log_probability(m, m.mean[i], bound[i]).log_cdf;
+                if (m.mean[i] > m.threshold) total[i] += log_probability(m, m.mean[i], screening.bound[i]).log_cdf;
         }
         return total;
     }
@@ -58,10 +59,10 @@ public:
     /// The exact log probability of feasibility of prepared rows (upper_bounds() first).
     [[nodiscard]] Eigen::VectorXd exact(const std::vector<Eigen::Index>& rows) const {
         Eigen::VectorXd total = Eigen::VectorXd::Zero(static_cast<Eigen::Index>(rows.size()));
+        Eigen::MatrixXd sub(static_cast<Eigen::Index>(rows.size()), features_.cols());
+        for (std::size_t k = 0; k < rows.size(); ++k) sub.row(static_cast<Eigen::Index>(k)) = features_.row(rows[k]);
         for (const Model& m : models_) {
-            Eigen::MatrixXd sub(static_cast<Eigen::Index>(rows.size()), m.cross.cols());
-            for (std::size_t k = 0; k < rows.size(); ++k) sub.row(static_cast<Eigen::Index>(k)) = m.cross.row(rows[k]);
-            const Eigen::VectorXd var = m.gp.variance_from(sub);
+            const Eigen::VectorXd var = m.gp.variance_from(m.gp.cross_kernel(sub));
             for (std::size_t k = 0; k < rows.size(); ++k) {
                 const auto r = static_cast<Eigen::Index>(k);
                 total[r] += log_probability(m, m.mean[rows[k]], var[r]).log_cdf;
@@ -106,8 +107,7 @@ private:
     struct Model {
         GaussianProcess gp;
         double threshold = 0.0;  // the standardised output at which the violation is 0
-        Eigen::MatrixXd cross;   // upper_bounds()' candidates against the model points
-        Eigen::VectorXd mean;    // their standardised means
+        Eigen::VectorXd mean;    // upper_bounds()' candidates' standardised means
     };
 
     [[nodiscard]] static LogPhi log_probability(const Model& m, double mean, double var) noexcept {
@@ -115,6 +115,7 @@ private:
     }
 
     std::vector<Model> models_;
+    Eigen::MatrixXd features_;  // upper_bounds()' candidates, for exact()
 };
 
 }  // namespace hypertune::detail
