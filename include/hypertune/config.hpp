@@ -7,7 +7,7 @@
 #include <hypertune/error.hpp>
 #include <hypertune/parameter.hpp>
 
-#include <fmt/format.h>
+#include <fmt/core.h>
 #include <nlohmann/json_fwd.hpp>
 
 #include <cstddef>

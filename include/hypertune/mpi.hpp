@@ -104,7 +104,7 @@
 #include <hypertune/trial.hpp>
 #include <hypertune/tuner.hpp>
 
-#include <fmt/format.h>
+#include <fmt/core.h>
 #include <mpi.h>
 #include <nlohmann/json.hpp>
 

@@ -7,7 +7,7 @@
 #include <hypertune/linkage.hpp>
 #include <hypertune/error.hpp>
 
-#include <fmt/format.h>
+#include <fmt/core.h>
 
 #include <algorithm>
 #include <cmath>

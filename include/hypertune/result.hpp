@@ -14,12 +14,11 @@
 #include <hypertune/metrics.hpp>
 #include <hypertune/strategy.hpp>
 
-#include <fmt/format.h>
+#include <fmt/core.h>
 #include <nlohmann/json_fwd.hpp>
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <limits>
 #include <optional>
 #include <string>

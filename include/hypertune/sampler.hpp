@@ -24,7 +24,7 @@
 #include <hypertune/search_space.hpp>
 #include <hypertune/strategy.hpp>
 
-#include <fmt/format.h>
+#include <fmt/core.h>
 
 #include <concepts>
 #include <cstdint>

@@ -33,7 +33,7 @@
 #include <hypertune/search_space.hpp>
 #include <hypertune/strategy.hpp>
 
-#include <fmt/format.h>
+#include <fmt/core.h>
 
 #include <concepts>
 #include <cstdint>

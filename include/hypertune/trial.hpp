@@ -17,7 +17,7 @@
 #include <hypertune/metrics.hpp>
 #include <hypertune/strategy.hpp>
 
-#include <fmt/format.h>
+#include <fmt/core.h>
 
 #include <atomic>
 #include <chrono>

@@ -22,7 +22,7 @@
 #include <hypertune/search_space.hpp>
 #include <hypertune/strategy.hpp>
 
-#include <fmt/format.h>
+#include <fmt/core.h>
 
 #include <algorithm>
 #include <cmath>

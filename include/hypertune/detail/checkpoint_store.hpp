@@ -16,7 +16,7 @@
 #include <hypertune/error.hpp>
 #include <hypertune/strategy.hpp>
 
-#include <fmt/format.h>
+#include <fmt/core.h>
 
 #include <atomic>
 #include <cerrno>

@@ -6,7 +6,7 @@
 
 #include <hypertune/error.hpp>
 
-#include <fmt/format.h>
+#include <fmt/core.h>
 
 #include <algorithm>
 #include <array>

@@ -7,7 +7,7 @@
 #include <hypertune/error.hpp>
 #include <hypertune/types.hpp>
 
-#include <fmt/format.h>
+#include <fmt/core.h>
 
 #include <algorithm>
 #include <cerrno>

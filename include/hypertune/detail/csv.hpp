@@ -13,7 +13,7 @@
 
 #include <hypertune/detail/utf8.hpp>
 
-#include <fmt/format.h>
+#include <fmt/core.h>
 
 namespace hypertune::detail {
 

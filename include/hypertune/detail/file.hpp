@@ -5,7 +5,7 @@
 
 #include <hypertune/error.hpp>
 
-#include <fmt/format.h>
+#include <fmt/core.h>
 
 #include <cerrno>
 #include <cstdio>

@@ -205,8 +205,8 @@ public:
         return k;
     }
 
-    /// The same into `k`, which must have xs.rows() rows and size() columns (a block of a larger
-    /// matrix will do).
+    /// The same into `k`, xs.rows() x size(): a view of a matrix's storage, which may be larger
+    /// (screen() reuses one block's storage for every block).
     void cross_kernel_into(const Eigen::MatrixXd& xs, Eigen::Map<Eigen::MatrixXd> k) const {
         const Eigen::MatrixXd s = xs.array().rowwise() * inverse_lengthscales_.transpose().array();
         distances_into(s, scaled_, false, k);

@@ -38,7 +38,7 @@
 #include <hypertune/search_space.hpp>
 
 #include <Eigen/Core>
-#include <fmt/format.h>
+#include <fmt/core.h>
 
 #include <algorithm>
 #include <cmath>
@@ -337,7 +337,7 @@ private:
 
         auto [x, y] = model_data(points_, chosen, encoding_, warp_);
         const Eigen::Index n = x.rows();
-        detail::GaussianProcess& gp = model_;
+        detail::GaussianProcess& gp = scratch_.model;
         gp.set_data(x, y);
 
         const bool refit = !hyper_ || (count > last_fit_count_ &&
@@ -365,7 +365,7 @@ private:
         }
 
         // Kriging believer: pending points enter with the posterior mean as their loss.
-        detail::GaussianProcess& model_with_pending = model_with_pending_;
+        detail::GaussianProcess& model_with_pending = scratch_.model_with_pending;
         const detail::GaussianProcess* model = &gp;
         const auto d = static_cast<Eigen::Index>(encoding_.dimensions());
         Eigen::MatrixXd pu(static_cast<Eigen::Index>(pending.size()), d);  // unit cube, for the exclusion radius
@@ -481,7 +481,7 @@ private:
             box = region_->box(encoding_, points_[parents.front()].u, hyper_->log_lengthscales);
         const GpCandidates c = candidate_set(encoding_, candidate_sequence_, id, options_.candidates, points_, parents,
                                              detail::hash3(seed_, stream_local, id), box ? &*box : nullptr);
-        const GpAcquisition acquisition(gp, best, feasibility, &screen_workspace_);
+        const GpAcquisition acquisition(gp, best, feasibility, &scratch_.screen);
         const auto top = acquisition.best_candidates(encoding_, c, exclusion,
                                                      std::max<std::size_t>(256, options_.candidates / 8), refine_starts);
         if (top.empty()) return std::nullopt;
@@ -502,9 +502,20 @@ private:
     GpObservations observations_;              // the trials, observe() and observe_pending()
     // Kept between suggestions for their storage only (each suggestion sets their data anew): at
     // the cap on model points, the n x n matrices and the screening block are then not allocated
-    // and faulted in again on every suggestion.
-    detail::GaussianProcess model_, model_with_pending_;
-    Eigen::MatrixXd screen_workspace_;  // the acquisition's screening block
+    // and faulted in again on every suggestion. A copy (or move) of the sampler starts with its
+    // own, empty: there is nothing in them to carry over, and Eigen's LLT cannot be copied before
+    // its first factorisation (its status is left uninitialised).
+    struct Scratch {
+        detail::GaussianProcess model, model_with_pending;
+        Eigen::MatrixXd screen;  // the acquisition's screening block
+        Scratch() = default;
+        Scratch(const Scratch& /*other*/) {}
+        Scratch(Scratch&& /*other*/) noexcept {}
+        Scratch& operator=(const Scratch& /*other*/) { return *this; }
+        Scratch& operator=(Scratch&& /*other*/) noexcept { return *this; }
+        ~Scratch() = default;
+    };
+    Scratch scratch_;
     std::vector<std::vector<double>> seeded_;  // seed_initial_design(), encoded
     GpModelPoints points_;                     // earlier evaluations then trials, rebuilt by suggest()
     std::vector<Note> notes_;

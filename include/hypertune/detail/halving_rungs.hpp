@@ -11,7 +11,7 @@
 #include <hypertune/strategies/halving_type.hpp>
 #include <hypertune/strategy.hpp>
 
-#include <fmt/format.h>
+#include <fmt/core.h>
 
 #include <cstddef>
 #include <optional>

@@ -9,7 +9,7 @@
 #include <hypertune/error.hpp>
 #include <hypertune/parameter.hpp>
 
-#include <fmt/format.h>
+#include <fmt/core.h>
 
 #include <charconv>
 #include <cstdint>

@@ -8,7 +8,7 @@
 #include <hypertune/run_events.hpp>
 #include <hypertune/run_state.hpp>
 
-#include <fmt/format.h>
+#include <fmt/core.h>
 
 #include <cstdio>
 #include <string>

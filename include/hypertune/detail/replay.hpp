@@ -21,7 +21,7 @@
 #include <hypertune/scheduler.hpp>
 #include <hypertune/search_space.hpp>
 
-#include <fmt/format.h>
+#include <fmt/core.h>
 
 #include <cmath>
 #include <deque>

@@ -8,7 +8,7 @@
 #include <hypertune/importance.hpp>
 #include <hypertune/result.hpp>
 
-#include <fmt/format.h>
+#include <fmt/core.h>
 
 #include <algorithm>
 #include <cmath>

@@ -9,7 +9,7 @@
 #include <hypertune/linkage.hpp>
 #include <hypertune/types.hpp>
 
-#include <fmt/format.h>
+#include <fmt/core.h>
 #include <mpi.h>
 
 #include <algorithm>

@@ -23,7 +23,7 @@
 #include <hypertune/mpi/rank_usage.hpp>
 #include <hypertune/types.hpp>
 
-#include <fmt/format.h>
+#include <fmt/core.h>
 
 #include <algorithm>
 #include <chrono>

@@ -8,7 +8,7 @@
 #include <hypertune/result.hpp>
 #include <hypertune/types.hpp>
 
-#include <fmt/format.h>
+#include <fmt/core.h>
 
 #include <cstddef>
 #include <string>

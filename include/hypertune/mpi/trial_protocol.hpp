@@ -15,7 +15,7 @@
 #include <hypertune/search_space.hpp>
 #include <hypertune/trial.hpp>
 
-#include <fmt/format.h>
+#include <fmt/core.h>
 #include <mpi.h>
 #include <nlohmann/json.hpp>
 

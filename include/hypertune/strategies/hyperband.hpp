@@ -60,7 +60,7 @@
 #include <hypertune/scheduler.hpp>
 #include <hypertune/strategies/halving_type.hpp>
 
-#include <fmt/format.h>
+#include <fmt/core.h>
 
 #include <algorithm>
 #include <cstdint>

@@ -22,7 +22,7 @@
 #include <hypertune/search_space.hpp>
 #include <hypertune/scheduler.hpp>
 
-#include <fmt/format.h>
+#include <fmt/core.h>
 
 #include <cmath>
 #include <limits>

@@ -73,7 +73,7 @@
 #include <hypertune/strategies/bayesian.hpp>
 #include <hypertune/strategies/hyperband.hpp>
 
-#include <fmt/format.h>
+#include <fmt/core.h>
 
 #include <algorithm>
 #include <cctype>
