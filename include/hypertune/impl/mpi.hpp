@@ -7,6 +7,8 @@
 #include <hypertune/linkage.hpp>
 #include <hypertune/mpi.hpp>
 
+#include <fmt/format.h>
+
 #if defined(HYPERTUNE_COMPILED_MPI) && !defined(HYPERTUNE_BUILDING_LIBRARY)
 #error "<hypertune/impl/mpi.hpp> is compiled into hypertune::compiled_mpi: include <hypertune/mpi.hpp>"
 #endif
