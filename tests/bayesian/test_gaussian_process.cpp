@@ -34,6 +34,27 @@ hd::GpHyperparameters hyper(double l0, double l1, double sf2, double sn2) {
     return h;
 }
 
+// The model of sample_data(), conditioned on length scales 0.3 and 0.5, signal variance 1 and
+// noise 1e-3.
+hd::GaussianProcess sample_model() {
+    Eigen::MatrixXd x;
+    Eigen::VectorXd y;
+    sample_data(x, y);
+    hd::GaussianProcess gp;
+    gp.set_data(x, y);
+    REQUIRE(gp.condition(hyper(0.3, 0.5, 1.0, 1e-3)));
+    return gp;
+}
+
+// `n` points of the scrambled Sobol sequence in 2-D with `seed`, one per row.
+Eigen::MatrixXd sobol_points(Eigen::Index n, std::uint64_t seed) {
+    hd::ScrambledSobol s(2, seed);
+    Eigen::MatrixXd p(n, 2);
+    for (Eigen::Index i = 0; i < n; ++i)
+        p.row(i) << s.at(static_cast<std::uint32_t>(i), 0), s.at(static_cast<std::uint32_t>(i), 1);
+    return p;
+}
+
 }  // namespace
 
 TEST_CASE("scrambled Sobol: points in (0,1), stratified, deterministic for a seed") {
@@ -163,12 +184,7 @@ TEST_CASE("GP log marginal likelihood gradient matches central finite difference
 }
 
 TEST_CASE("GP prediction gradients match finite differences") {
-    Eigen::MatrixXd x;
-    Eigen::VectorXd y;
-    sample_data(x, y);
-    hd::GaussianProcess gp;
-    gp.set_data(x, y);
-    REQUIRE(gp.condition(hyper(0.3, 0.5, 1.0, 1e-3)));
+    const hd::GaussianProcess gp = sample_model();
     Eigen::VectorXd p(2);
     p << 0.37, 0.61;
     double mean = 0, var = 0;
@@ -190,9 +206,7 @@ TEST_CASE("GP prediction gradients match finite differences") {
         CHECK(dvar[i] == doctest::Approx((va - vb) / 2e-6).epsilon(1e-5).scale(1e-4));
     }
     // The cheap variance bound is an upper bound of the exact variance.
-    Eigen::MatrixXd probe(50, 2);
-    hd::ScrambledSobol s(2, 99);
-    for (Eigen::Index i = 0; i < 50; ++i) probe.row(i) << s.at(static_cast<std::uint32_t>(i), 0), s.at(static_cast<std::uint32_t>(i), 1);
+    const Eigen::MatrixXd probe = sobol_points(50, 99);
     Eigen::MatrixXd cross = gp.cross_kernel(probe);
     Eigen::VectorXd exact = gp.variance_from(cross);
     Eigen::VectorXd bound = gp.variance_bound_from(cross);
@@ -200,19 +214,11 @@ TEST_CASE("GP prediction gradients match finite differences") {
 }
 
 TEST_CASE("GP screening of a candidate set, a block of rows at a time, matches the whole cross kernel") {
-    Eigen::MatrixXd x;
-    Eigen::VectorXd y;
-    sample_data(x, y);
-    hd::GaussianProcess gp;
-    gp.set_data(x, y);
-    REQUIRE(gp.condition(hyper(0.3, 0.5, 1.0, 1e-3)));
+    const hd::GaussianProcess gp = sample_model();
     // Two full blocks and a partial one, so that every boundary between blocks is crossed.
     const Eigen::Index m = 2 * hd::GaussianProcess::screen_block + 37;
-    Eigen::MatrixXd probe(m, 2);
-    hd::ScrambledSobol s(2, 7);
-    for (Eigen::Index i = 0; i < m; ++i)
-        probe.row(i) << s.at(static_cast<std::uint32_t>(i), 0), s.at(static_cast<std::uint32_t>(i), 1);
-    probe.row(m - 1) = x.row(3);  // a model point itself: the nearest correlation is the signal variance
+    Eigen::MatrixXd probe = sobol_points(m, 7);
+    probe.row(m - 1) = gp.inputs().row(3);  // a model point itself: the nearest correlation is the signal variance
     const hd::GaussianProcess::Screening screening = gp.screen(probe);
     const Eigen::MatrixXd cross = gp.cross_kernel(probe);
     const Eigen::VectorXd mean = gp.mean_from(cross);

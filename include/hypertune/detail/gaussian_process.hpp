@@ -205,14 +205,6 @@ public:
         return k;
     }
 
-    /// The same into `k`, xs.rows() x size(): a view of a matrix's storage, which may be larger
-    /// (screen() reuses one block's storage for every block).
-    void cross_kernel_into(const Eigen::MatrixXd& xs, Eigen::Map<Eigen::MatrixXd> k) const {
-        const Eigen::MatrixXd s = xs.array().rowwise() * inverse_lengthscales_.transpose().array();
-        distances_into(s, scaled_, false, k);
-        matern_in_place(k, signal_);
-    }
-
     /// A first look at many rows xs (a candidate set): per row, the standardised posterior mean,
     /// the variance bound (variance_bound_from) and the largest kernel value against a model point
     /// (the nearest one's correlation). The cross kernel is built `screen_block` rows at a time:
@@ -234,12 +226,10 @@ public:
         // Sized once for the largest block (a resize to the same size keeps the storage); a
         // shorter last block uses the start of it.
         workspace.resize(std::min(screen_block, m), scaled_.rows());
-        Eigen::MatrixXd rows;
         for (Eigen::Index start = 0; start < m; start += screen_block) {
             const Eigen::Index count = std::min(screen_block, m - start);
-            rows = xs.middleRows(start, count);
             Eigen::Map<Eigen::MatrixXd> cross(workspace.data(), count, workspace.cols());  // contiguous
-            cross_kernel_into(rows, cross);
+            cross_kernel_into(xs.middleRows(start, count), cross);
             out.mean.segment(start, count).noalias() = cross * alpha_;
             auto nearest = out.nearest.segment(start, count);
             nearest = cross.col(0);  // a column at a time: contiguous in the column-major block
@@ -447,6 +437,14 @@ public:
     }
 
 private:
+    // K(xs, X) into `k`, xs.rows() x size(): a view of a matrix's storage, which may be larger
+    // (screen() reuses one block's storage for every block).
+    void cross_kernel_into(const Eigen::Ref<const Eigen::MatrixXd>& xs, Eigen::Map<Eigen::MatrixXd> k) const {
+        const Eigen::MatrixXd s = xs.array().rowwise() * inverse_lengthscales_.transpose().array();
+        distances_into(s, scaled_, false, k);
+        matern_in_place(k, signal_);
+    }
+
     // Euclidean distances between the rows of a and b into r (a.rows() x b.rows()), computed in
     // place (the matrices are large: temporaries would cost more than the arithmetic).
     static void distances_into(const Eigen::MatrixXd& a, const Eigen::MatrixXd& b, bool same, Eigen::Map<Eigen::MatrixXd> r) {

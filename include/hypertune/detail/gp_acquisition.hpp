@@ -31,9 +31,10 @@ class GpAcquisition {
 public:
     /// gp: the objective's model (with pending fantasies, if any); best: the standardised
     /// incumbent, none to leave EI out; feasibility: the constraint models, or nullptr;
-    /// workspace: storage for best_candidates()' screening (GaussianProcess::screen), or nullptr.
+    /// workspace: storage for best_candidates()' screening (GaussianProcess::screen), kept by the
+    /// caller from one suggestion to the next.
     GpAcquisition(const GaussianProcess& gp, std::optional<double> best, FeasibilityModel* feasibility,
-                  Eigen::MatrixXd* workspace = nullptr)
+                  Eigen::MatrixXd& workspace)
         : gp_(gp), best_(best), feasibility_(feasibility), workspace_(workspace) {}
 
     [[nodiscard]] static double sd_of(double var) { return std::sqrt(std::max(var, 1e-16)); }
@@ -54,7 +55,7 @@ public:
         std::vector<const double*> candidate_rows;
         for (Eigen::Index i = 0; i < m; ++i) candidate_rows.push_back(c.row(i).data());
         const Eigen::MatrixXd features = encoding.feature_rows(candidate_rows);
-        const GaussianProcess::Screening screening = workspace_ ? gp_.screen(features, *workspace_) : gp_.screen(features);
+        const GaussianProcess::Screening screening = gp_.screen(features, workspace_);
         const Eigen::VectorXd& mean = screening.mean;
         const Eigen::VectorXd feasible_bound =
             feasibility_ ? feasibility_->upper_bounds(features) : Eigen::VectorXd::Zero(m);
@@ -130,7 +131,7 @@ private:
     const GaussianProcess& gp_;
     std::optional<double> best_;
     FeasibilityModel* feasibility_;
-    Eigen::MatrixXd* workspace_;
+    Eigen::MatrixXd& workspace_;
 };
 
 }  // namespace hypertune::detail

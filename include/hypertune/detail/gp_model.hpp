@@ -481,7 +481,7 @@ private:
             box = region_->box(encoding_, points_[parents.front()].u, hyper_->log_lengthscales);
         const GpCandidates c = candidate_set(encoding_, candidate_sequence_, id, options_.candidates, points_, parents,
                                              detail::hash3(seed_, stream_local, id), box ? &*box : nullptr);
-        const GpAcquisition acquisition(gp, best, feasibility, &scratch_.screen);
+        const GpAcquisition acquisition(gp, best, feasibility, scratch_.screen);
         const auto top = acquisition.best_candidates(encoding_, c, exclusion,
                                                      std::max<std::size_t>(256, options_.candidates / 8), refine_starts);
         if (top.empty()) return std::nullopt;
