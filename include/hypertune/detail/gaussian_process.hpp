@@ -198,6 +198,10 @@ public:
         return conditioned_;
     }
 
+    /// The standardised posterior mean at the model's own inputs, in O(n): K alpha, which is
+    /// y - (noise + jitter) alpha since (K + (noise + jitter) I) alpha = y. Call after condition().
+    [[nodiscard]] Eigen::VectorXd fitted_means() const { return y_ - (noise_ + jitter_) * alpha_; }
+
     /// K(xs, X) for rows xs: the cross kernel the predictions are built from.
     [[nodiscard]] Eigen::MatrixXd cross_kernel(const Eigen::MatrixXd& xs) const {
         Eigen::MatrixXd k(xs.rows(), scaled_.rows());

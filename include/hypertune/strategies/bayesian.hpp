@@ -41,6 +41,11 @@
 //   an infeasible trial enters the model as a failed one does, at the worst loss.
 // - Heavy-tailed losses (worst - best > 10 x (median - best)): the model sees
 //   log(loss - best + median - best) instead, said once in notes().
+// - The incumbent (what expected improvement is measured against, and the trust region's centre):
+//   the best result; while the model explains part of the results as noise (fitted noise variance
+//   at least 1e-3 of the signal variance) and there are no constraint models, the result of
+//   lowest posterior mean instead, since the best result is then the luckiest draw as much as the
+//   best configuration (GPModel::noisy_incumbent).
 // - Pending trials (asked, not yet told): kriging believer. Each enters the model with the
 //   posterior mean at its point as a fantasy observation, and the incumbent is the best of the
 //   observed losses and those fantasies, so the expected improvement at and around a pending point
@@ -57,7 +62,7 @@
 //   onto the cube's faces (measured: 24-88% of trials on a bound on ten test functions, none
 //   without), and on with several, whose Pareto sets often lie on the faces (ZDT, DTLZ).
 // - Trust region (`trust_region`, on by default with one objective; detail/gp_trust_region.hpp):
-//   the Sobol candidates fill a box around the best (feasible) result, sides scaled by the length
+//   the Sobol candidates fill a box around the incumbent (feasible), sides scaled by the length
 //   scales, each coordinate moved from the centre with probability min(1, 5 / d); the box doubles
 //   after 3 successes and halves after max(4, 2d) failures, and once it has shrunk below 0.5^7
 //   (0.5^10 while the model sees no noise in the region's results) a new region starts with a
