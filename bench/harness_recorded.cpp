@@ -5,8 +5,11 @@
 // configurations, a held-out set recorded after the defaults were chosen; softmax regression on
 // Fashion-MNIST, validation accuracy per epoch; 81 configurations x 30 units each) replayed on a simulated cluster
 // (bench/simulator.hpp: P workers, a simulated clock, no training and no sleeping).
-//   harness_recorded [data_dir=bench/data] [orders=20]
+//   harness_recorded [data_dir=bench/data] [orders=20] [--unit-time]
 //
+// --unit-time: every unit takes 1 simulated second, whatever its configuration's measured time
+// (the time model of a replay that counts in units; the utilisation columns then say how well the
+// schedule packs units, not how it copes with slow and fast configurations).
 // For each of `orders` sampling orders (seeded permutations of the 81 recorded configurations), new
 // trial k of every scheduler gets configuration order[k] (RecordedSampler) and its recorded curve:
 // the loss after unit r is 1 - metric after unit r, and a unit takes the configuration's measured
@@ -160,12 +163,14 @@ struct Row {
 };
 
 // Runs every contender on one recorded set and prints its table; returns the contract breaches seen.
-std::vector<std::string> run_task(const Task& task, const std::filesystem::path& dir, std::uint64_t orders) {
+std::vector<std::string> run_task(const Task& task, const std::filesystem::path& dir, std::uint64_t orders,
+                                  bool unit_time) {
     auto curves = ht::bench::read_curves(dir / task.file, task.space, task.metric);
     if (task.best_so_far)
         for (auto& v : curves.values)
             std::partial_sum(v.begin(), v.end(), v.begin(), [](double a, double b) { return std::max(a, b); });
     const ht::Resource R = curves.max_resource();
+    if (unit_time) std::fill(curves.seconds.begin(), curves.seconds.end(), static_cast<double>(R));
     const std::size_t n = curves.size();
     const ht::bench::RecordedProblem problem(curves);
     const auto configs = std::make_shared<const std::vector<ht::Config>>(curves.configs);
@@ -303,10 +308,14 @@ std::vector<std::string> run_task(const Task& task, const std::filesystem::path&
 }  // namespace
 
 int main(int argc, char** argv) try {
-    const std::filesystem::path dir = argc > 1 ? argv[1] : HYPERTUNE_BENCH_DATA_DIR;
-    const std::uint64_t orders = argc > 2 ? std::strtoull(argv[2], nullptr, 10) : 20;
-    if (orders == 0 || argc > 3) {
-        fmt::print(stderr, "usage: harness_recorded [data_dir] [orders>=1]\n");
+    std::vector<std::string> args(argv + 1, argv + argc);
+    const auto flag = std::find(args.begin(), args.end(), "--unit-time");
+    const bool unit_time = flag != args.end();
+    if (unit_time) args.erase(flag);
+    const std::filesystem::path dir = !args.empty() ? std::filesystem::path(args[0]) : HYPERTUNE_BENCH_DATA_DIR;
+    const std::uint64_t orders = args.size() > 1 ? std::strtoull(args[1].c_str(), nullptr, 10) : 20;
+    if (orders == 0 || args.size() > 2) {
+        fmt::print(stderr, "usage: harness_recorded [data_dir] [orders>=1] [--unit-time]\n");
         return 2;
     }
     const std::vector<Task> tasks = {
@@ -327,7 +336,7 @@ int main(int argc, char** argv) try {
                        task.file, dir.string());
             continue;
         }
-        for (auto& a : run_task(task, dir, orders)) anomalies.push_back(std::move(a));
+        for (auto& a : run_task(task, dir, orders, unit_time)) anomalies.push_back(std::move(a));
     }
     if (!anomalies.empty()) {
         constexpr std::size_t shown = 40;
