@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // The Gaussian-process sampler off the box's faces, and its trust region (TuRBO): the space-filling
 // design's margin, the share of suggestions on a bound where the optimum is interior, the region's
-// shrinking and restarts, and how many coordinates a suggestion in a region moves.
+// shrinking and restarts, its centre when the results are noisy, and how many coordinates a
+// suggestion in a region moves.
 #include <hypertune/detail/gp_trust_region.hpp>
 #include <hypertune/strategies/bayesian.hpp>
 
