@@ -213,6 +213,16 @@ TEST_CASE("GP prediction gradients match finite differences") {
     for (Eigen::Index i = 0; i < 50; ++i) CHECK(bound[i] >= exact[i] - 1e-12);
 }
 
+TEST_CASE("GP fitted means: the posterior mean at the model's own inputs, without a cross kernel") {
+    const hd::GaussianProcess gp = sample_model();
+    const Eigen::VectorXd direct = gp.mean_from(gp.cross_kernel(gp.inputs()));
+    const Eigen::VectorXd fitted = gp.fitted_means();
+    REQUIRE(fitted.size() == direct.size());
+    for (Eigen::Index i = 0; i < fitted.size(); ++i) CHECK(fitted[i] == doctest::Approx(direct[i]).epsilon(1e-9).scale(1e-9));
+    // with noise 1e-3 the fit stays near the data, not on it
+    CHECK((fitted - gp.standardised_outputs()).norm() > 0.0);
+}
+
 TEST_CASE("GP screening of a candidate set, a block of rows at a time, matches the whole cross kernel") {
     const hd::GaussianProcess gp = sample_model();
     // Two full blocks and a partial one, so that every boundary between blocks is crossed.

@@ -366,11 +366,12 @@ private:
         // While the model explains part of the results as noise, the incumbent is the result it
         // rates best (the lowest posterior mean), not the luckiest draw: expected improvement is
         // measured against that mean and the trust region is centred there (see noisy_incumbent).
-        std::optional<std::pair<std::size_t, double>> incumbent;
-        if (!constrained && objectives_ == 1 && sees_noise()) {
-            incumbent = noisy_incumbent(gp, chosen);
-            if (incumbent) best = incumbent->second;
-        }
+        std::optional<std::size_t> centre;  // the trust region's, when not the best result
+        if (!constrained && objectives_ == 1 && sees_noise())
+            if (const auto incumbent = noisy_incumbent(gp, chosen)) {
+                centre = incumbent->first;
+                best = incumbent->second;
+            }
 
         // Kriging believer: pending points enter with the posterior mean as their loss.
         detail::GaussianProcess& model_with_pending = scratch_.model_with_pending;
@@ -407,8 +408,7 @@ private:
         const double radius = region_ && objectives_ == 1 ? std::min(gp_pending_radius, 0.1 * region_->length())
                                                           : gp_pending_radius;
         const CandidateExclusion exclusion(std::move(pu), model->signal_variance(), radius);
-        auto pick = maximise_acquisition(id, *model, best, exclusion, constrained ? &feasibility : nullptr,
-                                         incumbent ? std::optional<std::size_t>(incumbent->first) : std::nullopt);
+        auto pick = maximise_acquisition(id, *model, best, exclusion, constrained ? &feasibility : nullptr, centre);
         if (!pick)
             return fallback(id, "excluded",
                             "every candidate repeats an evaluated configuration or is next to a pending one");
@@ -427,14 +427,10 @@ private:
     // configuration: on a noisy objective, or on one whose ripples are finer than the model
     // resolves (Rastrigin, Ackley, Griewank, whose ripples it fits as noise), that point is where
     // a ripple or the noise went down, and a region centred there searches around it. The lowest
-    // posterior mean is where the trend is lowest. Against the best result, on the fourteen
-    // functions of bench/peers (`peer_functions --samplers Bayesian --seeds 20`, both seed sets,
-    // see README): Ackley 5-D at 200 evaluations 1.69 to 0.81, Michalewicz 5-D 0.48 to 0.26,
-    // Rastrigin 5-D 13.4 to 11.0 and at 50 on seeds 101-120 29.3 to 27.0, Levy 20-D 16.9 to 12.6,
-    // noisy Hartmann 6-D 0.066 to 0.056; it costs at 50 evaluations on some smooth functions
-    // (Hartmann 6-D 0.008 to 0.0115, Rosenbrock 4-D 7.35 to 8.26). Over all 56 medians it is lower
-    // on 26 and higher on 21, the gains large and the losses mostly small (bench/peers/README.md,
-    // "The noisy incumbent"). A noise-free model keeps the best result.
+    // posterior mean is where the trend is lowest. What it changed on the fourteen functions of
+    // bench/peers, row by row: bench/peers/README.md, "The noisy incumbent" (large gains on the
+    // rippled functions at 200 evaluations, small losses on some smooth ones at 50). A noise-free
+    // model keeps the best result.
     [[nodiscard]] std::optional<std::pair<std::size_t, double>> noisy_incumbent(const detail::GaussianProcess& gp,
                                                                                 const GpResults& chosen) const {
         const Eigen::VectorXd fitted = gp.fitted_means();
@@ -514,14 +510,14 @@ private:
                                                                           std::optional<double> best,
                                                                           const CandidateExclusion& exclusion,
                                                                           FeasibilityModel* feasibility,
-                                                                          std::optional<std::size_t> incumbent) {
+                                                                          std::optional<std::size_t> centre) {
         const std::vector<std::size_t> parents = local_parents(points_);
-        // The region's centre is the incumbent (by default the best feasible result); while none
-        // is feasible, the probability of feasibility searches the whole box (and infeasible
-        // results do not shrink the region).
+        // The region's centre is `centre` (the noisy incumbent) or else the best feasible result;
+        // while none is feasible, the probability of feasibility searches the whole box (and
+        // infeasible results do not shrink the region).
         std::optional<GpRegionBox> box;
         if (region_ && objectives_ == 1 && !parents.empty() && points_[parents.front()].feasible())
-            box = region_->box(encoding_, points_[incumbent.value_or(parents.front())].u, hyper_->log_lengthscales);
+            box = region_->box(encoding_, points_[centre.value_or(parents.front())].u, hyper_->log_lengthscales);
         const GpCandidates c = candidate_set(encoding_, candidate_sequence_, id, options_.candidates, points_, parents,
                                              detail::hash3(seed_, stream_local, id), box ? &*box : nullptr);
         const GpAcquisition acquisition(gp, best, feasibility, scratch_.screen);
