@@ -286,7 +286,7 @@ std::vector<std::string> run_task(const Task& task, const std::filesystem::path&
             auto mean = [&](const std::vector<double>& v) {
                 return std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(orders);
             };
-            fmt::print("| {} | {} | {}/{} | {:.4f} | {:.4f} | {:.0f} | {:.0f} | {:.1f} | {:.1f}% | {:.1f}% | {:.1f}% | "
+            fmt::print("| {} | {} | {}/{} | {:.4f} | {:.4f} | {:.0f} | {:.0f} | {:.4g} | {:.1f}% | {:.1f}% | {:.1f}% | "
                        "{:.1f}% | {:.1f}% | {} | {} |\n",
                        all[c].name, worker_counts[p], row.reached, orders, median(row.best),
                        *std::max_element(row.gap.begin(), row.gap.end()), median(row.spent),

@@ -293,26 +293,99 @@ TEST_CASE("fill_idle_workers: once no new trial may start, a paused trial that c
     }
 }
 
+TEST_CASE("fill_idle_workers: with nothing left to promote early, a paused trial that ends in time runs to the end") {
+    // Rungs 1 and 2 below max_resource 4 (reduction factor 2).
+    for (bool fill : {false, true}) {
+        CAPTURE(fill);
+        ASHA asha({.min_resource = 1, .max_resource = 4, .reduction_factor = 2, .type = HalvingType::Promotion,
+                   .fill_idle_workers = fill});
+        asha.start(promotion_space(), {.seed = 3, .max_trials = 5});
+        for (TrialId id = 0; id < 5; ++id) REQUIRE(asha.ask().trial == id);
+        const double losses[] = {0.5, 0.2, 0.9, 0.4};
+        for (TrialId id = 0; id < 4; ++id) asha.tell(id, Outcome::completed(losses[id], 1));
+        // Rung 1 holds 4, its top half {1, 3}: both go to rung 2, where 1 ranks first and goes on.
+        REQUIRE(asha.ask().trial == 1);
+        REQUIRE(asha.ask().trial == 3);
+        asha.tell(1, Outcome::completed(0.1, 2));
+        asha.tell(3, Outcome::completed(0.3, 2));
+        Suggestion top = asha.ask();
+        REQUIRE(top.runs());
+        CHECK(top.trial == 1);
+        CHECK(top.budget == 4);
+        (void)asha.take_decisions();
+        // Running: trial 1 (2 units to go) and trial 4 (1). Trial 3 (0.3) is not in rung 2's top
+        // (1 of 2) and no arrival can change that; trial 0 (0.5) has two ahead of it at rung 1,
+        // whose top holds 2 of 5 once trial 4 arrives. The second rule: trial 3 needs 2 units to
+        // max_resource, within the 2 trial 1 still needs, so it runs to the end; trial 0 would
+        // need 3.
+        Suggestion s = asha.ask();
+        auto records = asha.take_decisions();
+        if (!fill) {
+            CHECK(s.kind == Suggestion::Kind::Wait);
+            CHECK(records.empty());
+            continue;
+        }
+        REQUIRE(s.runs());
+        CHECK(s.trial == 3);
+        CHECK(s.resume_from == 2);
+        CHECK(s.budget == 4);
+        REQUIRE(records.size() == 1);
+        CHECK(records[0].kind == Kind::Promote);
+        CHECK(records[0].resource == 2);
+        CHECK(records[0].loss == 0.3);
+        CHECK(records[0].reason == "no new trial may start and a worker is free: the best paused trial at resource 2, "
+                                   "its 2 units to the end within the 2 a running trial still needs: resumes from 2 "
+                                   "to 4");
+        CHECK(asha.ask().kind == Suggestion::Kind::Wait);  // trial 0's 3 units would outlast the run
+        CHECK(asha.take_decisions().empty());
+        // It ends at max_resource, recorded at no rung: over, with no Pause record.
+        asha.tell(3, Outcome::completed(0.05, 4));
+        CHECK(asha.take_decisions().empty());
+        asha.tell(1, Outcome::completed(0.08, 4));
+        asha.tell(4, Outcome::completed(0.7, 1));
+        (void)asha.take_decisions();
+        // Nothing runs: the run is over, trial 0 and trial 4 stopped where they paused.
+        CHECK(asha.ask().kind == Suggestion::Kind::Done);
+        std::set<TrialId> stopped;
+        for (const auto& d : asha.take_decisions())
+            if (d.kind == Kind::Stop) stopped.insert(d.trial);
+        CHECK(stopped == std::set<TrialId>{0, 2, 4});
+    }
+}
+
 TEST_CASE("fill_idle_workers matches a brute-force check of every early promotion and every Wait") {
-    // Random interleavings on 4 workers with a budget of new trials. Each early promotion must have
-    // fewer losses ahead of it at its rung than the top 1/eta holds once the trials running towards
-    // that rung arrive; each Wait must come when no paused trial anywhere has that.
+    // Random interleavings on 4 workers with a budget of new trials. Each early promotion by the
+    // benefit of the doubt must have fewer losses ahead of it at its rung than the top 1/eta holds
+    // once the trials running towards that rung arrive; each run to the end must come when no
+    // paused trial has that, from a rung whose remaining units fit in the most a running trial
+    // still needs; each Wait must come when no paused trial has either.
     constexpr int eta = 3;
     constexpr Resource max_resource = 27;
     std::mt19937_64 rng(17);
-    std::size_t early = 0, waits_checked = 0;
+    std::size_t early = 0, to_the_end = 0, waits_checked = 0;
     for (int run = 0; run < 40; ++run) {
         ASHA asha = filling_asha(true, max_resource);
         const std::size_t max_trials = 12 + rng() % 30;
         asha.start(promotion_space(), {.seed = static_cast<std::uint64_t>(run), .max_trials = max_trials});
         std::map<Resource, std::vector<double>> recorded;         // rung resource -> losses recorded there
         std::map<Resource, std::set<std::pair<double, TrialId>>> paused;
-        std::map<TrialId, Resource> running;                       // id -> budget
+        std::map<TrialId, std::pair<Resource, Resource>> running;  // id -> (resumed from, budget)
         std::map<TrialId, double> value_of;                       // a trial's loss, fixed per trial
         std::size_t started = 0;
         auto arriving = [&](Resource r) {
             return static_cast<std::size_t>(std::count_if(running.begin(), running.end(),
-                                                          [&](const auto& e) { return e.second == r; }));
+                                                          [&](const auto& e) { return e.second.second == r; }));
+        };
+        auto horizon = [&] {
+            Resource h = 0;
+            for (const auto& [id, span] : running) h = std::max(h, span.second - span.first);
+            return h;
+        };
+        auto any_paused = [&](auto&& predicate) {
+            for (const auto& [r, set] : paused)
+                for (const auto& [v, id] : set)
+                    if (predicate(r, v)) return true;
+            return false;
         };
         auto ahead = [&](Resource r, double v) {
             const auto& vs = recorded[r];
@@ -327,17 +400,23 @@ TEST_CASE("fill_idle_workers matches a brute-force check of every early promotio
                 for (const auto& d : asha.take_decisions()) {
                     if (d.kind != Kind::Promote) continue;
                     paused[d.resource].erase({d.loss, d.trial});
-                    if (d.reason.starts_with("no new trial may start")) {
+                    if (!d.reason.starts_with("no new trial may start")) continue;
+                    CHECK(started == max_trials);
+                    if (d.reason.find("units to the end") == std::string::npos) {
                         ++early;
-                        CHECK(started == max_trials);
                         CHECK(could_make_it(d.resource, d.loss));
+                    } else {
+                        ++to_the_end;
+                        CHECK_FALSE(any_paused(could_make_it));
+                        CHECK(max_resource - d.resource <= horizon());
+                        CHECK(s.budget == max_resource);
                     }
                 }
                 if (!s.runs()) {
                     if (s.kind == Suggestion::Kind::Wait) {
                         ++waits_checked;
-                        for (const auto& [r, set] : paused)
-                            for (const auto& [v, id] : set) CHECK_FALSE(could_make_it(r, v));
+                        CHECK_FALSE(any_paused(could_make_it));
+                        CHECK_FALSE(any_paused([&](Resource r, double) { return max_resource - r <= horizon(); }));
                     }
                     break;
                 }
@@ -345,12 +424,13 @@ TEST_CASE("fill_idle_workers matches a brute-force check of every early promotio
                     ++started;
                     value_of[s.trial] = std::uniform_real_distribution<double>(0.0, 1.0)(rng);
                 }
-                running[s.trial] = s.budget;
+                running[s.trial] = {s.resume_from, s.budget};
             }
             if (running.empty()) break;
             auto it = running.begin();
             std::advance(it, static_cast<std::ptrdiff_t>(rng() % running.size()));
-            const auto [id, budget] = *it;
+            const TrialId id = it->first;
+            const Resource budget = it->second.second;
             running.erase(it);
             // A loss that improves a little with resource, so ranks mostly hold from rung to rung.
             const double loss = value_of[id] * (1.0 - 0.01 * static_cast<double>(budget));
@@ -363,7 +443,8 @@ TEST_CASE("fill_idle_workers matches a brute-force check of every early promotio
         }
         CHECK(running.empty());
     }
-    CHECK(early > 20);  // the rule was exercised, not just allowed
+    CHECK(early > 20);  // each rule was exercised, not just allowed
+    CHECK(to_the_end > 20);
     CHECK(waits_checked > 20);
 }
 

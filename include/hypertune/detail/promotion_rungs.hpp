@@ -21,12 +21,20 @@
 // each gets a Stop record (close()).
 // With a budget of new trials, once it is spent the workers that finish wait (ask() answers Wait)
 // while the last trials run towards their rungs. With fill_idle_workers, such a worker gets a
-// paused trial instead, promoted on the benefit of the doubt: at a rung with m recorded losses and
-// a trials running towards it, q' = floor((m + a) / eta) is the most the top 1/eta can hold once
-// they have all arrived; the best paused trial there is promoted early when fewer than q' recorded
-// losses are strictly lower than its own, i.e. when it will be in the top 1/eta should the
-// arrivals all rank behind it (speculate(); the highest rung first). Nothing that could never be
-// promoted runs, and no new trial is started for it.
+// paused trial instead (speculate()), by the first of two rules that finds one, each the highest
+// rung first:
+// - the benefit of the doubt: at a rung with m recorded losses and a trials running towards it,
+//   q' = floor((m + a) / eta) is the most the top 1/eta can hold once they have all arrived; the
+//   best paused trial there is promoted early when fewer than q' recorded losses are strictly
+//   lower than its own, i.e. when it will be in the top 1/eta should the arrivals all rank behind
+//   it;
+// - the time the run needs anyway: the run cannot end before its running trials reach their
+//   budgets, the furthest h units away (h = the largest budget - last step reached). The best
+//   paused trial at a rung whose resource is at least max_resource - h runs straight to
+//   max_resource: it ends by then (when units take about the same time), so it costs no wall
+//   time, and it is a second chance for the best of those the rule left behind. It is recorded at
+//   no rung on the way, so it makes no other trial promotable and starts no cascade of work.
+// No new trial is started for either.
 // A report past the trial's budget gets Stop (the trainer overran its rung; its loss still counts
 // at the rung through its outcome), past max_resource a Stop record. A failed trial, or one that
 // ended short of its budget (the run stopping), leaves the rungs: it is never promoted. A NaN loss
@@ -65,8 +73,9 @@ public:
                    Resource max_resource, bool pareto = false);
 
     /// When no new trial may start and a worker would wait: the best paused trial that can still
-    /// reach its rung's top 1/eta once the trials running towards that rung have arrived (see the
-    /// top of this file), promoted now; appends its Promote record to `out`.
+    /// reach its rung's top 1/eta once the trials running towards that rung have arrived, promoted
+    /// now, else one whose remaining units to max_resource fit in what the running trials still
+    /// need, run to the end (see the top of this file); appends its Promote record to `out`.
     [[nodiscard]] std::optional<Resumption> speculate(std::vector<DecisionRecord>& out);
 
     /// Registers a new trial in `bracket` (its configuration is kept, to resume it with); returns
@@ -92,7 +101,7 @@ public:
     void close(std::vector<DecisionRecord>& out);
 
     /// Trials running now (started or promoted, not yet finished).
-    [[nodiscard]] std::size_t running() const noexcept { return running_; }
+    [[nodiscard]] std::size_t running() const noexcept { return running_.size(); }
     /// Trials paused at a rung, waiting for a promotion that may never come.
     [[nodiscard]] std::size_t paused() const noexcept;
     /// How many losses are recorded at rung `rung` of bracket `b`.
@@ -119,12 +128,14 @@ private:
     [[nodiscard]] std::optional<std::pair<double, TrialId>> promotable(Rung& rung);
     // The best paused trial at `rung` (the first in Pareto priority, or the lowest loss).
     [[nodiscard]] std::optional<std::pair<double, TrialId>> best_waiting(Rung& rung);
-    // Resumes paused trial `id` (rank value `value`) from rung `k` of bracket `b` to the next rung,
-    // with a Promote record saying `why`.
+    // Resumes paused trial `id` (rank value `value`) from rung `k` of bracket `b` to rung `to` (the
+    // next one by default; the ladder's size: to max_resource), with a Promote record saying `why`.
     [[nodiscard]] Resumption resume(std::size_t b, std::size_t k, double value, TrialId id, std::string why,
-                                    std::vector<DecisionRecord>& out);
-    // The trial starts running towards its rung `t.rung` (counted in that rung's `arriving`).
-    void run_towards(TrialState& t);
+                                    std::vector<DecisionRecord>& out, std::optional<std::size_t> to = std::nullopt);
+    // Trial `id` starts running towards its rung `t.rung` (counted in that rung's `arriving`).
+    void run_towards(TrialId id, TrialState& t);
+    // The most resource units a running trial still needs to reach its budget.
+    [[nodiscard]] Resource running_horizon() const;
 
     [[nodiscard]] Resource budget_at(std::size_t bracket, std::size_t rung) const {
         const auto& ladder = ladders_[bracket];
@@ -136,7 +147,7 @@ private:
     std::size_t eta_ = 3;
     Resource max_resource_ = 0;
     LiveTrials<TrialState> trials_;
-    std::size_t running_ = 0;
+    std::vector<TrialId> running_;  // the trials running now, in no order (as many as the workers)
 };
 
 }  // namespace hypertune::detail

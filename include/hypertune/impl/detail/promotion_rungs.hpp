@@ -41,9 +41,9 @@ HYPERTUNE_INLINE std::optional<std::pair<double, TrialId>> PromotionRungs::best_
     return std::nullopt;
 }
 
-HYPERTUNE_INLINE void PromotionRungs::run_towards(TrialState& t) {
+HYPERTUNE_INLINE void PromotionRungs::run_towards(TrialId id, TrialState& t) {
     t.running = true;
-    ++running_;
+    running_.push_back(id);
     auto& ladder = ladders_[t.bracket];
     if (t.rung < ladder.size()) ++ladder[t.rung].arriving;
 }
@@ -54,7 +54,7 @@ HYPERTUNE_INLINE Resource PromotionRungs::add_trial(TrialId id, std::size_t brac
     t.budget = budget_at(bracket, 0);
     t.config = std::move(config);
     const Resource budget = t.budget;
-    run_towards(trials_.insert(id, std::move(t)));
+    run_towards(id, trials_.insert(id, std::move(t)));
     return budget;
 }
 
@@ -112,18 +112,43 @@ HYPERTUNE_INLINE std::optional<Resumption> PromotionRungs::speculate(std::vector
                                ") should they all rank behind it"}),
                       out);
     }
+    // Nothing paused can still make its rung's top: the run lasts at least as long as its longest
+    // running trial still needs, so a paused trial whose remaining units to max_resource fit in
+    // that horizon runs to the end at no cost in wall time, straight, recorded at no rung on the
+    // way (so it makes no other trial promotable): a second chance for the best of the rest.
+    const Resource horizon = running_horizon();
+    for (const auto& [b, k] : rungs) {
+        Rung& rung = ladders_[b][k];
+        if (max_resource_ - rung.resource > horizon) continue;
+        const auto best = best_waiting(rung);
+        if (!best) continue;
+        return resume(b, k, best->first, best->second,
+                      str_cat({"no new trial may start and a worker is free: the best paused trial at resource ",
+                               rung.resource, ", its ", max_resource_ - rung.resource, " units to the end within the ",
+                               horizon, " a running trial still needs"}),
+                      out, ladders_[b].size());
+    }
     return std::nullopt;
 }
 
+HYPERTUNE_INLINE Resource PromotionRungs::running_horizon() const {
+    Resource horizon = 0;
+    for (TrialId id : running_)
+        if (const TrialState* t = trials_.find(id)) horizon = std::max(horizon, t->budget - t->last_step);
+    return horizon;
+}
+
 HYPERTUNE_INLINE Resumption PromotionRungs::resume(std::size_t b, std::size_t k, double value, TrialId id,
-                                                   std::string why, std::vector<DecisionRecord>& out) {
+                                                   std::string why, std::vector<DecisionRecord>& out,
+                                                   std::optional<std::size_t> to) {
     Rung& rung = ladders_[b][k];
     rung.waiting.erase({value, id});
     TrialState& t = trials_.at(id);
     const Resource from = rung.resource;
-    t.rung = k + 1;
+    t.rung = to.value_or(k + 1);
     t.budget = budget_at(b, t.rung);
-    run_towards(t);
+    t.last_step = std::max(t.last_step, from);  // it reached the rung, reported or not
+    run_towards(id, t);
     out.push_back(DecisionRecord{id, DecisionRecord::Kind::Promote, labels_[b], static_cast<int>(k), from, value,
                                  rung.ranking.cutoff(), rung.ranking.size(),
                                  str_cat({why, ": resumes from ", from, " to ", t.budget})});
@@ -152,7 +177,7 @@ HYPERTUNE_INLINE void PromotionRungs::finish(TrialId id, const Outcome& outcome,
     if (found == nullptr || !found->running) return;
     TrialState& t = *found;
     t.running = false;
-    --running_;
+    std::erase(running_, id);
     auto& ladder = ladders_[t.bracket];
     if (t.rung < ladder.size()) --ladder[t.rung].arriving;
     const bool reached = outcome.status == Outcome::Status::Completed || outcome.resource >= t.budget;
