@@ -210,14 +210,16 @@ void BM_ASHAWait(benchmark::State& state) {
     measure(state, ht::ASHA({.max_resource = max_resource, .type = ht::HalvingType::Stop, .wait_for_peers = true}));
 }
 void BM_ASHAPromotion(benchmark::State& state) {
-    measure(state, ht::ASHA({.max_resource = max_resource, .type = ht::HalvingType::Promotion}));
+    measure(state, ht::ASHA({.max_resource = max_resource, .type = ht::HalvingType::Promotion,
+                             .fill_idle_workers = false}));
 }
 void BM_ASHAPromotionFill(benchmark::State& state) {
     measure(state, ht::ASHA({.max_resource = max_resource, .type = ht::HalvingType::Promotion,
                              .fill_idle_workers = true}));
 }
 void BM_HyperbandPromotion(benchmark::State& state) {
-    measure(state, ht::Hyperband({.max_resource = max_resource, .type = ht::HalvingType::Promotion, .brackets = 0}));
+    measure(state, ht::Hyperband({.max_resource = max_resource, .type = ht::HalvingType::Promotion,
+                                  .fill_idle_workers = false, .brackets = 0}));
 }
 void BM_ModelBasedHyperband(benchmark::State& state) {
     // The stop type over all brackets, as README's figures for it were measured.

@@ -16,7 +16,8 @@
 // training time / 30 simulated seconds. Every scheduler gets max_trials = 81 and runs until it
 // answers Done, at P = 1, 4 and 16 workers:
 //   random search (RunToCompletion: all 81 to 30 units, the reference), ASHA (stop type, stop type
-//   with wait_for_peers, promotion type, promotion type with fill_idle_workers; rungs 1, 3, 9, 27),
+//   with wait_for_peers, promotion type with fill_idle_workers = false and with it, the default;
+//   rungs 1, 3, 9, 27),
 //   Hyperband asynchronous (the same four) and synchronous (min_resource 1, max_resource 30, eta 3),
 //   each with all four brackets of the paper and again with the two most aggressive (brackets = 2:
 //   rungs from 1 and from 3).
@@ -123,8 +124,9 @@ std::vector<Contender> contenders() {
         {"Hyperband async promotion, fill idle workers", hyperband(Asynchronous, Promotion, false, true)},
         {"Hyperband sync", hyperband(Synchronous, Promotion)},
         {"Hyperband async stop, 2 brackets", hyperband(Asynchronous, Stop, false, false, 2)},
-        {"Hyperband async promotion, 2 brackets (the default)", hyperband(Asynchronous, Promotion, false, false, 2)},
-        {"Hyperband async promotion, fill idle workers, 2 brackets", hyperband(Asynchronous, Promotion, false, true, 2)},
+        {"Hyperband async promotion, 2 brackets", hyperband(Asynchronous, Promotion, false, false, 2)},
+        {"Hyperband async promotion, fill idle workers, 2 brackets (the default)",
+         hyperband(Asynchronous, Promotion, false, true, 2)},
         {"Hyperband sync, 2 brackets", hyperband(Synchronous, Promotion, false, false, 2)},
     };
 }

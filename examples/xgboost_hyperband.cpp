@@ -4,12 +4,13 @@
 // (validation:auc maximised, min_resource 1, max_resource 30, 30 jobs). It first trains once with
 // XGBoost's defaults, then tunes, and prints default vs tuned AUC and what the search cost.
 //
-//   xgboost_hyperband [data_dir] [--sync | --stop] [--parallel N] [--label-noise F] [--report]
+//   xgboost_hyperband [data_dir] [--sync | --stop | --no-fill] [--parallel N] [--label-noise F] [--report]
 //
 // Hyperband runs with its defaults: asynchronous, the promotion type (a trial pauses at each rung
-// and continues from its XGBoost checkpoint when promoted), the two most aggressive brackets.
-// --stop runs the stop type instead (a trial runs on towards max_resource or is stopped at a
-// rung), --sync the paper's synchronous brackets, all of them.
+// and continues from its XGBoost checkpoint when promoted), idle workers filled once no new trial
+// may start, the two most aggressive brackets. --stop runs the stop type instead (a trial runs on
+// towards max_resource or is stopped at a rung), --sync the paper's synchronous brackets, all of
+// them, --no-fill the promotion type with fill_idle_workers = false.
 //
 // One resource unit is 1/30 of the trial's own num_round, so a trial at budget b has trained
 // ceil(b * num_round / 30) boosting rounds and a full budget trains exactly num_round rounds.
@@ -23,6 +24,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <exception>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -34,6 +36,7 @@ struct Args {
     std::string data_dir = HYPERTUNE_FASHION_MNIST_DIR;
     bool synchronous = false;
     bool stop_type = false;
+    bool no_fill = false;
     std::size_t parallel = 2;  // two cores here: two trials at a time, one XGBoost thread each
     double label_noise = 0.0;
     bool report = false;  // also write report.html
@@ -49,6 +52,7 @@ Args parse(int argc, char** argv) {
         };
         if (arg == "--sync") a.synchronous = true;
         else if (arg == "--stop") a.stop_type = true;
+        else if (arg == "--no-fill") a.no_fill = true;
         else if (arg == "--parallel") a.parallel = std::stoul(value());
         else if (arg == "--label-noise") a.label_noise = std::stod(value());
         else if (arg == "--report") a.report = true;
@@ -56,6 +60,8 @@ Args parse(int argc, char** argv) {
         else a.data_dir = arg;
     }
     if (a.synchronous && a.stop_type) throw std::invalid_argument("--stop is for the asynchronous mode, not --sync");
+    if (a.no_fill && (a.synchronous || a.stop_type))
+        throw std::invalid_argument("--no-fill is for the asynchronous promotion type, not --sync or --stop");
     return a;
 }
 
@@ -99,7 +105,8 @@ int main(int argc, char** argv) try {
                     ht::Hyperband({.min_resource = 1, .max_resource = max_resource, .eta = 3,
                                    .mode = args.synchronous ? ht::HyperbandMode::Synchronous
                                                             : ht::HyperbandMode::Asynchronous,
-                                   .type = args.stop_type ? ht::HalvingType::Stop : ht::HalvingType::Promotion}),
+                                   .type = args.stop_type ? ht::HalvingType::Stop : ht::HalvingType::Promotion,
+                                   .fill_idle_workers = args.no_fill ? std::optional(false) : std::nullopt}),
                     {.metric = "validation:auc", .direction = ht::Direction::Maximize, .max_jobs = jobs,
                      .max_parallel_jobs = args.parallel, .seed = 42, .instances_per_trial = 3});
 

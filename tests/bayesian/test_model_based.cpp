@@ -458,7 +458,7 @@ TEST_CASE("ModelBased Hyperband through the Tuner with max_parallel_jobs 4") {
         CHECK(ids.size() == 60);
         // The asynchronous mode runs the default promotion type; its trials continue from their last step.
         const std::string name =
-            mode == ht::HyperbandMode::Asynchronous ? "ModelBased(Hyperband-promotion)" : "ModelBased(Hyperband)";
+            mode == ht::HyperbandMode::Asynchronous ? "ModelBased(Hyperband-promotion-fill)" : "ModelBased(Hyperband)";
         CHECK(result.setup().strategy == name);
         const auto& w = result.setup().warnings;
         CHECK(std::any_of(w.begin(), w.end(), [&](const std::string& s) {

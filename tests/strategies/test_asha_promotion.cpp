@@ -27,7 +27,7 @@ SearchSpace promotion_space() { return SearchSpace{ContinuousParameter("x", 0.0,
 
 ASHA promotion_asha(Resource max_resource = 27, int eta = 3) {
     return ASHA({.min_resource = 1, .max_resource = max_resource, .reduction_factor = eta,
-                 .type = HalvingType::Promotion});
+                 .type = HalvingType::Promotion, .fill_idle_workers = false});
 }
 
 }  // namespace

@@ -287,8 +287,9 @@ TEST_CASE(
     "Hyperband and ASHA default to the promotion type, asynchronous Hyperband to two brackets, and the names say so") {
     CHECK(HyperbandOptions{}.type == HalvingType::Promotion);
     CHECK(AshaOptions{}.type == HalvingType::Promotion);
-    CHECK(Hyperband().name() == "Hyperband-promotion-brackets=2");
-    CHECK(Hyperband({.brackets = 0}).name() == "Hyperband-promotion");
+    CHECK(Hyperband().name() == "Hyperband-promotion-fill-brackets=2");
+    CHECK(Hyperband({.brackets = 0}).name() == "Hyperband-promotion-fill");
+    CHECK(Hyperband({.fill_idle_workers = false, .brackets = 0}).name() == "Hyperband-promotion");
     CHECK(Hyperband({.type = HalvingType::Stop}).name() == "Hyperband-brackets=2");
     CHECK(Hyperband({.type = HalvingType::Stop, .brackets = 0}).name() == "Hyperband");
     CHECK(Hyperband({.mode = HyperbandMode::Synchronous}).name() == "Hyperband");
@@ -300,8 +301,9 @@ TEST_CASE(
     CHECK(Hyperband({.brackets = 0}).brackets() == 5);
     CHECK(Hyperband({.mode = HyperbandMode::Synchronous}).brackets() == 5);
     CHECK(Hyperband({.min_resource = 1, .max_resource = 2, .eta = 3}).brackets() == 1);
-    CHECK(Hyperband({.min_resource = 1, .max_resource = 2, .eta = 3}).name() == "Hyperband-promotion");
-    CHECK(ASHA().name() == "ASHA-promotion");
+    CHECK(Hyperband({.min_resource = 1, .max_resource = 2, .eta = 3}).name() == "Hyperband-promotion-fill");
+    CHECK(ASHA().name() == "ASHA-promotion-fill");
+    CHECK(ASHA({.type = HalvingType::Stop}).name() == "ASHA");  // no fill to refuse: unset
     CHECK(ASHA({.type = HalvingType::Stop}).name() == "ASHA");
     // wait_for_peers is a rule of the stop type: with the default it names the type to choose.
     CHECK_THROWS_WITH_AS(ASHA({.wait_for_peers = true}), doctest::Contains("wait_for_peers is a rule of the stop type"),
@@ -810,7 +812,8 @@ TEST_CASE("synchronous Hyperband without max_trials repeats its iterations") {
 TEST_CASE("asynchronous Hyperband, promotion type: each bracket's trials start at its first rung and wait there") {
     // The default type, so the synchronous mode takes it too (it always pauses and promotes).
     CHECK_NOTHROW(Hyperband({.mode = HyperbandMode::Synchronous, .type = HalvingType::Promotion}));
-    Hyperband hb({.min_resource = 1, .max_resource = 9, .eta = 3, .type = HalvingType::Promotion, .brackets = 0});
+    Hyperband hb({.min_resource = 1, .max_resource = 9, .eta = 3, .type = HalvingType::Promotion,
+                  .fill_idle_workers = false, .brackets = 0});
     CHECK(hb.name() == "Hyperband-promotion");
     hb.start(hb_space(), {.seed = 5, .max_trials = 40});
     // Brackets by the same round-robin as the stop type; budgets are the brackets' first rungs:
@@ -861,7 +864,7 @@ TEST_CASE("Hyperband with brackets = k runs only the k most aggressive brackets,
 
     SUBCASE("asynchronous: the round-robin weighs the brackets that run, n(4) = 81 and n(3) = 34") {
         Hyperband hb({.type = HalvingType::Promotion, .brackets = 2});
-        CHECK(hb.name() == "Hyperband-promotion-brackets=2");
+        CHECK(hb.name() == "Hyperband-promotion-fill-brackets=2");
         CHECK(hb.lowest_bracket() == 3);
         hb.start(hb_space(), {.seed = 5, .max_trials = 0});
         std::map<int, int> count;

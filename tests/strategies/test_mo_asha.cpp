@@ -227,7 +227,7 @@ TEST_CASE("MO-ASHA, promotion type: the promoted trial is the best-placed paused
     constexpr std::size_t eta = 3;
     constexpr Resource max_resource = 27;
     ASHA asha({.min_resource = 1, .max_resource = max_resource, .reduction_factor = static_cast<int>(eta),
-               .type = HalvingType::Promotion});
+               .type = HalvingType::Promotion, .fill_idle_workers = false});
     asha.start(mo_asha_space(), {.seed = 8, .max_trials = 400, .objectives = 2, .constrained = true});
     const std::vector<Resource> rungs = asha.rung_resources();  // 1, 3, 9
     std::map<std::size_t, std::vector<MoPoint>> recorded;

@@ -98,7 +98,7 @@ TEST_CASE("load_result gives back the run's own result from its journal") {
     CHECK(attached.best().id == result.best().id);
     CHECK(attached.summary().substr(0, 200) == result.summary().substr(0, 200));
     CHECK(attached.stop_reason() == "max_jobs reached");
-    CHECK(attached.setup().strategy == "ASHA-promotion");
+    CHECK(attached.setup().strategy == "ASHA-promotion-fill");
     CHECK(attached.setup().wall_seconds == doctest::Approx(result.setup().wall_seconds).epsilon(0.5));
     for (std::size_t i = 0; i < result.trials().size(); ++i) {
         CHECK(attached.trials()[i].decisions.size() == result.trials()[i].decisions.size());
@@ -227,7 +227,7 @@ TEST_CASE("a journal from another run, or a damaged one, is refused with the rea
     CHECK_THROWS_WITH_AS(ht::Tuner(other, asha(), options(path, 5)),
                          doctest::Contains("belongs to another search space: parameter 'x' differs"), ht::InvalidArgument);
     CHECK_THROWS_WITH_AS(ht::Tuner(journal_space(), ht::RandomSearch(), options(path, 5)),
-                         doctest::Contains("its strategy is ASHA-promotion, this tuner's is RandomSearch"),
+                         doctest::Contains("its strategy is ASHA-promotion-fill, this tuner's is RandomSearch"),
                          ht::InvalidArgument);
     {  // a journal of the stop type, the default before, resumed with today's default: the error names the fix
         auto stop_path = temp_journal("stop-type");
@@ -236,10 +236,22 @@ TEST_CASE("a journal from another run, or a damaged one, is refused with the rea
                         options(stop_path, 5))
             .fit(journal_trainer);
         CHECK_THROWS_WITH_AS(ht::Tuner(journal_space(), asha(), options(stop_path, 5)),
-                             doctest::Contains("its strategy is ASHA, this tuner's is ASHA-promotion (its rungs are of "
-                                               "the stop type: resume it with .type = ht::HalvingType::Stop)"),
+                             doctest::Contains("its strategy is ASHA, this tuner's is ASHA-promotion-fill (its rungs are "
+                                               "of the stop type: resume it with .type = ht::HalvingType::Stop)"),
                              ht::InvalidArgument);
         fs::remove(stop_path);
+    }
+    {  // a journal of the promotion type without filling, the default before, resumed with today's default
+        auto unfilled_path = temp_journal("unfilled");
+        (void)ht::Tuner(journal_space(), ht::ASHA({.min_resource = 1, .max_resource = 9, .fill_idle_workers = false}),
+                        options(unfilled_path, 5))
+            .fit(journal_trainer);
+        CHECK_THROWS_WITH_AS(ht::Tuner(journal_space(), asha(), options(unfilled_path, 5)),
+                             doctest::Contains("its strategy is ASHA-promotion, this tuner's is ASHA-promotion-fill (it "
+                                               "ran without filling idle workers: resume it with .fill_idle_workers = "
+                                               "false)"),
+                             ht::InvalidArgument);
+        fs::remove(unfilled_path);
     }
     auto reseeded = options(path, 5);
     reseeded.seed = 4;

@@ -128,7 +128,7 @@ TEST_CASE("promotion-type ASHA through the tuner: pause at each rung, promote fr
                               .type = ht::HalvingType::Promotion}),
                     {.max_jobs = 60, .max_parallel_jobs = 4, .seed = 9});
     auto result = tuner.fit(checkpointed_trainer);
-    CHECK(result.setup().strategy == "ASHA-promotion");
+    CHECK(result.setup().strategy == "ASHA-promotion-fill");
     CHECK(result.trials().size() == 60);
     std::size_t promoted = 0;
     for (const auto& t : result.trials()) {
@@ -303,7 +303,7 @@ TEST_CASE("a trainer that reports nothing gets a warning that explains why Hyper
     auto result = tuner.fit([](const ht::Config& c) { return final_loss(c); });
     REQUIRE(result.setup().warnings.size() == 1);
     CHECK(result.setup().warnings[0].find(
-              "reported no intermediate values: Hyperband-promotion-brackets=2 can only judge") != std::string::npos);
+              "reported no intermediate values: Hyperband-promotion-fill-brackets=2 can only judge") != std::string::npos);
     CHECK(result.summary().find("warning: trial") != std::string::npos);
     // It cannot see its budget, so it trains in full: the promotion type (the default) neither
     // pauses it at a rung nor runs it again.

@@ -28,15 +28,21 @@ namespace hypertune::detail {
     return wait_for_peers ? scheduler + "-wait" : scheduler;
 }
 
+/// Whether idle workers are filled: as set, else on for the promotion type (the default, chosen by
+/// measurement: README, "Idle workers").
+[[nodiscard]] inline bool fills_idle_workers(HalvingType type, std::optional<bool> fill_idle_workers) noexcept {
+    return fill_idle_workers.value_or(type == HalvingType::Promotion);
+}
+
 /// Throws InvalidArgument, naming `scheduler`, when an option is set for the type that ignores it:
-/// wait_for_peers belongs to the stop type, fill_idle_workers to the promotion type.
+/// wait_for_peers belongs to the stop type, fill_idle_workers (set to true) to the promotion type.
 inline void validate_halving_rules(const char* scheduler, HalvingType type, bool wait_for_peers,
-                                   bool fill_idle_workers) {
+                                   std::optional<bool> fill_idle_workers) {
     if (type == HalvingType::Promotion && wait_for_peers)
         throw InvalidArgument(fmt::format("{}: wait_for_peers is a rule of the stop type; the promotion type never "
                                           "lets a trial past a rung before eta trials reached it",
                                           scheduler));
-    if (type == HalvingType::Stop && fill_idle_workers)
+    if (type == HalvingType::Stop && fill_idle_workers.value_or(false))
         throw InvalidArgument(fmt::format("{}: fill_idle_workers is a rule of the promotion type (.type = "
                                           "HalvingType::Promotion); the stop type never leaves a worker waiting",
                                           scheduler));

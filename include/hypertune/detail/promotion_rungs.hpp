@@ -121,6 +121,7 @@ private:
         Resource last_step = 0;
         bool running = true;
         double loss = 0;  // its rank value where it waits
+        std::size_t running_slot = 0;  // its place in running_, while it runs
         Config config;
     };
 
@@ -147,7 +148,7 @@ private:
     std::size_t eta_ = 3;
     Resource max_resource_ = 0;
     LiveTrials<TrialState> trials_;
-    std::vector<TrialId> running_;  // the trials running now, in no order (as many as the workers)
+    std::vector<TrialId> running_;  // the trials running now, in no order (swap-removed in O(1))
 };
 
 }  // namespace hypertune::detail

@@ -72,6 +72,12 @@ inline void check_same_run(const std::string& path, const JsonValue& start, cons
                 error = InvalidArgument(std::string(error.what()) +
                                         " (its rungs are of the stop type: resume it with .type = "
                                         "ht::HalvingType::Stop)");
+            // Filling idle workers became the promotion type's default later still.
+            else if (strategy.find("-promotion-fill") != std::string::npos &&
+                     then.find("-promotion") != std::string::npos && then.find("-promotion-fill") == std::string::npos)
+                error = InvalidArgument(std::string(error.what()) +
+                                        " (it ran without filling idle workers: resume it with .fill_idle_workers = "
+                                        "false)");
             throw error;
         }
         if (start.at("seed") != seed) throw differs("seed", start.at("seed").dump(), std::to_string(seed));

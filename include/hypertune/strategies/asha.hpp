@@ -42,10 +42,12 @@ struct AshaOptions {
     /// Stop type: a trial that reaches a rung before reduction_factor - 1 others did waits there
     /// (paused) until enough trials arrive to judge it, instead of continuing on a free pass.
     bool wait_for_peers = false;
-    /// Promotion type: once no new trial may start, a worker that would wait gets the best paused
-    /// trial that can still make its rung's top 1/reduction_factor when the trials running towards
-    /// that rung have arrived, promoted early instead (detail/promotion_rungs.hpp).
-    bool fill_idle_workers = false;
+    /// Promotion type: once no new trial may start, a worker that would wait gets a paused trial
+    /// instead: one that can still make its rung's top 1/reduction_factor when the trials running
+    /// towards that rung have arrived, promoted early, else one whose units to max_resource fit in
+    /// what the running trials still need, run to the end (detail/promotion_rungs.hpp). Unset: on
+    /// for the promotion type (README, "Idle workers"); false saves the units it spends.
+    std::optional<bool> fill_idle_workers = std::nullopt;
 };
 
 class ASHA : public Scheduler {
@@ -60,12 +62,13 @@ public:
         rungs_ = detail::geometric_rungs(options_.min_resource, options_.max_resource, options_.reduction_factor);
     }
 
-    /// "ASHA" (stop type), "ASHA-wait" (stop type, wait_for_peers), "ASHA-promotion" or
-    /// "ASHA-promotion-fill" (fill_idle_workers), with the
+    /// "ASHA" (stop type), "ASHA-wait" (stop type, wait_for_peers), "ASHA-promotion-fill" (the
+    /// default) or "ASHA-promotion" (.fill_idle_workers = false), with the
     /// sampler's name when it is not random. A journal records it: a run resumes only with the
     /// same rules.
     [[nodiscard]] std::string name() const override {
-        return with_sampler_name(detail::halving_name("ASHA", options_.type, options_.wait_for_peers, options_.fill_idle_workers));
+        return with_sampler_name(detail::halving_name("ASHA", options_.type, options_.wait_for_peers,
+                                                  detail::fills_idle_workers(options_.type, options_.fill_idle_workers)));
     }
     [[nodiscard]] std::optional<Resource> max_resource() const override { return options_.max_resource; }
     /// Any number, as its sampler allows: with several objectives (or constraints) each rung ranks

@@ -93,10 +93,12 @@ struct HyperbandOptions {
     /// Asynchronous stop type: a trial that reaches a rung before eta - 1 others of its bracket did
     /// waits there (paused) until enough trials arrive to judge it, instead of a free pass.
     bool wait_for_peers = false;
-    /// Asynchronous promotion type: once no new trial may start, a worker that would wait gets the
-    /// best paused trial that can still make its rung's top 1/eta when the trials running towards
-    /// that rung have arrived, promoted early instead (detail/promotion_rungs.hpp).
-    bool fill_idle_workers = false;
+    /// Asynchronous promotion type: once no new trial may start, a worker that would wait gets a
+    /// paused trial instead: one that can still make its rung's top 1/eta when the trials running
+    /// towards that rung have arrived, promoted early, else one whose units to max_resource fit in
+    /// what the running trials still need, run to the end (detail/promotion_rungs.hpp). Unset: on
+    /// for the asynchronous promotion type (README, "Idle workers"); false saves the units it spends.
+    std::optional<bool> fill_idle_workers = std::nullopt;
     /// How many brackets run: the `brackets` most aggressive ones, s = s_max down to
     /// s_max - brackets + 1 (Syne Tune's option of the same name); 0 runs all s_max + 1 of the
     /// paper. Fewer brackets hedge less against misleading early values and spend fewer units:
@@ -151,7 +153,7 @@ public:
         if (options_.mode == HyperbandMode::Synchronous && options_.wait_for_peers)
             throw InvalidArgument("Hyperband: wait_for_peers is for the asynchronous mode; the synchronous mode "
                                   "judges a rung only once all of its trials have reached it");
-        if (options_.mode == HyperbandMode::Synchronous && options_.fill_idle_workers)
+        if (options_.mode == HyperbandMode::Synchronous && options_.fill_idle_workers.value_or(false))
             throw InvalidArgument("Hyperband: fill_idle_workers is for the asynchronous mode; the synchronous mode "
                                   "starts the next bracket while one waits at a barrier");
         detail::validate_halving_rules("Hyperband", options_.type, options_.wait_for_peers,
@@ -186,15 +188,16 @@ public:
     [[nodiscard]] int brackets() const noexcept { return s_max() + 1 - lowest_s_; }
     [[nodiscard]] const HyperbandOptions& options() const noexcept { return options_; }
 
-    /// Asynchronous: "Hyperband-promotion", "Hyperband-promotion-fill" (fill_idle_workers),
-    /// "Hyperband" (stop type) or "Hyperband-wait" (stop type, wait_for_peers); synchronous:
-    /// "Hyperband". Then "-brackets=k" when k brackets run and others do not ("Hyperband-promotion-
-    /// brackets=2" by default), with the sampler's name when it is not random.
+    /// Asynchronous: "Hyperband-promotion-fill" (the default), "Hyperband-promotion"
+    /// (.fill_idle_workers = false), "Hyperband" (stop type) or "Hyperband-wait" (stop type,
+    /// wait_for_peers); synchronous: "Hyperband". Then "-brackets=k" when k brackets run and others
+    /// do not ("Hyperband-promotion-fill-brackets=2" by default), with the sampler's name when it is
+    /// not random.
     [[nodiscard]] std::string name() const override {
         std::string rules = options_.mode == HyperbandMode::Synchronous
                                 ? std::string("Hyperband")
                                 : detail::halving_name("Hyperband", options_.type, options_.wait_for_peers,
-                                                       options_.fill_idle_workers);
+                                                       detail::fills_idle_workers(options_.type, options_.fill_idle_workers));
         if (lowest_s_ > 0) rules += fmt::format("-brackets={}", brackets());
         return with_sampler_name(rules);
     }

@@ -43,6 +43,7 @@ HYPERTUNE_INLINE std::optional<std::pair<double, TrialId>> PromotionRungs::best_
 
 HYPERTUNE_INLINE void PromotionRungs::run_towards(TrialId id, TrialState& t) {
     t.running = true;
+    t.running_slot = running_.size();
     running_.push_back(id);
     auto& ladder = ladders_[t.bracket];
     if (t.rung < ladder.size()) ++ladder[t.rung].arriving;
@@ -177,7 +178,9 @@ HYPERTUNE_INLINE void PromotionRungs::finish(TrialId id, const Outcome& outcome,
     if (found == nullptr || !found->running) return;
     TrialState& t = *found;
     t.running = false;
-    std::erase(running_, id);
+    running_[t.running_slot] = running_.back();  // swap-remove: the last one takes its place
+    trials_.at(running_.back()).running_slot = t.running_slot;
+    running_.pop_back();
     auto& ladder = ladders_[t.bracket];
     if (t.rung < ladder.size()) --ladder[t.rung].arriving;
     const bool reached = outcome.status == Outcome::Status::Completed || outcome.resource >= t.budget;

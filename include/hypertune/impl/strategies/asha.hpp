@@ -15,7 +15,9 @@ namespace hypertune {
 
 HYPERTUNE_INLINE void ASHA::on_start() {
     ladder_ = detail::HalvingRungs(options_.type, {rungs_}, {-1}, options_.reduction_factor, options_.max_resource,
-                                   options_.wait_for_peers, options_.fill_idle_workers, context().objectives,
+                                   options_.wait_for_peers,
+                                   detail::fills_idle_workers(options_.type, options_.fill_idle_workers),
+                                   context().objectives,
                                    context().constrained);
 }
 

@@ -65,8 +65,9 @@ HYPERTUNE_INLINE void Hyperband::on_start() {
             labels.push_back(b.s);
         }
         async_ = detail::HalvingRungs(options_.type, ladders, std::move(labels), options_.eta, options_.max_resource,
-                                      options_.wait_for_peers, options_.fill_idle_workers, context().objectives,
-                                      context().constrained);
+                                      options_.wait_for_peers,
+                                      detail::fills_idle_workers(options_.type, options_.fill_idle_workers),
+                                      context().objectives, context().constrained);
     } else {
         std::vector<std::vector<detail::SynchronousBrackets::Rung>> brackets;
         for (const auto& b : schedule_) {
