@@ -13,11 +13,14 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <filesystem>
 #include <limits>
 #include <map>
 #include <set>
 #include <string>
 #include <thread>
+
+#include <unistd.h>
 
 namespace ht = hypertune;
 using namespace std::chrono_literals;
@@ -144,6 +147,45 @@ TEST_CASE("promotion-type ASHA through the tuner: pause at each rung, promote fr
     const auto cost = result.cost();
     CHECK(cost.resource_used < 60 * cost.full_resource / 5);
     CHECK(result.best().status == ht::TrialStatus::Completed);
+}
+
+TEST_CASE("filling idle workers through the tuner: a paused trial runs to the end beside the last climb, and "
+          "a resume replays it") {
+    // Rungs 1 and 3 below max_resource 9; 9 trials: rung 1 promotes 3, rung 3 promotes 1, which then
+    // climbs 6 units slowly while the other worker has nothing new to start. The best paused trial
+    // at rung 3 has 6 units to the end, within what the climb still needs: it runs beside it. (A
+    // paused trial at rung 1 would need 8: never.)
+    const auto path = (std::filesystem::temp_directory_path() /
+                       fmt::format("hypertune-fill-{}.jsonl", static_cast<long>(::getpid())))
+                          .string();
+    std::filesystem::remove(path);
+    const ht::TunerOptions options{.max_jobs = 9, .max_parallel_jobs = 2, .seed = 4, .journal = path};
+    auto slow_climb = [](const ht::Config& c, ht::Trial& trial) {
+        if (trial.budget() == 9) std::this_thread::sleep_for(40ms);  // before its first report at 4
+        return checkpointed_trainer(c, trial);
+    };
+    const ht::Result live = ht::Tuner(curve_space(), ht::ASHA({.min_resource = 1, .max_resource = 9}), options)
+                                .fit(slow_climb);
+    CHECK(live.setup().strategy == "ASHA-promotion-fill");
+    CHECK(live.trials().size() == 9);  // no trial beyond max_jobs
+    std::size_t filled = 0;
+    for (const auto& t : live.trials())
+        for (const auto& d : t.decisions)
+            if (d.kind == ht::DecisionRecord::Kind::Promote && d.reason.find("units to the end") != std::string::npos) {
+                ++filled;
+                CHECK(d.resource == 3);
+                CHECK(t.status == ht::TrialStatus::Completed);
+                CHECK(t.resource_used == 9);
+            }
+    CHECK(filled >= 1);  // 2 when the second paused trial at rung 3 also fits before the climb reports
+    CHECK(live.count(ht::TrialStatus::Completed) == 1 + filled);
+    // Resuming the finished journal replays every decision through a new scheduler (a fill that the
+    // replay did not make again would be refused), then has nothing left to run.
+    const ht::Result resumed = ht::Tuner(curve_space(), ht::ASHA({.min_resource = 1, .max_resource = 9}), options)
+                                   .fit(slow_climb);
+    CHECK(decisions_by_trial(resumed) == decisions_by_trial(live));
+    CHECK(decisions_by_trial(ht::load_result(path)) == decisions_by_trial(live));
+    std::filesystem::remove(path);
 }
 
 TEST_CASE("stop-type ASHA and Hyperband without free passes through the tuner: held trials resume from checkpoint") {
