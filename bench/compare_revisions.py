@@ -7,7 +7,8 @@ of both builds in turn (old, new, old, new, ...) for --rounds rounds, so that th
 affects both alike, and prints the median of each figure and the ratio new/old:
 
 - ask + tell per trial of RandomSearch and GridSearch (bench_strategy_overhead, seconds);
-- per decision of asynchronous and synchronous Hyperband and ASHA (bench_multifidelity_overhead);
+- per decision of asynchronous and synchronous Hyperband and ASHA, stop type and promotion type
+  (bench_multifidelity_overhead);
 - no-op trials per second of the Tuner on 1, 2 and 4 threads (bench_tuner);
 - wall / ideal for 10,000 trials of 5 ms on 8 workers (harness_scheduling).
 
@@ -53,7 +54,8 @@ def figures(bench_dir):
     for name, v in run_benchmark(os.path.join(bench_dir, "bench_strategy_overhead"), ".", "per_trial").items():
         f[f"{name}: ask + tell per trial (s)"] = v
     for name, v in run_benchmark(os.path.join(bench_dir, "bench_multifidelity_overhead"),
-                                 "^BM_(HyperbandAsync|HyperbandSync|ASHA)/", "per_decision").items():
+                                 "^BM_(HyperbandAsync|HyperbandSync|ASHA|ASHAPromotion|HyperbandPromotion)/",
+                                 "per_decision").items():
         f[f"{name}: per decision (s)"] = v
     for name, v in run_benchmark(os.path.join(bench_dir, "bench_tuner"), "^BM_TunerNoOp/", "items_per_second",
                                  pin=False).items():  # 1, 2 and 4 threads
