@@ -12,7 +12,8 @@
 //   paused trial once it is in the top 1/reduction_factor of its rung, and starts a new trial only
 //   when none can be promoted. The exact rule is at the top of detail/promotion_rungs.hpp.
 // No trial waits for a barrier in either type, so workers idle only when the budget of new trials
-// is spent and nothing paused can be promoted yet.
+// is spent and nothing paused can be promoted yet (and, filling idle workers, the promotion type's
+// default, when no paused trial can run on either).
 
 #include <hypertune/linkage.hpp>
 #include <hypertune/detail/halving_rungs.hpp>

@@ -15,7 +15,8 @@
 // - Asynchronous (the default, what AMT does): every bracket is an ASHA ladder whose rungs are the
 //   bracket's r_0..r_{s-1}, of HyperbandOptions::type. Promotion (the default;
 //   detail/promotion_rungs.hpp): a trial runs to its bracket's next rung and pauses there until it
-//   ranks in the top 1/eta of that rung. Stop (detail/rungs.hpp): every trial starts with budget =
+//   ranks in the top 1/eta of that rung; once no new trial may start, idle workers are filled
+//   with paused trials (fill_idle_workers). Stop (detail/rungs.hpp): every trial starts with budget =
 //   max_resource and reports as it goes; at each rung it continues only if it is in the top 1/eta
 //   of the losses recorded there so far, otherwise report() returns Stop. No barrier either way.
 //   New trial k goes to a bracket by smooth weighted round-robin with weights n(s) (each bracket
