@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <iterator>
 #include <map>
+#include <optional>
 #include <random>
 #include <set>
 #include <utility>
@@ -239,6 +240,27 @@ ASHA filling_asha(bool fill, Resource max_resource = 27) {
                  .type = HalvingType::Promotion, .fill_idle_workers = fill});
 }
 
+// The ask() made once no new trial may start and nothing can be promoted by the rule: without
+// filling, a Wait with no record; filling, paused trial `id` resumed from `from` to `to` with a
+// single Promote record at `from`, which it returns.
+std::optional<DecisionRecord> expect_fill(ASHA& asha, bool fill, TrialId id, Resource from, Resource to) {
+    Suggestion s = asha.ask();
+    auto records = asha.take_decisions();
+    if (!fill) {
+        CHECK(s.kind == Suggestion::Kind::Wait);
+        CHECK(records.empty());
+        return std::nullopt;
+    }
+    REQUIRE(s.runs());
+    CHECK(s.trial == id);
+    CHECK(s.resume_from == from);
+    CHECK(s.budget == to);
+    REQUIRE(records.size() == 1);
+    CHECK(records[0].kind == Kind::Promote);
+    CHECK(records[0].resource == from);
+    return records[0];
+}
+
 }  // namespace
 
 TEST_CASE("fill_idle_workers: once no new trial may start, a paused trial that can still make its rung's top runs") {
@@ -259,26 +281,14 @@ TEST_CASE("fill_idle_workers: once no new trial may start, a paused trial that c
         // No new trial may start; trial 5 still runs towards rung 0. Once it arrives the rung holds
         // 6 values and its top third 2: trial 3 (0.4, one value ahead of it) makes it if trial 5
         // ranks behind it. Filling, it runs now; otherwise the worker waits.
-        Suggestion s = asha.ask();
-        auto records = asha.take_decisions();
-        if (!fill) {
-            CHECK(s.kind == Suggestion::Kind::Wait);
-            CHECK(records.empty());
-            continue;
-        }
-        REQUIRE(s.runs());
-        CHECK(s.trial == 3);
-        CHECK(s.budget == 3);
-        CHECK(s.resume_from == 1);
-        REQUIRE(records.size() == 1);
-        CHECK(records[0].kind == Kind::Promote);
-        CHECK(records[0].resource == 1);
-        CHECK(records[0].loss == 0.4);
-        CHECK(records[0].threshold == 0.2);  // the rule's cut-off, which 0.4 does not meet yet
-        CHECK(records[0].peers == 5);
-        CHECK(records[0].reason == "no new trial may start and a worker is free: 1 of 5 ahead of it at resource 1, "
-                                   "1 more on their way, so in the top 1/3 (2 of 6) should they all rank behind it: "
-                                   "resumes from 1 to 3");
+        const auto record = expect_fill(asha, fill, 3, 1, 3);
+        if (!record) continue;
+        CHECK(record->loss == 0.4);
+        CHECK(record->threshold == 0.2);  // the rule's cut-off, which 0.4 does not meet yet
+        CHECK(record->peers == 5);
+        CHECK(record->reason == "no new trial may start and a worker is free: 1 of 5 ahead of it at resource 1, "
+                                "1 more on their way, so in the top 1/3 (2 of 6) should they all rank behind it: "
+                                "resumes from 1 to 3");
         // Trial 0 (0.5) has two ahead of it: it could not make the top 2 of 6 whatever trial 5 does.
         CHECK(asha.ask().kind == Suggestion::Kind::Wait);
         CHECK(asha.take_decisions().empty());
@@ -318,24 +328,12 @@ TEST_CASE("fill_idle_workers: with nothing left to promote early, a paused trial
         // whose top holds 2 of 5 once trial 4 arrives. The second rule: trial 3 needs 2 units to
         // max_resource, within the 2 trial 1 still needs, so it runs to the end; trial 0 would
         // need 3.
-        Suggestion s = asha.ask();
-        auto records = asha.take_decisions();
-        if (!fill) {
-            CHECK(s.kind == Suggestion::Kind::Wait);
-            CHECK(records.empty());
-            continue;
-        }
-        REQUIRE(s.runs());
-        CHECK(s.trial == 3);
-        CHECK(s.resume_from == 2);
-        CHECK(s.budget == 4);
-        REQUIRE(records.size() == 1);
-        CHECK(records[0].kind == Kind::Promote);
-        CHECK(records[0].resource == 2);
-        CHECK(records[0].loss == 0.3);
-        CHECK(records[0].reason == "no new trial may start and a worker is free: the best paused trial at resource 2, "
-                                   "its 2 units to the end within the 2 a running trial still needs: resumes from 2 "
-                                   "to 4");
+        const auto record = expect_fill(asha, fill, 3, 2, 4);
+        if (!record) continue;
+        CHECK(record->loss == 0.3);
+        CHECK(record->reason == "no new trial may start and a worker is free: the best paused trial at resource 2, "
+                                "its 2 units to the end within the 2 a running trial still needs: resumes from 2 "
+                                "to 4");
         CHECK(asha.ask().kind == Suggestion::Kind::Wait);  // trial 0's 3 units would outlast the run
         CHECK(asha.take_decisions().empty());
         // It ends at max_resource, recorded at no rung: over, with no Pause record.
