@@ -15,8 +15,10 @@
 //
 // The run. Every idle worker asks the strategy for work. A Run executes units resume_from + 1 ..
 // budget (1 .. budget when SimOptions::checkpoints is false), one unit taking the configuration's
-// unit time, and reports (trial, step, loss(step)) at the simulated time the unit ends; it stops early when report() says Stop. Events are processed in time
-// order (ties: first scheduled first), so reports of different workers interleave as on a cluster.
+// unit time, and reports (trial, step, loss(step), with the run's simulated seconds so far as
+// IntermediateReport::seconds) at the simulated time the unit ends; it stops early when report()
+// says Stop. Events are processed in time order (ties: first scheduled first), so reports of
+// different workers interleave as on a cluster.
 // When its run ends the worker tells the outcome (Completed when it reached its budget, Stopped
 // otherwise, with the loss and resource of its last step) and asks again. Wait: the worker idles
 // until the next tell. Done: it retires. The run ends when every worker has retired, or as soon as
@@ -365,7 +367,9 @@ private:
         ++result_.spent;
         t.reached = worker.step;
         const double loss = t.curve.loss(worker.step);
-        const Decision d = strategy_.report(worker.trial, worker.step, loss);
+        IntermediateReport report{loss};
+        report.seconds = clock_ - worker.started;  // this run's simulated time so far, as the Tuner measures it
+        const Decision d = strategy_.report(worker.trial, worker.step, report);
         // A Stop comes with a Stop record, or (a trial held at a rung) with a Pause record at tell().
         const bool stop_recorded = has(collect(), worker.trial, DecisionRecord::Kind::Stop);
         if (worker.step == options_.max_resource && loss < result_.best())

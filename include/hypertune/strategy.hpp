@@ -74,11 +74,16 @@ struct Outcome {
 /// objective's, lower is better. In a run with several objectives, `losses` holds each objective's
 /// loss (negated where maximised), the first being `loss`; it is empty with one objective. In a
 /// run with constraints, `feasible` says whether the constrained metrics the report carries meet
-/// them (a constrained metric it leaves out counts as met: it cannot be judged yet).
+/// them (a constrained metric it leaves out counts as met: it cannot be judged yet). `seconds`
+/// is how long this run of the trial has taken so far (since it started, or resumed from a
+/// checkpoint), as the runner measured it, NaN when it does not: a scheduler learns from it how
+/// fast each configuration trains (the Tuner and the simulator give it; Syne Tune's schedulers
+/// read the same from each result's elapsed time).
 struct IntermediateReport {
     double loss = std::numeric_limits<double>::quiet_NaN();
     std::vector<double> losses{};
     bool feasible = true;
+    double seconds = std::numeric_limits<double>::quiet_NaN();
 };
 
 class DecisionSink;

@@ -331,9 +331,9 @@ TEST_CASE("fill_idle_workers: with nothing left to promote early, a paused trial
         const auto record = expect_fill(asha, fill, 3, 2, 4);
         if (!record) continue;
         CHECK(record->loss == 0.3);
-        CHECK(record->reason == "no new trial may start and a worker is free: the best paused trial at resource 2, "
-                                "its 2 units to the end within the 2 a running trial still needs: resumes from 2 "
-                                "to 4");
+        CHECK(record->reason == "no new trial may start and a worker is free: the best paused trial at resource 2 "
+                                "that ends in time, its 2 units to the end within the 2 a running trial still needs: "
+                                "resumes from 2 to 4");
         CHECK(asha.ask().kind == Suggestion::Kind::Wait);  // trial 0's 3 units would outlast the run
         CHECK(asha.take_decisions().empty());
         // It ends at max_resource, recorded at no rung: over, with no Pause record.
@@ -351,17 +351,66 @@ TEST_CASE("fill_idle_workers: with nothing left to promote early, a paused trial
     }
 }
 
+TEST_CASE("fill_idle_workers: with the reports' seconds, the run to the end is the best paused trial that ends in time at its pace") {
+    // The scenario above, with each report saying how long its run took: trial 3 trains at 3 s a
+    // unit, trial 0 at 0.5 s, the others at 1 s. At a thousandth of that (`scale`), under a
+    // millisecond a unit, the times are taken for noise and units are counted, as above.
+    for (double scale : {1.0, 1e-4}) {
+        CAPTURE(scale);
+        ASHA asha({.min_resource = 1, .max_resource = 4, .reduction_factor = 2, .type = HalvingType::Promotion});
+        asha.start(promotion_space(), {.seed = 3, .max_trials = 5});
+        for (TrialId id = 0; id < 5; ++id) REQUIRE(asha.ask().trial == id);
+        const double pace[] = {0.5, 1.0, 1.0, 3.0, 1.0};
+        auto finish = [&](TrialId id, Resource from, Resource to, double loss) {
+            IntermediateReport report{loss};
+            report.seconds = static_cast<double>(to - from) * pace[id] * scale;
+            REQUIRE(asha.report(id, to, report) == Decision::Continue);
+            asha.tell(id, Outcome::completed(loss, to));
+        };
+        const double losses[] = {0.5, 0.2, 0.9, 0.4};
+        for (TrialId id = 0; id < 4; ++id) finish(id, 0, 1, losses[id]);
+        REQUIRE(asha.ask().trial == 1);
+        REQUIRE(asha.ask().trial == 3);
+        finish(1, 1, 2, 0.1);
+        finish(3, 1, 2, 0.3);
+        REQUIRE(asha.ask().trial == 1);  // the top half of rung 2, on to 4: 2 units at 1 s
+        (void)asha.take_decisions();
+        if (scale < 1) {  // counting units: trial 3's 2 units within the 2 trial 1 still needs
+            const auto record = expect_fill(asha, true, 3, 2, 4);
+            REQUIRE(record);
+            CHECK(record->reason.find("its 2 units to the end within the 2 a running trial still needs") !=
+                  std::string::npos);
+            continue;
+        }
+        // Trial 4 runs 1 unit at the mean pace (1.375 s), trial 1 needs 2 s: the horizon is 2 s. Trial 3
+        // at rung 2 would need 2 units x 3 s; trial 0 at rung 1 needs 3 units x 0.5 s and goes, though
+        // counting units would have chosen trial 3 (its 2 units within the 2 left).
+        const auto record = expect_fill(asha, true, 0, 1, 4);
+        REQUIRE(record);
+        CHECK(record->reason == "no new trial may start and a worker is free: the best paused trial at resource 1 that "
+                                "ends in time, its 3 units to the end take about 1.5 s at its pace, within the 2 s a "
+                                "running trial still needs: resumes from 1 to 4");
+        CHECK(asha.ask().kind == Suggestion::Kind::Wait);  // trial 2's 3 units take 3 s, trial 3's 6 s
+        CHECK(asha.take_decisions().empty());
+    }
+}
+
 TEST_CASE("fill_idle_workers matches a brute-force check of every early promotion and every Wait") {
     // Random interleavings on 4 workers with a budget of new trials. Each early promotion by the
     // benefit of the doubt must have fewer losses ahead of it at its rung than the top 1/eta holds
     // once the trials running towards that rung arrive; each run to the end must come when no
-    // paused trial has that, from a rung whose remaining units fit in the most a running trial
-    // still needs; each Wait must come when no paused trial has either.
+    // paused trial has that, and be the best paused trial, at the highest rung, whose remaining
+    // units take no longer at its pace than the most a running trial still needs at its own; each
+    // Wait must come when no paused trial has either. Without seconds in the reports, a unit counts
+    // as a second for every trial; with them (`paced`), each trial trains at its own pace, from
+    // 0.25 to 2 seconds a unit, and one not measured yet counts at the mean of those measured.
     constexpr int eta = 3;
     constexpr Resource max_resource = 27;
     std::mt19937_64 rng(17);
-    std::size_t early = 0, to_the_end = 0, waits_checked = 0;
-    for (int run = 0; run < 40; ++run) {
+    std::size_t early = 0, to_the_end = 0, waits_checked = 0, slow_skipped = 0;
+    for (int run = 0; run < 80; ++run) {
+        const bool paced = run % 2 == 1;
+        CAPTURE(paced);
         ASHA asha = filling_asha(true, max_resource);
         const std::size_t max_trials = 12 + rng() % 30;
         asha.start(promotion_space(), {.seed = static_cast<std::uint64_t>(run), .max_trials = max_trials});
@@ -369,27 +418,40 @@ TEST_CASE("fill_idle_workers matches a brute-force check of every early promotio
         std::map<Resource, std::set<std::pair<double, TrialId>>> paused;
         std::map<TrialId, std::pair<Resource, Resource>> running;  // id -> (resumed from, budget)
         std::map<TrialId, double> value_of;                       // a trial's loss, fixed per trial
+        std::map<TrialId, double> pace_of;                        // its seconds per unit, fixed per trial
+        std::map<TrialId, double> measured;                       // the paces the scheduler has seen
         std::size_t started = 0;
         auto arriving = [&](Resource r) {
             return static_cast<std::size_t>(std::count_if(running.begin(), running.end(),
                                                           [&](const auto& e) { return e.second.second == r; }));
         };
+        auto pace = [&](TrialId id) {  // as the scheduler knows it
+            if (auto m = measured.find(id); m != measured.end()) return m->second;
+            if (measured.empty()) return 1.0;
+            double sum = 0;
+            for (const auto& [i, p] : measured) sum += p;
+            return sum / static_cast<double>(measured.size());
+        };
         auto horizon = [&] {
-            Resource h = 0;
-            for (const auto& [id, span] : running) h = std::max(h, span.second - span.first);
+            double h = 0;
+            for (const auto& [id, span] : running)
+                h = std::max(h, static_cast<double>(span.second - span.first) * pace(id));
             return h;
+        };
+        auto ends_in_time = [&](Resource r, TrialId id) {
+            return static_cast<double>(max_resource - r) * pace(id) <= horizon();
         };
         auto any_paused = [&](auto&& predicate) {
             for (const auto& [r, set] : paused)
                 for (const auto& [v, id] : set)
-                    if (predicate(r, v)) return true;
+                    if (predicate(r, v, id)) return true;
             return false;
         };
         auto ahead = [&](Resource r, double v) {
             const auto& vs = recorded[r];
             return static_cast<std::size_t>(std::count_if(vs.begin(), vs.end(), [&](double x) { return x < v; }));
         };
-        auto could_make_it = [&](Resource r, double v) {
+        auto could_make_it = [&](Resource r, double v, TrialId) {
             return ahead(r, v) < (recorded[r].size() + arriving(r)) / eta;
         };
         for (int guard = 0; guard < 10000; ++guard) {
@@ -402,25 +464,34 @@ TEST_CASE("fill_idle_workers matches a brute-force check of every early promotio
                     CHECK(started == max_trials);
                     if (d.reason.find("units to the end") == std::string::npos) {
                         ++early;
-                        CHECK(could_make_it(d.resource, d.loss));
+                        CHECK(could_make_it(d.resource, d.loss, d.trial));
                     } else {
                         ++to_the_end;
                         CHECK_FALSE(any_paused(could_make_it));
-                        CHECK(max_resource - d.resource <= horizon());
+                        CHECK(ends_in_time(d.resource, d.trial));
                         CHECK(s.budget == max_resource);
+                        // The best that ends in time at the highest rung where one does.
+                        const bool better = any_paused([&](Resource r, double v, TrialId id) {
+                            return (r > d.resource || (r == d.resource && v < d.loss)) && ends_in_time(r, id);
+                        });
+                        CHECK_FALSE(better);
+                        slow_skipped += any_paused([&](Resource r, double v, TrialId id) {
+                            return r == d.resource && v < d.loss && !ends_in_time(r, id);
+                        });
                     }
                 }
                 if (!s.runs()) {
                     if (s.kind == Suggestion::Kind::Wait) {
                         ++waits_checked;
                         CHECK_FALSE(any_paused(could_make_it));
-                        CHECK_FALSE(any_paused([&](Resource r, double) { return max_resource - r <= horizon(); }));
+                        CHECK_FALSE(any_paused([&](Resource r, double, TrialId id) { return ends_in_time(r, id); }));
                     }
                     break;
                 }
                 if (s.resume_from == 0) {
                     ++started;
                     value_of[s.trial] = std::uniform_real_distribution<double>(0.0, 1.0)(rng);
+                    pace_of[s.trial] = paced ? 0.25 * static_cast<double>(1 + rng() % 8) : 1.0;
                 }
                 running[s.trial] = {s.resume_from, s.budget};
             }
@@ -428,10 +499,16 @@ TEST_CASE("fill_idle_workers matches a brute-force check of every early promotio
             auto it = running.begin();
             std::advance(it, static_cast<std::ptrdiff_t>(rng() % running.size()));
             const TrialId id = it->first;
-            const Resource budget = it->second.second;
+            const auto [from, budget] = it->second;
             running.erase(it);
             // A loss that improves a little with resource, so ranks mostly hold from rung to rung.
             const double loss = value_of[id] * (1.0 - 0.01 * static_cast<double>(budget));
+            if (paced) {  // its last step, with the seconds this run took
+                IntermediateReport report{loss};
+                report.seconds = static_cast<double>(budget - from) * pace_of[id];
+                CHECK(asha.report(id, budget, report) == Decision::Continue);
+                measured[id] = pace_of[id];
+            }
             asha.tell(id, Outcome::completed(loss, budget));
             for (const auto& d : asha.take_decisions())
                 if (d.kind == Kind::Pause) {
@@ -444,6 +521,7 @@ TEST_CASE("fill_idle_workers matches a brute-force check of every early promotio
     CHECK(early > 20);  // each rule was exercised, not just allowed
     CHECK(to_the_end > 20);
     CHECK(waits_checked > 20);
+    CHECK(slow_skipped > 5);  // with paces, a better trial too slow to end in time was passed over
 }
 
 TEST_CASE("a halving rule set for the type that ignores it is refused, naming the scheduler") {

@@ -71,6 +71,36 @@ TEST_CASE("MedianStopping wraps any strategy and forwards to it") {
     CHECK(any.max_resource() == 1);
 }
 
+namespace {
+// A scheduler that runs every trial 10 units and keeps the reports it is given.
+class ReportKeeper : public Scheduler {
+public:
+    std::string name() const override { return "ReportKeeper"; }
+    std::vector<IntermediateReport> seen;
+
+protected:
+    Suggestion next(const TrialBudget& b) override { return start_new(b, 10); }
+    Decision on_report_losses(TrialId, Resource, const IntermediateReport& report) override {
+        seen.push_back(report);
+        return Decision::Continue;
+    }
+};
+}  // namespace
+
+TEST_CASE("MedianStopping passes the whole report on to the wrapped scheduler, its seconds too") {
+    MedianStopping ms(ReportKeeper{}, {.min_trials = 1});
+    ms.start(ms_space(), {.seed = 1, .max_trials = 2});
+    REQUIRE(ms.ask().trial == 0);
+    IntermediateReport report{0.5};
+    report.seconds = 2.5;
+    report.feasible = false;
+    CHECK(ms.report(0, 1, report) == Decision::Continue);
+    REQUIRE(ms.inner().seen.size() == 1);
+    CHECK(ms.inner().seen[0].loss == 0.5);
+    CHECK(ms.inner().seen[0].seconds == 2.5);
+    CHECK_FALSE(ms.inner().seen[0].feasible);
+}
+
 TEST_CASE("MedianStopping stops a trial at the first step its value is worse than the median") {
     MedianStopping ms(RandomSearch({.max_resource = 10}));  // min_trials 5, grace_steps 1
     ms.start(ms_space(), {.seed = 1});

@@ -29,11 +29,20 @@
 //   lower than its own, i.e. when it will be in the top 1/eta should the arrivals all rank behind
 //   it;
 // - the time the run needs anyway: the run cannot end before its running trials reach their
-//   budgets, the furthest h units away (h = the largest budget - last step reached). The best
-//   paused trial at a rung whose resource is at least max_resource - h runs straight to
-//   max_resource: it ends by then (when units take about the same time), so it costs no wall
-//   time, and it is a second chance for the best of those the rule left behind. It is recorded at
-//   no rung on the way, so it makes no other trial promotable and starts no cascade of work.
+//   budgets, the furthest h seconds away (h = the largest of (budget - last step reported) x the
+//   trial's seconds per unit). The best paused trial, at the highest rung, whose remaining units
+//   to max_resource take at most h seconds at its own pace runs straight to max_resource: it ends
+//   by then, so it costs no wall time, and it is a second chance for the best of those the rule
+//   left behind. It is recorded at no rung on the way, so it makes no other trial promotable and
+//   starts no cascade of work. A trial's pace is the seconds per unit of its latest run so far
+//   (IntermediateReport::seconds over the units that run trained: from 0 when it reports step 1
+//   again, a trainer that kept no checkpoint); one not measured yet is given the mean pace of
+//   those measured. Without any measure (reports without seconds), or when the mean measured pace
+//   is under a millisecond a unit (an objective for tests or overhead benchmarks, whose times
+//   thread scheduling decides, not training), every unit counts as one second: h and the
+//   remaining work are counted in units. Configurations train at very different paces (8x between
+//   XGBoost's deepest and shallowest trees in bench/data), so counting units would let a slow fill
+//   outlast the run, and leave fast ones unused.
 // No new trial is started for either.
 // A report past the trial's budget gets Stop (the trainer overran its rung; its loss still counts
 // at the rung through its outcome), past max_resource a Stop record. A failed trial, or one that
@@ -52,7 +61,9 @@
 #include <hypertune/detail/rungs.hpp>
 #include <hypertune/strategy.hpp>
 
+#include <cmath>
 #include <cstddef>
+#include <limits>
 #include <optional>
 #include <set>
 #include <string>
@@ -74,8 +85,8 @@ public:
 
     /// When no new trial may start and a worker would wait: the best paused trial that can still
     /// reach its rung's top 1/eta once the trials running towards that rung have arrived, promoted
-    /// now, else one whose remaining units to max_resource fit in what the running trials still
-    /// need, run to the end (see the top of this file); appends its Promote record to `out`.
+    /// now, else one whose remaining units to max_resource take no longer than the running trials
+    /// still need, run to the end (see the top of this file); appends its Promote record to `out`.
     [[nodiscard]] std::optional<Resumption> speculate(std::vector<DecisionRecord>& out);
 
     /// Registers a new trial in `bracket` (its configuration is kept, to resume it with); returns
@@ -87,7 +98,8 @@ public:
     [[nodiscard]] std::optional<Resumption> promote(std::vector<DecisionRecord>& out);
 
     /// Continue, unless the step overruns the trial's budget (Stop) or max_resource (Stop and a
-    /// record). Unknown trials and repeated or older steps get Continue.
+    /// record). Unknown trials and repeated or older steps get Continue. The report's seconds, when
+    /// given, measure the trial's pace.
     [[nodiscard]] Decision report(TrialId id, Resource step, const IntermediateReport& report,
                                   std::vector<DecisionRecord>& out);
 
@@ -122,21 +134,56 @@ private:
         bool running = true;
         double loss = 0;  // its rank value where it waits
         std::size_t running_slot = 0;  // its place in running_, while it runs
+        // Its latest run: where it started (0, the rung it resumed from, or 0 again when the
+        // trainer kept no checkpoint and reports from step 1), the last step it reported, and its
+        // seconds per unit (NaN: not measured).
+        Resource run_from = 0;
+        Resource run_step = 0;
+        bool run_reported = false;
+        double pace = std::numeric_limits<double>::quiet_NaN();
         Config config;
     };
 
     // The paused trial that `rung` would promote now, if one is in its top 1/eta.
     [[nodiscard]] std::optional<std::pair<double, TrialId>> promotable(Rung& rung);
     // The best paused trial at `rung` (the first in Pareto priority, or the lowest loss).
-    [[nodiscard]] std::optional<std::pair<double, TrialId>> best_waiting(Rung& rung);
+    [[nodiscard]] std::optional<std::pair<double, TrialId>> best_waiting(Rung& rung) {
+        return first_waiting(rung, [](const TrialState&) { return true; });
+    }
+    // The best paused trial at `rung` for which `accept(state)` holds.
+    template <class Accept>
+    [[nodiscard]] std::optional<std::pair<double, TrialId>> first_waiting(Rung& rung, Accept accept) {
+        if (!rung.ranking.pareto()) {
+            for (const auto& [value, id] : rung.waiting)
+                if (accept(trials_.at(id))) return std::pair{value, id};
+            return std::nullopt;
+        }
+        // A trial waits at one rung at most, and `loss` holds its rank value there.
+        for (TrialId id : rung.ranking.order())
+            if (const TrialState* t = trials_.find(id); t != nullptr && rung.waiting.count({t->loss, id}) && accept(*t))
+                return std::pair{t->loss, id};
+        return std::nullopt;
+    }
     // Resumes paused trial `id` (rank value `value`) from rung `k` of bracket `b` to rung `to` (the
     // next one by default; the ladder's size: to max_resource), with a Promote record saying `why`.
     [[nodiscard]] Resumption resume(std::size_t b, std::size_t k, double value, TrialId id, std::string why,
                                     std::vector<DecisionRecord>& out, std::optional<std::size_t> to = std::nullopt);
     // Trial `id` starts running towards its rung `t.rung` (counted in that rung's `arriving`).
     void run_towards(TrialId id, TrialState& t);
-    // The most resource units a running trial still needs to reach its budget.
-    [[nodiscard]] Resource running_horizon() const;
+    // Below this mean pace (seconds per unit), measured times are noise: units are counted.
+    static constexpr double min_timed_pace = 1e-3;
+    // Whether the fill counts seconds (reports measured paces worth comparing) or units.
+    [[nodiscard]] bool timed() const noexcept {
+        return paced_ > 0 && pace_sum_ / static_cast<double>(paced_) >= min_timed_pace;
+    }
+    // Trial `t`'s seconds per unit: its own measure, else the mean of those measured; 1 when the
+    // fill counts units.
+    [[nodiscard]] double pace_of(const TrialState& t) const noexcept {
+        if (!timed()) return 1.0;
+        return std::isnan(t.pace) ? pace_sum_ / static_cast<double>(paced_) : t.pace;
+    }
+    // The most seconds a running trial still needs to reach its budget, at its pace.
+    [[nodiscard]] double running_horizon() const;
 
     [[nodiscard]] Resource budget_at(std::size_t bracket, std::size_t rung) const {
         const auto& ladder = ladders_[bracket];
@@ -149,6 +196,8 @@ private:
     Resource max_resource_ = 0;
     LiveTrials<TrialState> trials_;
     std::vector<TrialId> running_;  // the trials running now, in no order (swap-removed in O(1))
+    double pace_sum_ = 0.0;         // the latest pace of each trial measured so far, summed
+    std::size_t paced_ = 0;         // how many trials that is
 };
 
 }  // namespace hypertune::detail

@@ -34,15 +34,20 @@
 
 namespace hypertune::detail {
 
-/// What the strategy is told of a report: its loss, each objective's loss when the run has
-/// several, and whether the constrained metrics it carries meet their bounds (NaN: not reported,
-/// counted as met). `values` follow `names` (metric_names()), or are empty for a report of a
-/// single value.
-[[nodiscard]] inline IntermediateReport intermediate_report(double loss, const std::vector<Metric>& objectives,
+/// What the strategy is told of a report of trial `record` (null: unknown) at Unix time `now`: its
+/// loss, each objective's loss when the run has several, whether the constrained metrics it
+/// carries meet their bounds (NaN: not reported, counted as met), and the seconds since its run
+/// segment started. `values` follow `names` (metric_names()), or are empty for a report of a
+/// single value. The live run and the replay of its journal compute it from the same journaled
+/// times, so a scheduler that learns from the seconds decides alike in both.
+[[nodiscard]] inline IntermediateReport intermediate_report(const TrialRecord* record, double now, double loss,
+                                                            const std::vector<Metric>& objectives,
                                                             const std::vector<Constraint>& constraints,
                                                             const std::vector<std::string>& names,
                                                             const std::vector<double>& values) {
     IntermediateReport r{loss};
+    if (record != nullptr && !record->segments.empty() && std::isnan(record->segments.back().end))
+        r.seconds = now - record->segments.back().start;
     if (values.empty()) return r;
     if (objectives.size() > 1) r.losses = objective_losses(objectives, values);
     for (const Constraint& c : constraints)
@@ -162,7 +167,8 @@ struct Replayed {
             const Result::Setup& setup = out.state.setup();
             out.last_said[r->trial] = strategy.report(
                 r->trial, r->step,
-                intermediate_report(loss_of(r->value), setup.objectives, setup.constraints, out.state.metric_names(),
+                intermediate_report(out.state.has(r->trial) ? &out.state.record(r->trial) : nullptr, r->time,
+                                    loss_of(r->value), setup.objectives, setup.constraints, out.state.metric_names(),
                                     r->values));
         } else if (const auto* e = std::get_if<TrialEnded>(&event)) {
             out.last_said.erase(e->trial);

@@ -186,8 +186,8 @@ private:
         bool took = false;
         try {
             d = strategy_.report(trial.id(), step,
-                                 intermediate_report(loss_of(value), options_.objectives, options_.constraints,
-                                                     metric_names_, values));
+                                 intermediate_report(&state_.record(trial.id()), now, loss_of(value),
+                                                     options_.objectives, options_.constraints, metric_names_, values));
             took = true;
         } catch (const InvalidArgument&) {
             throw;

@@ -77,8 +77,10 @@ protected:
     // The inner scheduler hands out the trials: it keeps the same ids and budget as ours.
     [[nodiscard]] Suggestion next(const TrialBudget&) override { return inner_.ask(); }
 
-    [[nodiscard]] Decision on_report(TrialId id, Resource step, double loss) override {
-        const Decision inner_decision = inner_.report(id, step, loss);
+    // The whole report goes to the inner scheduler (its seconds too); the median rule reads the loss.
+    [[nodiscard]] Decision on_report_losses(TrialId id, Resource step, const IntermediateReport& report) override {
+        const double loss = report.loss;
+        const Decision inner_decision = inner_.report(id, step, report);
         TrialState& t = trials_[id];
         if (t.stopped) return Decision::Stop;
         if (step <= t.last_step || std::isnan(loss)) return inner_decision;

@@ -205,12 +205,12 @@ void test_asha(int groups) {
             double y = cfg.get<double>("y");
             double v = 0.0;
             for (int epoch = 1; epoch <= trial.budget(); ++epoch) {
+                std::this_thread::sleep_for(std::chrono::milliseconds(2));  // the epoch's training
                 v = group_value(group, x, y, epoch);
                 trial.report(epoch, v);
                 // A stop must reach every rank of the group, or the next Allreduce would hang.
                 require_agreement(group, trial.should_stop() ? 1.0 : 0.0, "should_stop()");
                 if (trial.should_stop()) break;
-                std::this_thread::sleep_for(std::chrono::milliseconds(2));
             }
             return v;
         });

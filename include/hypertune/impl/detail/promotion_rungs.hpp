@@ -31,18 +31,10 @@ HYPERTUNE_INLINE std::optional<std::pair<double, TrialId>> PromotionRungs::promo
     return best && rung.ranking.in_top(best->second, best->first) ? best : std::nullopt;
 }
 
-HYPERTUNE_INLINE std::optional<std::pair<double, TrialId>> PromotionRungs::best_waiting(Rung& rung) {
-    if (rung.waiting.empty()) return std::nullopt;
-    if (!rung.ranking.pareto()) return *rung.waiting.begin();
-    // A trial waits at one rung at most, and `loss` holds its rank value there.
-    for (TrialId id : rung.ranking.order())
-        if (const TrialState* t = trials_.find(id); t != nullptr && rung.waiting.count({t->loss, id}))
-            return std::pair{t->loss, id};
-    return std::nullopt;
-}
-
 HYPERTUNE_INLINE void PromotionRungs::run_towards(TrialId id, TrialState& t) {
     t.running = true;
+    t.run_from = t.run_step = t.last_step;
+    t.run_reported = false;
     t.running_slot = running_.size();
     running_.push_back(id);
     auto& ladder = ladders_[t.bracket];
@@ -114,28 +106,36 @@ HYPERTUNE_INLINE std::optional<Resumption> PromotionRungs::speculate(std::vector
                       out);
     }
     // Nothing paused can still make its rung's top: the run lasts at least as long as its longest
-    // running trial still needs, so a paused trial whose remaining units to max_resource fit in
-    // that horizon runs to the end at no cost in wall time, straight, recorded at no rung on the
-    // way (so it makes no other trial promotable): a second chance for the best of the rest.
-    const Resource horizon = running_horizon();
+    // running trial still needs, so a paused trial whose remaining units to max_resource take no
+    // longer at its pace runs to the end at no cost in wall time, straight, recorded at no rung on
+    // the way (so it makes no other trial promotable): a second chance for the best of the rest.
+    const double horizon = running_horizon();
     for (const auto& [b, k] : rungs) {
         Rung& rung = ladders_[b][k];
-        if (max_resource_ - rung.resource > horizon) continue;
-        const auto best = best_waiting(rung);
+        const Resource units = max_resource_ - rung.resource;
+        const auto fits = [&](const TrialState& t) { return static_cast<double>(units) * pace_of(t) <= horizon; };
+        const auto best = first_waiting(rung, fits);
         if (!best) continue;
+        const std::string measure =
+            !timed() ? str_cat({"its ", units, " units to the end within the ", static_cast<Resource>(horizon),
+                                   " a running trial still needs"})
+                        : str_cat({"its ", units, " units to the end take about ",
+                                   fmt::format("{:.3g}", static_cast<double>(units) * pace_of(trials_.at(best->second))),
+                                   " s at its pace, within the ", fmt::format("{:.3g}", horizon),
+                                   " s a running trial still needs"});
         return resume(b, k, best->first, best->second,
                       str_cat({"no new trial may start and a worker is free: the best paused trial at resource ",
-                               rung.resource, ", its ", max_resource_ - rung.resource, " units to the end within the ",
-                               horizon, " a running trial still needs"}),
+                               rung.resource, " that ends in time, ", measure}),
                       out, ladders_[b].size());
     }
     return std::nullopt;
 }
 
-HYPERTUNE_INLINE Resource PromotionRungs::running_horizon() const {
-    Resource horizon = 0;
+HYPERTUNE_INLINE double PromotionRungs::running_horizon() const {
+    double horizon = 0.0;
     for (TrialId id : running_)
-        if (const TrialState* t = trials_.find(id)) horizon = std::max(horizon, t->budget - t->last_step);
+        if (const TrialState* t = trials_.find(id))
+            horizon = std::max(horizon, static_cast<double>(t->budget - t->run_step) * pace_of(*t));
     return horizon;
 }
 
@@ -161,6 +161,17 @@ HYPERTUNE_INLINE Decision PromotionRungs::report(TrialId id, Resource step, cons
     TrialState* found = trials_.find(id);
     if (found == nullptr || !found->running) return Decision::Continue;
     TrialState& t = *found;
+    if (!t.run_reported) {  // a first report at or below where it resumed: the trainer started over
+        t.run_reported = true;
+        if (step <= t.run_from) t.run_from = t.run_step = 0;
+    }
+    t.run_step = std::max(t.run_step, step);
+    if (!std::isnan(report.seconds) && report.seconds >= 0 && step > t.run_from) {
+        const double pace = report.seconds / static_cast<double>(step - t.run_from);
+        pace_sum_ += std::isnan(t.pace) ? pace : pace - t.pace;
+        if (std::isnan(t.pace)) ++paced_;
+        t.pace = pace;
+    }
     if (step <= t.last_step) return Decision::Continue;
     t.last_step = step;
     if (step > max_resource_) {
