@@ -353,9 +353,9 @@ TEST_CASE("fill_idle_workers: with nothing left to promote early, a paused trial
 
 TEST_CASE("fill_idle_workers: with the reports' seconds, the run to the end is the best paused trial that ends in time at its pace") {
     // The scenario above, with each report saying how long its run took: trial 3 trains at 3 s a
-    // unit, trial 0 at 0.5 s, the others at 1 s. At a thousandth of that (`scale`), under a
-    // millisecond a unit, the times are taken for noise and units are counted, as above.
-    for (double scale : {1.0, 1e-4}) {
+    // unit, trial 0 at 0.5 s, the others at 1 s. At a two-hundredth of that (`scale`), under 10 ms
+    // a unit on average, the times are taken for noise and units are counted, as above.
+    for (double scale : {1.0, 1.0 / 200}) {
         CAPTURE(scale);
         ASHA asha({.min_resource = 1, .max_resource = 4, .reduction_factor = 2, .type = HalvingType::Promotion});
         asha.start(promotion_space(), {.seed = 3, .max_trials = 5});

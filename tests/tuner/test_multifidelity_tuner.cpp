@@ -159,7 +159,7 @@ TEST_CASE("filling idle workers through the tuner: a paused trial runs to the en
           "a resume replays it") {
     // Rungs 1 and 3 below max_resource 9; 9 trials: rung 1 promotes 3, rung 3 promotes 1, which then
     // climbs 6 units while the other worker has nothing new to start. A unit takes longer the lower
-    // the trial's loss at 3 (1 to 21 ms), so the climber is the slowest of the trials at rung 3:
+    // the trial's loss at 3 (10 to 50 ms), so the climber is the slowest of the trials at rung 3:
     // each of the others has 6 units to the end that take less time than the climb still needs, and
     // runs beside it. The scheduler learns each trial's pace from the seconds of its reports; the
     // resume replays its decisions from the journaled times.
@@ -170,7 +170,7 @@ TEST_CASE("filling idle workers through the tuner: a paused trial runs to the en
     const ht::TunerOptions options{.max_jobs = 9, .max_parallel_jobs = 2, .seed = 4, .journal = path};
     auto paced = [](const ht::Config& c, ht::Trial& trial) {
         const double speed = std::min(1.0, loss_at(c, 3));  // the lower, the slower
-        return paced_trainer(c, trial, std::chrono::microseconds(1000 + static_cast<long>(20000 * (1 - speed))));
+        return paced_trainer(c, trial, std::chrono::microseconds(10000 + static_cast<long>(40000 * (1 - speed))));
     };
     const ht::Result live =
         ht::Tuner(curve_space(), ht::ASHA({.min_resource = 1, .max_resource = 9}), options).fit(paced);

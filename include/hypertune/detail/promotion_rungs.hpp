@@ -38,9 +38,9 @@
 //   (IntermediateReport::seconds over the units that run trained: from 0 when it reports step 1
 //   again, a trainer that kept no checkpoint); one not measured yet is given the mean pace of
 //   those measured. Without any measure (reports without seconds), or when the mean measured pace
-//   is under a millisecond a unit (an objective for tests or overhead benchmarks, whose times
-//   thread scheduling decides, not training), every unit counts as one second: h and the
-//   remaining work are counted in units. Configurations train at very different paces (8x between
+//   is under 10 ms a unit (an objective for tests or overhead benchmarks, whose times the runner's
+//   own work and thread scheduling decide, not training: a millisecond and more under load or a
+//   sanitizer), every unit counts as one second: h and the remaining work are counted in units. Configurations train at very different paces (8x between
 //   XGBoost's deepest and shallowest trees in bench/data), so counting units would let a slow fill
 //   outlast the run, and leave fast ones unused.
 // No new trial is started for either.
@@ -171,7 +171,7 @@ private:
     // Trial `id` starts running towards its rung `t.rung` (counted in that rung's `arriving`).
     void run_towards(TrialId id, TrialState& t);
     // Below this mean pace (seconds per unit), measured times are noise: units are counted.
-    static constexpr double min_timed_pace = 1e-3;
+    static constexpr double min_timed_pace = 0.01;
     // Whether the fill counts seconds (reports measured paces worth comparing) or units.
     [[nodiscard]] bool timed() const noexcept {
         return paced_ > 0 && pace_sum_ / static_cast<double>(paced_) >= min_timed_pace;
