@@ -40,9 +40,10 @@
 //   those measured. Without any measure (reports without seconds), or when the mean measured pace
 //   is under 10 ms a unit (an objective for tests or overhead benchmarks, whose times the runner's
 //   own work and thread scheduling decide, not training: a millisecond and more under load or a
-//   sanitizer), every unit counts as one second: h and the remaining work are counted in units. Configurations train at very different paces (8x between
-//   XGBoost's deepest and shallowest trees in bench/data), so counting units would let a slow fill
-//   outlast the run, and leave fast ones unused.
+//   sanitizer), every unit counts as one second: h and the remaining work are counted in units.
+//   Configurations train at very different paces (8x between XGBoost's deepest and shallowest
+//   trees in bench/data), so counting units would let a slow fill outlast the run, and leave fast
+//   ones unused.
 // No new trial is started for either.
 // A report past the trial's budget gets Stop (the trainer overran its rung; its loss still counts
 // at the rung through its outcome), past max_resource a Stop record. A failed trial, or one that
