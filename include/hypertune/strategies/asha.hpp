@@ -55,13 +55,14 @@ class ASHA : public Scheduler {
 public:
     /// Throws InvalidArgument unless 1 <= min_resource < max_resource and reduction_factor >= 2.
     /// New trials' configurations come from `sampler` (random by default).
-    explicit ASHA(AshaOptions options = {}, AnySampler sampler = RandomSampler{})
-        : Scheduler(std::move(sampler)), options_(options) {
-        detail::validate_rung_options("ASHA", "reduction_factor", options_.min_resource, options_.max_resource,
-                                      options_.reduction_factor);
-        detail::validate_halving_rules("ASHA", options_.type, options_.wait_for_peers, options_.fill_idle_workers);
-        rungs_ = detail::geometric_rungs(options_.min_resource, options_.max_resource, options_.reduction_factor);
-    }
+    HYPERTUNE_INLINE explicit ASHA(AshaOptions options = {}, AnySampler sampler = RandomSampler{});
+    // Out of line, with the constructor: a program in compiled mode does not compile the
+    // members' (the rungs') copies and destructors.
+    HYPERTUNE_INLINE ASHA(const ASHA&);
+    HYPERTUNE_INLINE ASHA(ASHA&&) noexcept;
+    HYPERTUNE_INLINE ASHA& operator=(const ASHA&);
+    HYPERTUNE_INLINE ASHA& operator=(ASHA&&) noexcept;
+    HYPERTUNE_INLINE ~ASHA() override;
 
     /// "ASHA" (stop type), "ASHA-wait" (stop type, wait_for_peers), "ASHA-promotion-fill" (the
     /// default) or "ASHA-promotion" (.fill_idle_workers = false), with the

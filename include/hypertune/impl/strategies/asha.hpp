@@ -13,6 +13,20 @@
 
 namespace hypertune {
 
+HYPERTUNE_INLINE ASHA::ASHA(AshaOptions options, AnySampler sampler)
+    : Scheduler(std::move(sampler)), options_(options) {
+    detail::validate_rung_options("ASHA", "reduction_factor", options_.min_resource, options_.max_resource,
+                                  options_.reduction_factor);
+    detail::validate_halving_rules("ASHA", options_.type, options_.wait_for_peers, options_.fill_idle_workers);
+    rungs_ = detail::geometric_rungs(options_.min_resource, options_.max_resource, options_.reduction_factor);
+}
+
+HYPERTUNE_INLINE ASHA::ASHA(const ASHA&) = default;
+HYPERTUNE_INLINE ASHA::ASHA(ASHA&&) noexcept = default;
+HYPERTUNE_INLINE ASHA& ASHA::operator=(const ASHA&) = default;
+HYPERTUNE_INLINE ASHA& ASHA::operator=(ASHA&&) noexcept = default;
+HYPERTUNE_INLINE ASHA::~ASHA() = default;
+
 HYPERTUNE_INLINE void ASHA::on_start() {
     ladder_ = detail::HalvingRungs(options_.type, {rungs_}, {-1}, options_.reduction_factor, options_.max_resource,
                                    options_.wait_for_peers,

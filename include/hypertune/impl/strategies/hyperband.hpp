@@ -52,6 +52,46 @@ HYPERTUNE_INLINE std::vector<HyperbandBracket> hyperband_schedule(Resource min_r
 
 }  // namespace detail
 
+HYPERTUNE_INLINE Hyperband::Hyperband(HyperbandOptions options, AnySampler sampler)
+    : Scheduler(std::move(sampler)), options_(options) {
+    detail::validate_rung_options("Hyperband", "eta", options_.min_resource, options_.max_resource, options_.eta);
+    if (options_.mode == HyperbandMode::Synchronous && options_.type == HalvingType::Stop)
+        throw InvalidArgument("Hyperband: type = HalvingType::Stop is for the asynchronous mode; the "
+                              "synchronous mode pauses trials and promotes them at its barriers");
+    if (options_.mode == HyperbandMode::Synchronous && options_.wait_for_peers)
+        throw InvalidArgument("Hyperband: wait_for_peers is for the asynchronous mode; the synchronous mode "
+                              "judges a rung only once all of its trials have reached it");
+    if (options_.mode == HyperbandMode::Synchronous && options_.fill_idle_workers.value_or(false))
+        throw InvalidArgument("Hyperband: fill_idle_workers is for the asynchronous mode; the synchronous mode "
+                              "starts the next bracket while one waits at a barrier");
+    detail::validate_halving_rules("Hyperband", options_.type, options_.wait_for_peers,
+                                   options_.fill_idle_workers);
+    schedule_ = detail::hyperband_schedule(options_.min_resource, options_.max_resource, options_.eta);
+    const int all = static_cast<int>(schedule_.size());
+    if (options_.brackets && (*options_.brackets < 0 || *options_.brackets > all))
+        throw InvalidArgument(fmt::format(
+            "Hyperband: brackets = {}, but min_resource {}, max_resource {} and eta {} give {} bracket{} "
+            "(s = 0..{}); use 1..{}, or 0 for all",
+            *options_.brackets, options_.min_resource, options_.max_resource, options_.eta, all,
+            all == 1 ? "" : "s", all - 1, all));
+    const int running =
+        options_.brackets.value_or(options_.mode == HyperbandMode::Asynchronous ? std::min(2, all) : 0);
+    lowest_s_ = running == 0 ? 0 : all - running;
+    // Round-robin weights n(s), capped so that the credits cannot overflow (2^40 is far beyond
+    // any real schedule: only max_resource / min_resource above ~10^11 reaches it).
+    for (const auto& b : schedule_) {
+        weights_.push_back(static_cast<std::int64_t>(
+            std::min<std::uint64_t>(b.rungs.front().configurations, std::uint64_t{1} << 40)));
+        if (b.s >= lowest_s_) weight_total_ += weights_.back();
+    }
+}
+
+HYPERTUNE_INLINE Hyperband::Hyperband(const Hyperband&) = default;
+HYPERTUNE_INLINE Hyperband::Hyperband(Hyperband&&) noexcept = default;
+HYPERTUNE_INLINE Hyperband& Hyperband::operator=(const Hyperband&) = default;
+HYPERTUNE_INLINE Hyperband& Hyperband::operator=(Hyperband&&) noexcept = default;
+HYPERTUNE_INLINE Hyperband::~Hyperband() = default;
+
 HYPERTUNE_INLINE void Hyperband::on_start() {
     bracket_of_.clear();
     credit_.assign(schedule_.size(), 0);
