@@ -57,11 +57,12 @@ public:
     /// New trials' configurations come from `sampler` (random by default).
     HYPERTUNE_INLINE explicit ASHA(AshaOptions options = {}, AnySampler sampler = RandomSampler{});
     // Out of line, with the constructor: a program in compiled mode does not compile the
-    // members' (the rungs') copies and destructors.
+    // members' (the rungs') copies and destructors. Moves may throw, as the implicit ones could
+    // (a std::deque allocates when moved from).
     HYPERTUNE_INLINE ASHA(const ASHA&);
-    HYPERTUNE_INLINE ASHA(ASHA&&) noexcept;
+    HYPERTUNE_INLINE ASHA(ASHA&&);
     HYPERTUNE_INLINE ASHA& operator=(const ASHA&);
-    HYPERTUNE_INLINE ASHA& operator=(ASHA&&) noexcept;
+    HYPERTUNE_INLINE ASHA& operator=(ASHA&&);
     HYPERTUNE_INLINE ~ASHA() override;
 
     /// "ASHA" (stop type), "ASHA-wait" (stop type, wait_for_peers), "ASHA-promotion-fill" (the

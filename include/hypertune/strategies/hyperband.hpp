@@ -147,11 +147,12 @@ public:
     /// configurations come from `sampler` (random by default).
     HYPERTUNE_INLINE explicit Hyperband(HyperbandOptions options = {}, AnySampler sampler = RandomSampler{});
     // Out of line, with the constructor: a program in compiled mode does not compile the
-    // members' (the rungs') copies and destructors.
+    // members' (the rungs') copies and destructors. Moves may throw, as the implicit ones could
+    // (a std::deque allocates when moved from).
     HYPERTUNE_INLINE Hyperband(const Hyperband&);
-    HYPERTUNE_INLINE Hyperband(Hyperband&&) noexcept;
+    HYPERTUNE_INLINE Hyperband(Hyperband&&);
     HYPERTUNE_INLINE Hyperband& operator=(const Hyperband&);
-    HYPERTUNE_INLINE Hyperband& operator=(Hyperband&&) noexcept;
+    HYPERTUNE_INLINE Hyperband& operator=(Hyperband&&);
     HYPERTUNE_INLINE ~Hyperband() override;
 
     /// The paper's schedule: schedule()[s] is bracket s, s = 0..s_max().

@@ -22,9 +22,9 @@ HYPERTUNE_INLINE ASHA::ASHA(AshaOptions options, AnySampler sampler)
 }
 
 HYPERTUNE_INLINE ASHA::ASHA(const ASHA&) = default;
-HYPERTUNE_INLINE ASHA::ASHA(ASHA&&) noexcept = default;
+HYPERTUNE_INLINE ASHA::ASHA(ASHA&&) = default;
 HYPERTUNE_INLINE ASHA& ASHA::operator=(const ASHA&) = default;
-HYPERTUNE_INLINE ASHA& ASHA::operator=(ASHA&&) noexcept = default;
+HYPERTUNE_INLINE ASHA& ASHA::operator=(ASHA&&) = default;
 HYPERTUNE_INLINE ASHA::~ASHA() = default;
 
 HYPERTUNE_INLINE void ASHA::on_start() {

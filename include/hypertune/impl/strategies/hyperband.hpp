@@ -87,9 +87,9 @@ HYPERTUNE_INLINE Hyperband::Hyperband(HyperbandOptions options, AnySampler sampl
 }
 
 HYPERTUNE_INLINE Hyperband::Hyperband(const Hyperband&) = default;
-HYPERTUNE_INLINE Hyperband::Hyperband(Hyperband&&) noexcept = default;
+HYPERTUNE_INLINE Hyperband::Hyperband(Hyperband&&) = default;
 HYPERTUNE_INLINE Hyperband& Hyperband::operator=(const Hyperband&) = default;
-HYPERTUNE_INLINE Hyperband& Hyperband::operator=(Hyperband&&) noexcept = default;
+HYPERTUNE_INLINE Hyperband& Hyperband::operator=(Hyperband&&) = default;
 HYPERTUNE_INLINE Hyperband::~Hyperband() = default;
 
 HYPERTUNE_INLINE void Hyperband::on_start() {
