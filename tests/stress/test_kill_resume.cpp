@@ -120,15 +120,18 @@ bool session_open(const std::string& path) {
 }
 
 // Cuts the file at a random byte inside its last line, so that at least its first byte stays and
-// at least its closing brace goes: a torn line that can never parse.
+// at least its closing brace goes: a torn line that can never parse. True when the file then ends
+// in a torn line: also when the kill, in the middle of a write, left one byte of a line, which
+// cannot be cut again.
 bool cut_last_line(const std::string& path, std::uint64_t random) {
     std::ifstream in(path, std::ios::binary);
     std::string data((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     std::size_t end = data.size();
-    if (end > 0 && data[end - 1] == '\n') --end;  // the content of the last line ends here
+    const bool torn = end > 0 && data[end - 1] != '\n';  // the kill tore it already
+    if (!torn && end > 0) --end;  // the content of the last line ends here
     std::size_t start = data.rfind('\n', end == 0 ? 0 : end - 1);
     start = start == std::string::npos ? 0 : start + 1;
-    if (end - start < 2) return false;
+    if (end - start < 2) return torn;
     auto cut = start + 1 + random % (end - start - 1);
     return ::truncate(path.c_str(), static_cast<off_t>(cut)) == 0;
 }
