@@ -21,6 +21,15 @@
 //   hartmann3         Hartmann 3-D on [0, 1]^3; min -3.862779787332663
 //   styblinski8       Styblinski-Tang on [-5, 5]^8; min 8 * -39.166165703771426 at x_i = -2.9035...
 //
+// A second held-out set, added once every setting had been chosen (bench/peers/README.md):
+//   schwefel4         Schwefel on [-500, 500]^4; min 0 at x_i = 420.9687..., 0.079 of the width from
+//                     the upper bound (inside the outer tenth that the initial design leaves out)
+//   goldstein2        Goldstein-Price on [-2, 2]^2; min 3 at (0, -1); values up to 1e6
+//   camel2            six-hump camel, x1 in [-3, 3], x2 in [-2, 2]; min -1.0316284534898774
+//   dixonprice10      Dixon-Price on [-8, 12]^10 (the standard box moved, so that its centre is no
+//                     shortcut); min 0 at x_i = 2^-((2^i - 2) / 2^i), i = 1..10
+//   powell8           Powell on [-4, 5]^8; min 0 at the origin (off the centre of the box)
+//
 // The shifted point is centre + a fixed fraction of the half-width in each coordinate: the standard
 // forms have their optimum at (or, for Levy, next to) the centre of a symmetric box, which any
 // method that samples the centre first would find for free.
@@ -212,6 +221,56 @@ inline double styblinski8(const ht::Config& c) {
     return total;
 }
 
+// Schwefel: 418.98 d - sum x sin(sqrt |x|); its best and second-best wells lie at opposite ends.
+inline constexpr double schwefel_argmin = 420.968746359982;
+inline double schwefel4(const ht::Config& c) {
+    double total = 418.9828872724338 * 4.0;
+    for (const double x : coordinates(c, 4)) total -= x * std::sin(std::sqrt(std::abs(x)));
+    return total;
+}
+
+// Goldstein-Price: a product of two quartic factors, four local minima, values from 3 to 1e6.
+inline double goldstein2(const ht::Config& c) {
+    const auto x = coordinates(c, 2);
+    const double a = x[0] + x[1] + 1.0, b = 2.0 * x[0] - 3.0 * x[1];
+    const double left = 1.0 + a * a * (19.0 - 14.0 * x[0] + 3.0 * x[0] * x[0] - 14.0 * x[1] + 6.0 * x[0] * x[1] +
+                                       3.0 * x[1] * x[1]);
+    const double right = 30.0 + b * b * (18.0 - 32.0 * x[0] + 12.0 * x[0] * x[0] + 48.0 * x[1] -
+                                         36.0 * x[0] * x[1] + 27.0 * x[1] * x[1]);
+    return left * right;
+}
+
+// Six-hump camel: two global minima, symmetric about the origin, among six.
+inline constexpr double camel2_min = -1.0316284534898774;
+inline double camel2(const ht::Config& c) {
+    const double x1 = c.get<double>("x1"), x2 = c.get<double>("x2");
+    return (4.0 - 2.1 * x1 * x1 + x1 * x1 * x1 * x1 / 3.0) * x1 * x1 + x1 * x2 + (-4.0 + 4.0 * x2 * x2) * x2 * x2;
+}
+
+// Dixon-Price: (x1 - 1)^2 + sum_{i>=2} i (2 x_i^2 - x_{i-1})^2, a curved, badly scaled valley.
+inline double dixonprice10(const ht::Config& c) {
+    const auto x = coordinates(c, 10);
+    double total = (x[0] - 1.0) * (x[0] - 1.0);
+    for (std::size_t i = 1; i < x.size(); ++i) {
+        const double t = 2.0 * x[i] * x[i] - x[i - 1];
+        total += static_cast<double>(i + 1) * t * t;
+    }
+    return total;
+}
+
+// Powell: per block of four, (a + 10b)^2 + 5(c - d)^2 + (b - 2c)^4 + 10(a - d)^4; singular Hessian
+// at the minimum.
+inline double powell8(const ht::Config& c) {
+    const auto x = coordinates(c, 8);
+    double total = 0.0;
+    for (std::size_t i = 0; i < 8; i += 4) {
+        const double a = x[i], b = x[i + 1], cc = x[i + 2], d = x[i + 3];
+        total += (a + 10.0 * b) * (a + 10.0 * b) + 5.0 * (cc - d) * (cc - d) + std::pow(b - 2.0 * cc, 4) +
+                 10.0 * std::pow(a - d, 4);
+    }
+    return total;
+}
+
 // mixed4: a stand-in for a small network's validation loss.
 //   f = offset[kind] + (log10 units - 2.2)^2 + 0.05 (depth - 7.3)^2
 //       + 0.5 (log10 lr - lr_centre[kind] + 0.3 (log10 units - 2.2))^2
@@ -315,6 +374,14 @@ inline std::vector<TestFunction> test_functions() {
     out.push_back({"shekel4", unit_cube(4, 0.0, 10.0), shekel4, shekel4_min});
     out.push_back({"hartmann3", unit_cube(3, 0.0, 1.0), hartmann3, hartmann3_min});
     out.push_back({"styblinski8", unit_cube(8, -5.0, 5.0), styblinski8, styblinski8_min});
+    out.push_back({"schwefel4", unit_cube(4, -500.0, 500.0), schwefel4, 0.0});
+    out.push_back({"goldstein2", unit_cube(2, -2.0, 2.0), goldstein2, 3.0});
+    out.push_back({"camel2",
+                   ht::SearchSpace{ht::ContinuousParameter("x1", -3.0, 3.0, ht::Scaling::Linear),
+                                   ht::ContinuousParameter("x2", -2.0, 2.0, ht::Scaling::Linear)},
+                   camel2, camel2_min});
+    out.push_back({"dixonprice10", unit_cube(10, -8.0, 12.0), dixonprice10, 0.0});
+    out.push_back({"powell8", unit_cube(8, -4.0, 5.0), powell8, 0.0});
     return out;
 }
 

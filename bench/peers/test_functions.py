@@ -144,6 +144,48 @@ def styblinski8(p):
     return sum(0.5 * (x ** 4 - 16.0 * x * x + 5.0 * x) for x in _coords(p, 8))
 
 
+SCHWEFEL_ARGMIN = 420.968746359982
+
+
+def schwefel4(p):
+    return 418.9828872724338 * 4 - sum(x * math.sin(math.sqrt(abs(x))) for x in _coords(p, 4))
+
+
+def goldstein2(p):
+    x0, x1 = _coords(p, 2)
+    a, b = x0 + x1 + 1.0, 2.0 * x0 - 3.0 * x1
+    left = 1.0 + a * a * (19.0 - 14.0 * x0 + 3.0 * x0 * x0 - 14.0 * x1 + 6.0 * x0 * x1 + 3.0 * x1 * x1)
+    right = 30.0 + b * b * (18.0 - 32.0 * x0 + 12.0 * x0 * x0 + 48.0 * x1 - 36.0 * x0 * x1 + 27.0 * x1 * x1)
+    return left * right
+
+
+CAMEL2_MIN = -1.0316284534898774
+CAMEL2_ARGMIN = [{"x1": 0.08984201368301331, "x2": -0.7126564032704135},
+                 {"x1": -0.08984201368301331, "x2": 0.7126564032704135}]
+
+
+def camel2(p):
+    x1, x2 = p["x1"], p["x2"]
+    return (4.0 - 2.1 * x1 * x1 + x1 ** 4 / 3.0) * x1 * x1 + x1 * x2 + (-4.0 + 4.0 * x2 * x2) * x2 * x2
+
+
+def dixonprice10(p):
+    x = _coords(p, 10)
+    return (x[0] - 1.0) ** 2 + sum((i + 1) * (2.0 * x[i] ** 2 - x[i - 1]) ** 2 for i in range(1, 10))
+
+
+DIXONPRICE10_ARGMIN = [2.0 ** (-(2.0 ** i - 2.0) / 2.0 ** i) for i in range(1, 11)]
+
+
+def powell8(p):
+    x = _coords(p, 8)
+    total = 0.0
+    for i in range(0, 8, 4):
+        a, b, c, d = x[i:i + 4]
+        total += (a + 10.0 * b) ** 2 + 5.0 * (c - d) ** 2 + (b - 2.0 * c) ** 4 + 10.0 * (a - d) ** 4
+    return total
+
+
 def _point(values):
     return {f"x{j}": v for j, v in enumerate(values)}
 
@@ -254,6 +296,13 @@ def functions():
         PeerFunction("hartmann3", _cube(3, 0.0, 1.0), hartmann3, HARTMANN3_MIN, [_point(HARTMANN3_ARGMIN)]),
         PeerFunction("styblinski8", _cube(8, -5.0, 5.0), styblinski8, STYBLINSKI8_MIN,
                      [_point([STYBLINSKI_ARGMIN] * 8)]),
+        # The second held-out set.
+        PeerFunction("schwefel4", _cube(4, -500.0, 500.0), schwefel4, 0.0, [_point([SCHWEFEL_ARGMIN] * 4)]),
+        PeerFunction("goldstein2", _cube(2, -2.0, 2.0), goldstein2, 3.0, [_point([0.0, -1.0])]),
+        PeerFunction("camel2", [("x1", "float", -3.0, 3.0, False), ("x2", "float", -2.0, 2.0, False)],
+                     camel2, CAMEL2_MIN, CAMEL2_ARGMIN),
+        PeerFunction("dixonprice10", _cube(10, -8.0, 12.0), dixonprice10, 0.0, [_point(DIXONPRICE10_ARGMIN)]),
+        PeerFunction("powell8", _cube(8, -4.0, 5.0), powell8, 0.0, [_point([0.0] * 8)]),
     ]}
 
 
