@@ -8,7 +8,7 @@
 //
 //   peer_functions [--functions a,b] [--budgets 50,200] [--seeds N] [--first-seed S]
 //                  [--samplers Bayesian,Random] [--candidates N] [--no-trust-region]
-//                  [--refine] [--design-margin M] [--initial-points N]
+//                  [--refine] [--design-margin M] [--initial-points N] [--no-centre-first]
 //   peer_functions --overhead [--trials 100,200,1000] [--timed 20] [--no-trust-region] [--refine]
 //   peer_functions --evaluate   < JSON lines {"function":..., "params":{...}, "seed":s, "index":i}
 //   peer_functions --list
@@ -138,6 +138,7 @@ int usage(const char* message) {
                  "%s\nusage: peer_functions [--functions a,b] [--budgets 50,200] [--seeds N] [--first-seed S]\n"
                  "                      [--samplers Bayesian,Random] [--candidates N]\n"
                  "                      [--no-trust-region] [--refine] [--design-margin M] [--initial-points N]\n"
+                 "                      [--no-centre-first]\n"
                  "       peer_functions --overhead [--trials 100,200,1000] [--timed 20] [--no-trust-region] [--refine]\n"
                  "       peer_functions --evaluate | --list\n",
                  message);
@@ -153,6 +154,7 @@ int main(int argc, char** argv) try {
     std::size_t timed = 20, candidates = ht::BayesianOptions{}.candidates, initial_points = 0;
     bool trust_region = true;
     bool refine = false;
+    bool centre_first = true;
     double design_margin = ht::BayesianOptions{}.design_margin;
     std::string mode = "run";
     for (int i = 1; i < argc; ++i) {
@@ -165,6 +167,7 @@ int main(int argc, char** argv) try {
         if (a == "--candidates") candidates = std::stoul(value());
         else if (a == "--no-trust-region") trust_region = false;
         else if (a == "--refine") refine = true;
+        else if (a == "--no-centre-first") centre_first = false;
         else if (a == "--design-margin") design_margin = std::stod(value());
         else if (a == "--initial-points") initial_points = std::stoul(value());
         else if (a == "--trials") counts = split_sizes(value());
@@ -172,7 +175,7 @@ int main(int argc, char** argv) try {
         else if (a == "--overhead" || a == "--evaluate" || a == "--list") mode = a.substr(2);
         else return usage(("unknown option " + a).c_str());
     }
-    const ht::BayesianOptions options{.initial_points = initial_points,
+    const ht::BayesianOptions options{.initial_points = initial_points, .centre_first = centre_first,
                                       .design_margin = design_margin, .candidates = candidates, .refine = refine,
                                       .trust_region = trust_region};
     if (mode == "overhead") {

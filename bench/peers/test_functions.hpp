@@ -30,6 +30,10 @@
 //                     shortcut); min 0 at x_i = 2^-((2^i - 2) / 2^i), i = 1..10
 //   powell8           Powell on [-4, 5]^8; min 0 at the origin (off the centre of the box)
 //
+// The standard forms of three of them, beside the shifted ones: the forms that published figures
+// use, where a method that starts at the centre of the box is credited with most of the search:
+//   levy10_standard, rastrigin5_standard, griewank8_standard
+//
 // The shifted point is centre + a fixed fraction of the half-width in each coordinate: the standard
 // forms have their optimum at (or, for Levy, next to) the centre of a symmetric box, which any
 // method that samples the centre first would find for free.
@@ -130,12 +134,9 @@ inline std::vector<double> shifted(const ht::Config& c, std::size_t d, std::size
     return z;
 }
 
-// Levy: w = 1 + (x - 1) / 4 in the standard form, whose optimum is x = 1; here x - 1 becomes
-// x - shift, so the optimum is the shifted point.
-inline double levy(const std::vector<double>& x, double half) {
+// Levy of w = 1 + (x - optimum) / 4 (the standard form's optimum is x = 1).
+inline double levy_of(const std::vector<double>& w) {
     const double pi = std::numbers::pi;
-    std::vector<double> w(x.size());
-    for (std::size_t j = 0; j < x.size(); ++j) w[j] = 1.0 + (x[j] - shift_fraction[j] * half) / 4.0;
     double total = std::pow(std::sin(pi * w[0]), 2);
     for (std::size_t j = 0; j + 1 < w.size(); ++j)
         total += (w[j] - 1.0) * (w[j] - 1.0) * (1.0 + 10.0 * std::pow(std::sin(pi * w[j] + 1.0), 2));
@@ -143,18 +144,24 @@ inline double levy(const std::vector<double>& x, double half) {
     return total + (last - 1.0) * (last - 1.0) * (1.0 + std::pow(std::sin(2.0 * pi * last), 2));
 }
 
+// Levy with its optimum moved from x = 1 to the shifted point.
+inline double levy(const std::vector<double>& x, double half) {
+    std::vector<double> w(x.size());
+    for (std::size_t j = 0; j < x.size(); ++j) w[j] = 1.0 + (x[j] - shift_fraction[j] * half) / 4.0;
+    return levy_of(w);
+}
+
 inline double levy10(const ht::Config& c) { return levy(coordinates(c, 10), levy_half); }
 inline double levy20(const ht::Config& c) { return levy(coordinates(c, 20), levy_half); }
 
-inline double rastrigin5(const ht::Config& c) {
-    const auto z = shifted(c, 5, rastrigin_shift, rastrigin_half);
+// Rastrigin and Griewank of the offsets z from the optimum.
+inline double rastrigin_of(const std::vector<double>& z) {
     double total = 10.0 * static_cast<double>(z.size());
     for (const double zj : z) total += zj * zj - 10.0 * std::cos(2.0 * std::numbers::pi * zj);
     return total;
 }
 
-inline double griewank8(const ht::Config& c) {
-    const auto z = shifted(c, 8, griewank_shift, griewank_half);
+inline double griewank_of(const std::vector<double>& z) {
     double sum = 0.0, product = 1.0;
     for (std::size_t j = 0; j < z.size(); ++j) {
         sum += z[j] * z[j];
@@ -162,6 +169,18 @@ inline double griewank8(const ht::Config& c) {
     }
     return 1.0 + sum / 4000.0 - product;
 }
+
+inline double rastrigin5(const ht::Config& c) { return rastrigin_of(shifted(c, 5, rastrigin_shift, rastrigin_half)); }
+inline double griewank8(const ht::Config& c) { return griewank_of(shifted(c, 8, griewank_shift, griewank_half)); }
+
+// The standard forms, unshifted: the optimum at x = 1 (Levy) or at the centre of the box.
+inline double levy10_standard(const ht::Config& c) {
+    std::vector<double> w = coordinates(c, 10);
+    for (double& x : w) x = 1.0 + (x - 1.0) / 4.0;
+    return levy_of(w);
+}
+inline double rastrigin5_standard(const ht::Config& c) { return rastrigin_of(coordinates(c, 5)); }
+inline double griewank8_standard(const ht::Config& c) { return griewank_of(coordinates(c, 8)); }
 
 // Michalewicz, m = 10: -sum sin(x_i) sin(i x_i^2 / pi)^20, i = 1..d. Separable, so its minimum
 // is the sum of five one-dimensional minima (test_functions.py holds the minimiser).
@@ -382,6 +401,9 @@ inline std::vector<TestFunction> test_functions() {
                    camel2, camel2_min});
     out.push_back({"dixonprice10", unit_cube(10, -8.0, 12.0), dixonprice10, 0.0});
     out.push_back({"powell8", unit_cube(8, -4.0, 5.0), powell8, 0.0});
+    out.push_back({"levy10_standard", unit_cube(10, -levy_half, levy_half), levy10_standard, 0.0});
+    out.push_back({"rastrigin5_standard", unit_cube(5, -rastrigin_half, rastrigin_half), rastrigin5_standard, 0.0});
+    out.push_back({"griewank8_standard", unit_cube(8, -griewank_half, griewank_half), griewank8_standard, 0.0});
     return out;
 }
 

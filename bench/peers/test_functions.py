@@ -68,13 +68,17 @@ def _offsets(p, d, first, half):
     return [x - SHIFT[first + j] * half for j, x in enumerate(_coords(p, d))]
 
 
-def levy(x, shift_half):
-    """Levy, with its optimum (x = 1 in the standard form) moved to SHIFT * shift_half."""
-    w = [1.0 + (x[j] - SHIFT[j] * shift_half) / 4.0 for j in range(len(x))]
+def levy_of(w):
+    """Levy of w = 1 + (x - optimum) / 4 (the standard form's optimum is x = 1)."""
     total = math.sin(math.pi * w[0]) ** 2
     for wi in w[:-1]:
         total += (wi - 1.0) ** 2 * (1.0 + 10.0 * math.sin(math.pi * wi + 1.0) ** 2)
     return total + (w[-1] - 1.0) ** 2 * (1.0 + math.sin(2.0 * math.pi * w[-1]) ** 2)
+
+
+def levy(x, shift_half):
+    """Levy, with its optimum (x = 1 in the standard form) moved to SHIFT * shift_half."""
+    return levy_of([1.0 + (x[j] - SHIFT[j] * shift_half) / 4.0 for j in range(len(x))])
 
 
 def levy10(p):
@@ -85,17 +89,35 @@ def levy20(p):
     return levy(_coords(p, 20), LEVY_HALF)
 
 
-def rastrigin5(p):
-    z = _offsets(p, 5, RASTRIGIN_SHIFT, RASTRIGIN_HALF)
+def rastrigin_of(z):
     return 10.0 * len(z) + sum(zi * zi - 10.0 * math.cos(2.0 * math.pi * zi) for zi in z)
 
 
-def griewank8(p):
-    z = _offsets(p, 8, GRIEWANK_SHIFT, GRIEWANK_HALF)
+def griewank_of(z):
     product = 1.0
     for j, zi in enumerate(z):
         product *= math.cos(zi / math.sqrt(j + 1.0))
     return 1.0 + sum(zi * zi for zi in z) / 4000.0 - product
+
+
+def rastrigin5(p):
+    return rastrigin_of(_offsets(p, 5, RASTRIGIN_SHIFT, RASTRIGIN_HALF))
+
+
+def griewank8(p):
+    return griewank_of(_offsets(p, 8, GRIEWANK_SHIFT, GRIEWANK_HALF))
+
+
+def levy10_standard(p):
+    return levy_of([1.0 + (x - 1.0) / 4.0 for x in _coords(p, 10)])
+
+
+def rastrigin5_standard(p):
+    return rastrigin_of(_coords(p, 5))
+
+
+def griewank8_standard(p):
+    return griewank_of(_coords(p, 8))
 
 
 def michalewicz5(p):
@@ -303,6 +325,12 @@ def functions():
                      camel2, CAMEL2_MIN, CAMEL2_ARGMIN),
         PeerFunction("dixonprice10", _cube(10, -8.0, 12.0), dixonprice10, 0.0, [_point(DIXONPRICE10_ARGMIN)]),
         PeerFunction("powell8", _cube(8, -4.0, 5.0), powell8, 0.0, [_point([0.0] * 8)]),
+        # The standard forms (optimum at x = 1 for Levy, at the centre for the others).
+        PeerFunction("levy10_standard", _cube(10, -LEVY_HALF, LEVY_HALF), levy10_standard, 0.0, [_point([1.0] * 10)]),
+        PeerFunction("rastrigin5_standard", _cube(5, -RASTRIGIN_HALF, RASTRIGIN_HALF), rastrigin5_standard, 0.0,
+                     [_point([0.0] * 5)]),
+        PeerFunction("griewank8_standard", _cube(8, -GRIEWANK_HALF, GRIEWANK_HALF), griewank8_standard, 0.0,
+                     [_point([0.0] * 8)]),
     ]}
 
 

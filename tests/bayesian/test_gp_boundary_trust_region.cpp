@@ -375,6 +375,37 @@ TEST_CASE("Bayesian: the space-filling design keeps continuous parameters off th
     CHECK(hi > 0.9);
 }
 
+TEST_CASE("Bayesian: the first trial is the centre of the box, in each parameter's scaling, and the rest of the design is unchanged") {
+    ht::SearchSpace space{ht::ContinuousParameter("a", -2.0, 6.0), ht::ContinuousParameter("lr", 1e-4, 1.0, ht::Scaling::Logarithmic),
+                          ht::IntegerParameter("depth", 1, 9), ht::CategoricalParameter("kind", {"p", "q", "r"})};
+    auto first_trials = [&](bool centre_first) {
+        ht::Bayesian b({.initial_points = 6, .centre_first = centre_first});
+        b.start(space, {21, 6});
+        std::vector<ht::Config> configs;
+        for (int k = 0; k < 6; ++k) {
+            auto s = b.ask();
+            REQUIRE(s.runs());
+            configs.push_back(s.config);
+            b.tell(s.trial, ht::Outcome::completed(static_cast<double>(k), 1));
+        }
+        return configs;
+    };
+    const auto with = first_trials(true);
+    CHECK(with[0].get<double>("a") == doctest::Approx(2.0));
+    CHECK(with[0].get<double>("lr") == doctest::Approx(1e-2));  // the geometric middle
+    CHECK(with[0].get<int>("depth") == 5);
+    const auto without = first_trials(false);
+    CHECK(without[0].get<double>("a") != doctest::Approx(2.0));
+    // Only the first point is replaced: the rest of the Sobol design is the same.
+    for (std::size_t k = 1; k < with.size(); ++k) {
+        CHECK(with[k].get<double>("a") == without[k].get<double>("a"));
+        CHECK(with[k].get<double>("lr") == without[k].get<double>("lr"));
+        CHECK(with[k].get<int>("depth") == without[k].get<int>("depth"));
+        CHECK(with[k].get<std::string>("kind") == without[k].get<std::string>("kind"));
+    }
+    CHECK(with[0].get<std::string>("kind") == without[0].get<std::string>("kind"));
+}
+
 TEST_CASE("Bayesian trust region in 20-D: a suggestion moves a few coordinates from the region's centre") {
     // A separable bowl: a region's candidates keep the centre's value in all but about
     // GpTrustRegion::moved = 5 coordinates (at least one), where TuRBO's rule moved all 20 below 20

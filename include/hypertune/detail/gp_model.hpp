@@ -271,6 +271,12 @@ private:
         std::vector<double> u(encoding_.dimensions());
         for (int attempt = 0; attempt < 64; ++attempt) {
             design_.point(static_cast<std::uint32_t>(next_design_++), u);
+            // The run's first trial: the centre of the box (BayesianOptions::centre_first), in
+            // place of the sequence's first point, so that the rest of the design is unchanged.
+            if (options_.centre_first && next_design_ == 1 && observations_.trial_count() == 0 &&
+                observations_.evaluated_earlier() == 0 && seeded_.empty())
+                for (std::size_t j = 0; j < u.size(); ++j)
+                    if (encoding_.spec(j).kind != ParameterKind::Categorical) u[j] = 0.5;
             // continuous coordinates off the box's faces (BayesianOptions::design_margin)
             for (const std::size_t j : encoding_.continuous())
                 u[j] = options_.design_margin + (1.0 - 2.0 * options_.design_margin) * u[j];

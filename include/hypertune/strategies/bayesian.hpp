@@ -8,9 +8,10 @@
 // is detail/gp_model.hpp, which lists the headers of its parts (encoding, model data, ParEGO,
 // fits, constraint models, candidates, exclusion, acquisition, refinement). Choices, in order:
 //
-// - Initial design: the first `initial_points` trials (default max(5, d + 1)) are points of a
-//   scrambled Sobol sequence (detail/sobol.hpp), whatever the results so far; continuous
-//   coordinates keep `design_margin` (0.1) off either end of their range.
+// - Initial design: the first `initial_points` trials (default max(5, d + 1)) are the centre of
+//   the box (`centre_first`), then points of a scrambled Sobol sequence (detail/sobol.hpp),
+//   whatever the results so far; continuous coordinates keep `design_margin` (0.1) off either end
+//   of their range.
 // - Integers and categories: every point the model sees or scores is rounded to the centre of its
 //   value's cell first (what decode then encode gives), so the model sees the values that run.
 //   The model sees a categorical parameter one-hot (one input per value, each with its own length
