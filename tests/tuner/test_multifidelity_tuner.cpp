@@ -174,19 +174,27 @@ TEST_CASE("filling idle workers through the tuner: a paused trial runs to the en
         const double speed = std::min(1.0, loss_at(c, 3));  // the lower, the slower
         return paced_trainer(c, trial, std::chrono::microseconds(10000 + static_cast<long>(40000 * (1 - speed))));
     };
-    const ht::Result live =
-        ht::Tuner(curve_space(), ht::ASHA({.min_resource = 1, .max_resource = 9}), options).fit(paced);
-    CHECK(live.setup().strategy == "ASHA-promotion-fill");
-    CHECK(live.trials().size() == 9);  // no trial beyond max_jobs
+    // The paces are measured on real threads: on a loaded machine the sleeps overshoot, and the
+    // trials at rung 3 whose losses are close to the climber's may measure as slow as it. So up
+    // to three runs, each with a new journal, until one fills; a scheduler that never fills fails
+    // all three.
+    ht::Result live;
     std::size_t filled = 0;
-    for (const auto& t : live.trials())
-        for (const auto& d : t.decisions)
-            if (d.kind == ht::DecisionRecord::Kind::Promote && d.reason.find("units to the end") != std::string::npos) {
-                ++filled;
-                CHECK(d.reason.find("s at its pace") != std::string::npos);
-                CHECK(t.status == ht::TrialStatus::Completed);
-                CHECK(t.resource_used == 9);
-            }
+    for (int attempt = 0; attempt < 3 && filled == 0; ++attempt) {
+        std::filesystem::remove(path);
+        live = ht::Tuner(curve_space(), ht::ASHA({.min_resource = 1, .max_resource = 9}), options).fit(paced);
+        CHECK(live.setup().strategy == "ASHA-promotion-fill");
+        CHECK(live.trials().size() == 9);  // no trial beyond max_jobs
+        for (const auto& t : live.trials())
+            for (const auto& d : t.decisions)
+                if (d.kind == ht::DecisionRecord::Kind::Promote &&
+                    d.reason.find("units to the end") != std::string::npos) {
+                    ++filled;
+                    CHECK(d.reason.find("s at its pace") != std::string::npos);
+                    CHECK(t.status == ht::TrialStatus::Completed);
+                    CHECK(t.resource_used == 9);
+                }
+    }
     CHECK(filled >= 1);
     CHECK(live.count(ht::TrialStatus::Completed) == 1 + filled);
     // Resuming the finished journal replays every decision through a new scheduler (a fill that the
