@@ -27,6 +27,7 @@
 #include <fmt/core.h>
 
 #include <concepts>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -44,6 +45,9 @@ struct SamplerContext {
     /// (a multi-fidelity scheduler's rungs); one entry for a scheduler that runs every trial to
     /// its end.
     std::vector<Resource> levels{};
+    /// New trials the run lets start in all (StrategyContext::max_trials); 0 = no limit. A sampler
+    /// may size its own phases by it (the Gaussian-process sampler's initial design).
+    std::size_t max_trials = 0;
 };
 
 /// Chooses the configurations of new trials. Override sample(); the other hooks are optional.

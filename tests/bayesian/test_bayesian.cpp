@@ -158,6 +158,35 @@ TEST_CASE("Bayesian: options are validated") {
     CHECK(s.budget == 7);
 }
 
+TEST_CASE("Bayesian: the initial design is d + 1 points, at most an eighth of the budget, 5 at least") {
+    ht::SearchSpace space;
+    for (int i = 0; i < 20; ++i) space.add(ht::ContinuousParameter(fmt::format("x{}", i), 0.0, 1.0));
+    auto design_size = [&](std::size_t max_trials, ht::BayesianOptions options = {}) {
+        ht::Bayesian b(options);
+        b.start(space, {3, max_trials});
+        const std::size_t size = b.initial_points();
+        // The model takes over after exactly that many trials: until then no fit.
+        for (std::size_t i = 0; i < size; ++i) {
+            auto s = b.ask();
+            b.tell(s.trial, ht::Outcome::completed(s.config.get<double>("x0"), 1));
+        }
+        CHECK(b.model_fits() == 0);
+        auto s = b.ask();
+        b.tell(s.trial, ht::Outcome::completed(1.0, 1));
+        CHECK(b.model_fits() > 0);
+        return size;
+    };
+    CHECK(design_size(0) == 21);    // no budget: d + 1
+    CHECK(design_size(400) == 21);  // a budget of 8 (d + 1) or more
+    CHECK(design_size(100) == 12);
+    CHECK(design_size(50) == 6);
+    CHECK(design_size(20) == 5);    // never fewer than 5
+    CHECK(design_size(50, {.initial_points = 9}) == 9);  // an explicit size wins
+    ht::Bayesian b;
+    b.start(hartmann_space(), {0, 50});
+    CHECK(b.initial_points() == 6);  // 6-D: min(7, 50 / 8)
+}
+
 TEST_CASE("Bayesian: deterministic for a seed, different across seeds, ids count up, done after max_trials") {
     auto run = [](std::uint64_t seed) {
         ht::Bayesian b;

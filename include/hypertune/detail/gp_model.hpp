@@ -51,6 +51,17 @@
 
 namespace hypertune::detail {
 
+// The initial design's size when BayesianOptions::initial_points is 0: d + 1 points (5 at least),
+// but no more than an eighth of the run's new trials when it has a budget. At 50 evaluations a
+// 20-D design of 21 points leaves the model 29; over seeds 201-300 of bench/peers, 6 points took
+// the median regret of Levy 20-D from 61.7 to 54.7, Dixon-Price 10-D from 431 to 368 and
+// Powell 8-D from 8.7 to 8.2 (a design of 12 did worse than both on all three).
+[[nodiscard]] inline std::size_t default_initial_points(std::size_t dims, std::size_t max_trials) noexcept {
+    std::size_t n = dims + 1;
+    if (max_trials > 0) n = std::min(n, max_trials / 8);
+    return std::max<std::size_t>(5, n);
+}
+
 // A model's hyperparameter fit, for a later model of the same space to go on from: the fitted
 // hyperparameters, how many results they were fitted on and how many fits led there.
 // ModelBasedSampler fits a fresh model for every proposal; carrying this from one to the next
@@ -82,7 +93,7 @@ public:
         seed_ = ctx.seed;
         encoding_ = GpEncoding(space);
         const std::size_t dims = encoding_.dimensions();
-        initial_ = options_.initial_points != 0 ? options_.initial_points : std::max<std::size_t>(5, dims + 1);
+        initial_ = options_.initial_points != 0 ? options_.initial_points : default_initial_points(dims, ctx.max_trials);
         design_ = detail::ScrambledSobol(dims, detail::hash3(ctx.seed, stream_design, 0));
         candidate_sequence_ = detail::ScrambledSobol(dims, detail::hash3(ctx.seed, stream_candidates, 0));
         next_design_ = 0;

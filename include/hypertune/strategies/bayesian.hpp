@@ -8,7 +8,8 @@
 // is detail/gp_model.hpp, which lists the headers of its parts (encoding, model data, ParEGO,
 // fits, constraint models, candidates, exclusion, acquisition, refinement). Choices, in order:
 //
-// - Initial design: the first `initial_points` trials (default max(5, d + 1)) are the centre of
+// - Initial design: the first `initial_points` trials (default d + 1, 5 at least, at most an
+//   eighth of the run's budget of new trials: max(5, min(d + 1, max_trials / 8))) are the centre of
 //   the box (`centre_first`), then points of a scrambled Sobol sequence (detail/sobol.hpp),
 //   whatever the results so far; continuous coordinates keep `design_margin` (0.1) off either end
 //   of their range.

@@ -10,7 +10,8 @@
 namespace hypertune {
 
 struct BayesianOptions {
-    /// Space-filling trials before the model is used; 0: max(5, d + 1).
+    /// Space-filling trials before the model is used; 0: d + 1 (5 at least), capped at an eighth
+    /// of the run's budget of new trials (TunerOptions::max_jobs) when it has one.
     std::size_t initial_points = 0;
     /// The first trial of a run is the centre of the box: every continuous and integer parameter
     /// at the middle of its range in its scaling (the geometric middle of a logarithmic one),
