@@ -45,8 +45,9 @@ struct SamplerContext {
     /// (a multi-fidelity scheduler's rungs); one entry for a scheduler that runs every trial to
     /// its end.
     std::vector<Resource> levels{};
-    /// New trials the run lets start in all (StrategyContext::max_trials); 0 = no limit. A sampler
-    /// may size its own phases by it (the Gaussian-process sampler's initial design).
+    /// New trials the run planned in all (StrategyContext::planned_trials, else max_trials: the
+    /// budget the run began with, whatever a resume raised it to); 0 = no limit. A sampler may
+    /// size its own phases by it (the Gaussian-process sampler's initial design).
     std::size_t max_trials = 0;
 };
 

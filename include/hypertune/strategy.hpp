@@ -99,6 +99,10 @@ struct StrategyContext {
     bool constrained = false;
     /// Where decisions go; null: the scheduler keeps them for take_decisions().
     DecisionSink* decisions = nullptr;
+    /// The budget of new trials the run began with, when a resumed run raised it (max_trials is
+    /// then the new budget); 0: max_trials. A sampler sizes its phases by this one (the GP
+    /// sampler's initial design), so that a resumed run replays the suggestions its journal holds.
+    std::size_t planned_trials = 0;
 };
 
 /// A stop, pause or promotion, with what it was based on: kept on the trial's record.

@@ -84,6 +84,7 @@ public:
 
 private:
     TuningJob start_objective(ObjectiveFunction objective);
+    bool start_strategy(std::size_t planned_trials);
     void open_journal();
 
     SearchSpace space_;

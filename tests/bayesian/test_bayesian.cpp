@@ -12,6 +12,7 @@
 #include <array>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <functional>
 #include <limits>
 #include <map>
@@ -19,6 +20,8 @@
 #include <set>
 #include <string>
 #include <vector>
+
+#include <unistd.h>
 
 namespace ht = hypertune;
 
@@ -156,6 +159,42 @@ TEST_CASE("Bayesian: options are validated") {
     CHECK(b.initial_points() == 7);
     auto s = b.ask();
     CHECK(s.budget == 7);
+}
+
+TEST_CASE("Bayesian: a resumed run that raises max_jobs replays its journal, the design sized as it began") {
+    // In 5-D the design is 5 points at max_jobs = 10 and 6 at 48: a resume that sized it anew
+    // would suggest a design point for trial 5, where the journal holds the model's suggestion.
+    const std::string path =
+        (std::filesystem::temp_directory_path() / fmt::format("hypertune-bayesian-resume-{}.jsonl", ::getpid()))
+            .string();
+    std::filesystem::remove(path);
+    ht::SearchSpace space;
+    for (int i = 0; i < 5; ++i) space.add(ht::ContinuousParameter(fmt::format("x{}", i), 0.0, 1.0));
+    auto options = [&](std::size_t max_jobs) {
+        return ht::TunerOptions{.max_jobs = max_jobs, .seed = 7, .journal = path};
+    };
+    auto loss = [](const ht::Config& c) {
+        double sum = 0.0;
+        for (int i = 0; i < 5; ++i) sum += std::pow(c.get<double>(fmt::format("x{}", i)) - 0.3, 2);
+        return sum;
+    };
+    const ht::Result first = ht::Tuner(space, ht::Bayesian{}, options(10)).fit(loss);
+    REQUIRE(first.trials().size() == 10);
+    const ht::Result resumed = ht::Tuner(space, ht::Bayesian{}, options(48)).fit(loss);
+    REQUIRE(resumed.trials().size() == 48);
+    for (std::size_t i = 0; i < 10; ++i) CHECK(resumed.trials()[i].config == first.trials()[i].config);
+    // The new trials come from the model of all 10 earlier results: better than the first run's.
+    CHECK(resumed.best().objective < first.best().objective);
+    // A run started afresh at 48 has a design of 6.
+    ht::Bayesian fresh;
+    fresh.start(space, {7, 48});
+    CHECK(fresh.initial_points() == 6);
+    // Other options suggest other configurations: the replay says which trial differs.
+    CHECK_THROWS_WITH_AS((void)ht::Tuner(space, ht::Bayesian({.centre_first = false}), options(60)).fit(loss),
+                         doctest::Contains("line 2: resuming diverged: the strategy now suggests another "
+                                           "configuration for trial 0 than the journal's"),
+                         ht::InvalidArgument);
+    std::filesystem::remove(path);
 }
 
 TEST_CASE("Bayesian: the initial design is d + 1 points, at most an eighth of the budget, 5 at least") {

@@ -159,9 +159,13 @@ struct Replayed {
                                                   "raise max_jobs, not lower it",
                                                   path, max_jobs));
             Suggestion now = strategy.ask();
-            if (!now.runs() || now.trial != s->trial || !(now.config == s->config))
+            if (!now.runs() || now.trial != s->trial)
                 throw diverged(line, fmt::format("the strategy now suggests {} where the journal has trial {}",
                                                  now.runs() ? fmt::format("trial {}", now.trial) : std::string("no trial"),
+                                                 s->trial));
+            if (!(now.config == s->config))
+                throw diverged(line, fmt::format("the strategy now suggests another configuration for trial {} than "
+                                                 "the journal's",
                                                  s->trial));
         } else if (const auto* r = std::get_if<TrialReported>(&event)) {
             const Result::Setup& setup = out.state.setup();

@@ -21,7 +21,9 @@ HYPERTUNE_INLINE void Scheduler::start(const SearchSpace& space, const StrategyC
     ctx_ = ctx;
     next_id_ = 0;
     (void)own_sink_.take();
-    if (sampler_) sampler_->start(space, SamplerContext{ctx.seed, fidelity_levels(), ctx.max_trials});
+    if (sampler_)
+        sampler_->start(space, SamplerContext{ctx.seed, fidelity_levels(),
+                                              ctx.planned_trials != 0 ? ctx.planned_trials : ctx.max_trials});
     on_start();
 }
 

@@ -115,16 +115,24 @@ HYPERTUNE_INLINE Tuner::Tuner(SearchSpace space, AnyStrategy strategy, TunerOpti
                                           "take several",
                                           options_.objectives.size(), names, strategy_->name()));
     }
-    strategy_->start(space_, StrategyContext{options_.seed, options_.max_jobs, options_.objectives.size(),
-                                              !options_.constraints.empty()});
-    if (!options_.warm_start.empty()) {
+    if (!options_.warm_start.empty())
         warm_ = prepare_warm_start(options_.warm_start, space_, options_.metric, options_.direction);
-        if (!strategy_->warm_start(warm_.observations, options_.warm_start.type) && !warm_.observations.empty())
-            warm_.notes.push_back(fmt::format("{} does not learn from earlier runs: the warm-start parents count "
-                                              "only towards the overall best",
-                                              strategy_->name()));
-    }
+    if (!start_strategy(0) && !warm_.observations.empty())
+        warm_.notes.push_back(fmt::format("{} does not learn from earlier runs: the warm-start parents count "
+                                          "only towards the overall best",
+                                          strategy_->name()));
     if (!options_.journal.empty()) open_journal();
+}
+
+// Starts (or starts again) the strategy with the run's context and gives it the warm start; false
+// when the strategy does not learn from earlier runs.
+HYPERTUNE_INLINE bool Tuner::start_strategy(std::size_t planned_trials) {
+    strategy_->start(space_, StrategyContext{.seed = options_.seed,
+                                             .max_trials = options_.max_jobs,
+                                             .objectives = options_.objectives.size(),
+                                             .constrained = !options_.constraints.empty(),
+                                             .planned_trials = planned_trials});
+    return options_.warm_start.empty() || strategy_->warm_start(warm_.observations, options_.warm_start.type);
 }
 
 HYPERTUNE_INLINE Tuner::Tuner(Tuner&&) noexcept = default;
@@ -155,10 +163,17 @@ HYPERTUNE_INLINE void Tuner::open_journal() {
     std::error_code ec;
     if (std::filesystem::file_size(path, ec) > 0 && !ec) {
         *earlier_ = detail::read_journal(path);
-        if (!earlier_->events.empty())
-            detail::check_same_run(path, earlier_->events.front(), space_, strategy_->name(), options_.seed,
-                                   options_.metric, strategy_->max_resource(), options_.direction,
-                                   options_.objectives, options_.constraints, options_.instances_parameter);
+        if (!earlier_->events.empty()) {
+            const detail::JsonValue& began = earlier_->events.front();
+            detail::check_same_run(path, began, space_, strategy_->name(), options_.seed, options_.metric,
+                                   strategy_->max_resource(), options_.direction, options_.objectives,
+                                   options_.constraints, options_.instances_parameter);
+            // A resume may raise max_jobs; the sampler sizes its phases by the budget the run began
+            // with (the GP sampler's initial design), or its replay would suggest other trials.
+            const detail::JsonValue* planned = began.find("max_jobs");
+            if (planned && planned->is_integer() && planned->as_integer<std::size_t>() != options_.max_jobs)
+                (void)start_strategy(planned->as_integer<std::size_t>());
+        }
     }
     journal_ = std::make_unique<detail::JournalWriter>(path, earlier_->valid_bytes, std::move(lock));
 }
