@@ -55,7 +55,7 @@ namespace hypertune::detail {
 // but no more than an eighth of the run's new trials when it has a budget. At 50 evaluations a
 // 20-D design of 21 points leaves the model 29; over seeds 201-300 of bench/peers, 6 points took
 // the median regret of Levy 20-D from 61.7 to 54.7, Dixon-Price 10-D from 431 to 368 and
-// Powell 8-D from 8.7 to 8.2 (a design of 12 did worse than both on all three).
+// Powell 8-D from 8.7 to 8.2 (a design of 12 did worse than 6 on all three).
 [[nodiscard]] inline std::size_t default_initial_points(std::size_t dims, std::size_t max_trials) noexcept {
     std::size_t n = dims + 1;
     if (max_trials > 0) n = std::min(n, max_trials / 8);
