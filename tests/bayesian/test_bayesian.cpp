@@ -7,6 +7,7 @@
 #include <doctest/doctest.h>
 
 #include "../support/test_candidates.hpp"
+#include "../support/unit_cube.hpp"
 
 #include <algorithm>
 #include <array>
@@ -168,16 +169,11 @@ TEST_CASE("Bayesian: a resumed run that raises max_jobs replays its journal, the
         (std::filesystem::temp_directory_path() / fmt::format("hypertune-bayesian-resume-{}.jsonl", ::getpid()))
             .string();
     std::filesystem::remove(path);
-    ht::SearchSpace space;
-    for (int i = 0; i < 5; ++i) space.add(ht::ContinuousParameter(fmt::format("x{}", i), 0.0, 1.0));
+    const ht::SearchSpace space = ht::testing::unit_space(5);
     auto options = [&](std::size_t max_jobs) {
         return ht::TunerOptions{.max_jobs = max_jobs, .seed = 7, .journal = path};
     };
-    auto loss = [](const ht::Config& c) {
-        double sum = 0.0;
-        for (int i = 0; i < 5; ++i) sum += std::pow(c.get<double>(fmt::format("x{}", i)) - 0.3, 2);
-        return sum;
-    };
+    auto loss = [](const ht::Config& c) { return ht::testing::flat_bowl(c, 5); };
     const ht::Result first = ht::Tuner(space, ht::Bayesian{}, options(10)).fit(loss);
     REQUIRE(first.trials().size() == 10);
     const ht::Result resumed = ht::Tuner(space, ht::Bayesian{}, options(48)).fit(loss);
@@ -198,8 +194,7 @@ TEST_CASE("Bayesian: a resumed run that raises max_jobs replays its journal, the
 }
 
 TEST_CASE("Bayesian: the initial design is d + 1 points, at most an eighth of the budget, 5 at least") {
-    ht::SearchSpace space;
-    for (int i = 0; i < 20; ++i) space.add(ht::ContinuousParameter(fmt::format("x{}", i), 0.0, 1.0));
+    const ht::SearchSpace space = ht::testing::unit_space(20);
     auto design_size = [&](std::size_t max_trials, ht::BayesianOptions options = {}) {
         ht::Bayesian b(options);
         b.start(space, {3, max_trials});

@@ -9,6 +9,7 @@
 #include <doctest/doctest.h>
 
 #include "../support/test_candidates.hpp"
+#include "../support/unit_cube.hpp"
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -31,12 +32,6 @@ constexpr std::size_t boundary_test_candidates = ht::testing::test_candidates(20
 // barely changes, so a model that does not know better is drawn to the faces and corners.
 constexpr double plateau_centre[5] = {0.42, 0.61, 0.37, 0.55, 0.48};
 
-ht::SearchSpace unit_space(std::size_t d) {
-    ht::SearchSpace s;
-    for (std::size_t j = 0; j < d; ++j) s.add(ht::ContinuousParameter(fmt::format("x{}", j), 0.0, 1.0));
-    return s;
-}
-
 double plateau_bump(const ht::Config& c) {
     double r2 = 0.0;
     for (std::size_t j = 0; j < 5; ++j) {
@@ -54,13 +49,10 @@ bool has_coordinate_on_bound(const ht::Config& c) {
     return false;
 }
 
-// A bowl around (0.3, ..., 0.3) in d dimensions with a flat bottom at `floor`: once the search is
-// in it, nothing improves, so a trust region halves after every max(4, 2d) failures.
-double flat_bowl(const ht::Config& c, std::size_t d, double floor) {
-    double r2 = 0.0;
-    for (std::size_t j = 0; j < d; ++j) r2 += std::pow(c.get<double>(fmt::format("x{}", j)) - 0.3, 2);
-    return std::max(r2, floor);
-}
+// ht::testing::flat_bowl: once the search is in its flat bottom, nothing improves, so a trust
+// region halves after every max(4, 2d) failures.
+using ht::testing::flat_bowl;
+using ht::testing::unit_space;
 
 struct BoundRun {
     double share_on_bound;
