@@ -120,15 +120,22 @@ def griewank8_standard(p):
     return griewank_of(_coords(p, 8))
 
 
+def michalewicz_of(x):
+    return -sum(math.sin(v) * math.sin((j + 1) * v * v / math.pi) ** 20 for j, v in enumerate(x))
+
+
 def michalewicz5(p):
-    return -sum(math.sin(x) * math.sin((j + 1) * x * x / math.pi) ** 20 for j, x in enumerate(_coords(p, 5)))
+    return michalewicz_of(_coords(p, 5))
 
 
 ACKLEY_HALF, ACKLEY_SHIFT = 32.768, 5
 
 
 def ackley5(p):
-    z = _offsets(p, 5, ACKLEY_SHIFT, ACKLEY_HALF)
+    return ackley_of(_offsets(p, 5, ACKLEY_SHIFT, ACKLEY_HALF))
+
+
+def ackley_of(z):
     d = len(z)
     return (-20.0 * math.exp(-0.2 * math.sqrt(sum(zi * zi for zi in z) / d))
             - math.exp(sum(math.cos(2.0 * math.pi * zi) for zi in z) / d) + 20.0 + math.e)
@@ -206,6 +213,55 @@ def powell8(p):
         a, b, c, d = x[i:i + 4]
         total += (a + 10.0 * b) ** 2 + 5.0 * (c - d) ** 2 + (b - 2.0 * c) ** 4 + 10.0 * (a - d) ** 4
     return total
+
+
+# The third held-out set (test_functions.hpp).
+def zakharov8(p):
+    x = _coords(p, 8)
+    s = sum(0.5 * (i + 1) * v for i, v in enumerate(x))
+    return sum(v * v for v in x) + s * s + s * s * s * s
+
+
+TRID6_MIN = -50.0
+TRID6_ARGMIN = [float(i * (7 - i)) for i in range(1, 7)]
+
+
+def trid6(p):
+    x = _coords(p, 6)
+    return sum((v - 1.0) ** 2 for v in x) - sum(x[i] * x[i - 1] for i in range(1, 6))
+
+
+ACKLEY10_SHIFT = 8
+
+
+def ackley10(p):
+    return ackley_of(_offsets(p, 10, ACKLEY10_SHIFT, ACKLEY_HALF))
+
+
+MICHALEWICZ10_MIN = -9.660151715641344
+MICHALEWICZ10_ARGMIN = MICHALEWICZ5_ARGMIN + (math.pi / 2, 1.4544139707837105, 1.756086520708521,
+                                              1.6557174169363278, math.pi / 2)
+
+
+def michalewicz10(p):
+    return michalewicz_of(_coords(p, 10))
+
+
+ROTHYP_HALF = 65.536
+
+
+def rothyp20(p):
+    total = prefix = 0.0
+    for z in _offsets(p, 20, 0, ROTHYP_HALF):
+        prefix += z * z
+        total += prefix
+    return total
+
+
+def colville4(p):
+    x = _coords(p, 4)
+    return (100.0 * (x[0] ** 2 - x[1]) ** 2 + (x[0] - 1.0) ** 2 + (x[2] - 1.0) ** 2 + 90.0 * (x[2] ** 2 - x[3]) ** 2
+            + 10.1 * ((x[1] - 1.0) ** 2 + (x[3] - 1.0) ** 2) + 19.8 * (x[1] - 1.0) * (x[3] - 1.0))
 
 
 def _point(values):
@@ -325,6 +381,15 @@ def functions():
                      camel2, CAMEL2_MIN, CAMEL2_ARGMIN),
         PeerFunction("dixonprice10", _cube(10, -8.0, 12.0), dixonprice10, 0.0, [_point(DIXONPRICE10_ARGMIN)]),
         PeerFunction("powell8", _cube(8, -4.0, 5.0), powell8, 0.0, [_point([0.0] * 8)]),
+        # The third held-out set.
+        PeerFunction("zakharov8", _cube(8, -5.0, 10.0), zakharov8, 0.0, [_point([0.0] * 8)]),
+        PeerFunction("trid6", _cube(6, -36.0, 36.0), trid6, TRID6_MIN, [_point(TRID6_ARGMIN)]),
+        PeerFunction("ackley10", _cube(10, -ACKLEY_HALF, ACKLEY_HALF), ackley10, 0.0,
+                     _shifted(10, ACKLEY_HALF, ACKLEY10_SHIFT)),
+        PeerFunction("michalewicz10", _cube(10, 0.0, math.pi), michalewicz10, MICHALEWICZ10_MIN,
+                     [_point(MICHALEWICZ10_ARGMIN)]),
+        PeerFunction("rothyp20", _cube(20, -ROTHYP_HALF, ROTHYP_HALF), rothyp20, 0.0, _shifted(20, ROTHYP_HALF)),
+        PeerFunction("colville4", _cube(4, -10.0, 10.0), colville4, 0.0, [_point([1.0] * 4)]),
         # The standard forms (optimum at x = 1 for Levy, at the centre for the others).
         PeerFunction("levy10_standard", _cube(10, -LEVY_HALF, LEVY_HALF), levy10_standard, 0.0, [_point([1.0] * 10)]),
         PeerFunction("rastrigin5_standard", _cube(5, -RASTRIGIN_HALF, RASTRIGIN_HALF), rastrigin5_standard, 0.0,
