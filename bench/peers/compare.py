@@ -7,7 +7,7 @@ column for the targets: hypertune Bayesian's median regret at or below TPE's and
 row, at most 10% of its trials on a bound where no optimum lies on one, and the best of TPE,
 CMA-ES and dlib on at least half of the rows. See README.md.
 
-  compare.py [--build DIR] [--quick] [--seeds N] [--budgets 50,200] [--functions a,b] [--jobs 2]
+  compare.py [--build DIR] [--quick] [--seeds N] [--first-seed S] [--budgets 50,200] [--functions a,b] [--jobs 2]
              [--save FILE] [--from FILE] [--check] [--markdown] [--overhead]
 
 Runs at most 2 processes at once (--jobs), each single-threaded. dlib's column needs
@@ -36,7 +36,7 @@ BOUND_TARGET = 0.10  # at most this share of Bayesian's trials on a bound, where
 CMA_NOTE = {"mixed4": " (kind: random)"}
 
 
-def quality_jobs(binary, dlib_binary, functions, budgets, seeds, chunk):
+def quality_jobs(binary, dlib_binary, functions, budgets, seeds, chunk, first_seed=1):
     """Commands, one per (library, sampler, function, block of seeds), the longest first."""
     jobs = []
     common = ["--budgets", ",".join(map(str, budgets))]
@@ -46,8 +46,8 @@ def quality_jobs(binary, dlib_binary, functions, budgets, seeds, chunk):
             "CmaEs": lambda d: 0.5, "Random": lambda d: 0.3, "LIPO": lambda d: 0.1 * d}
     for fn in functions:
         d = dims[fn]
-        for first in range(1, seeds + 1, chunk):
-            n = min(chunk, seeds + 1 - first)
+        for first in range(first_seed, first_seed + seeds, chunk):
+            n = min(chunk, first_seed + seeds - first)
             s = ["--functions", fn, "--seeds", str(n), "--first-seed", str(first)] + common
             jobs.append((cost["Bayesian"](d) * n, [binary, "--samplers", "Bayesian"] + s))
             jobs.append((cost["ht Random"](d) * n, [binary, "--samplers", "Random"] + s))
@@ -236,6 +236,7 @@ def main():
     ap.add_argument("--functions", default=",".join(test_functions.functions()))
     ap.add_argument("--budgets", default="50,200")
     ap.add_argument("--seeds", type=int, default=20)
+    ap.add_argument("--first-seed", type=int, default=1, help="seeds first-seed .. first-seed + seeds - 1")
     ap.add_argument("--quick", action="store_true", help="smoke run: 3 seeds, budget 50")
     ap.add_argument("--jobs", type=int, default=2, help="processes at once (at most 2)")
     ap.add_argument("--chunk", type=int, default=10, help="seeds per process")
@@ -270,9 +271,10 @@ def main():
             dlib_binary = None
         if args.check and not check(binary, dlib_binary):
             return 1
-        commands = quality_jobs(binary, dlib_binary, functions, budgets, args.seeds, max(1, args.chunk))
+        commands = quality_jobs(binary, dlib_binary, functions, budgets, args.seeds, max(1, args.chunk),
+                                args.first_seed)
         print(f"running {len(commands)} jobs, {workers} at a time: {len(functions)} functions, budgets "
-              f"{budgets}, {args.seeds} seeds", file=sys.stderr, flush=True)
+              f"{budgets}, {args.seeds} seeds from {args.first_seed}", file=sys.stderr, flush=True)
         log = open(args.save, "a") if args.save else None
         try:
             rows = run_all(commands, workers, log)
