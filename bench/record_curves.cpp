@@ -29,8 +29,7 @@
 // elapsed time it does not grow when other work shares the cores, but it still varies from machine to
 // machine and a little from run to run. About four minutes on 2 cores for the four sets.
 //
-//   record_curves [--out DIR] [--data DIR] [--threads N]
-//                 [--only xgboost|xgboost-shirt|xgboost-sneaker|softmax]
+//   record_curves [--out DIR] [--data DIR] [--threads N] [--only xgboost|xgboost-shirt|xgboost-sneaker|softmax]
 //
 // DIR defaults: --out bench/data of the source tree, --data the Fashion-MNIST directory found at
 // configure time (Debian's dataset-fashion-mnist). Built only when XGBoost, zlib and the data are
@@ -44,6 +43,7 @@
 #include <hypertune/samplers/random_sampler.hpp>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <atomic>
@@ -94,12 +94,9 @@ Args parse(int argc, char** argv) {
         else if (arg == "--only") a.only = value();
         else throw std::invalid_argument("unknown argument " + std::string(arg) +
                                          " (usage: record_curves [--out DIR] [--data DIR] [--threads N] "
-                                         "[--only xgboost|xgboost-shirt|xgboost-sneaker|softmax])");
+                                         "[--only SET])");
     }
     if (a.threads == 0) throw std::invalid_argument("--threads must be >= 1");
-    if (!a.only.empty() && a.only != "xgboost" && a.only != "xgboost-shirt" && a.only != "xgboost-sneaker" &&
-        a.only != "softmax")
-        throw std::invalid_argument("--only takes xgboost, xgboost-shirt, xgboost-sneaker or softmax");
     return a;
 }
 
@@ -382,14 +379,25 @@ void save(const std::filesystem::path& file, const ht::bench::RecordedCurves& c)
 
 int main(int argc, char** argv) try {
     const Args args = parse(argc, argv);
+    // Every set: its name for --only, its file, and how it is recorded.
+    struct Set {
+        std::string_view name;
+        const char* file;
+        std::function<ht::bench::RecordedCurves()> record;
+    };
+    const std::vector<Set> sets = {
+        {"xgboost", "xgboost_pullover_coat.csv", [&] { return record_xgboost(args, pullover_coat); }},
+        {"xgboost-shirt", "xgboost_shirt_tshirt.csv", [&] { return record_xgboost(args, shirt_tshirt); }},
+        {"xgboost-sneaker", "xgboost_sneaker_ankleboot.csv", [&] { return record_xgboost(args, sneaker_ankleboot); }},
+        {"softmax", "softmax_fashion_mnist.csv", [&] { return record_softmax(args); }},
+    };
+    std::vector<std::string_view> names;
+    for (const Set& set : sets) names.push_back(set.name);
+    if (!args.only.empty() && std::find(names.begin(), names.end(), args.only) == names.end())
+        throw std::invalid_argument(fmt::format("--only takes one of {}", fmt::join(names, ", ")));
     std::filesystem::create_directories(args.out);
-    if (args.only.empty() || args.only == "xgboost")
-        save(args.out / "xgboost_pullover_coat.csv", record_xgboost(args, pullover_coat));
-    if (args.only.empty() || args.only == "xgboost-shirt")
-        save(args.out / "xgboost_shirt_tshirt.csv", record_xgboost(args, shirt_tshirt));
-    if (args.only.empty() || args.only == "xgboost-sneaker")
-        save(args.out / "xgboost_sneaker_ankleboot.csv", record_xgboost(args, sneaker_ankleboot));
-    if (args.only.empty() || args.only == "softmax") save(args.out / "softmax_fashion_mnist.csv", record_softmax(args));
+    for (const Set& set : sets)
+        if (args.only.empty() || args.only == set.name) save(args.out / set.file, set.record());
     return 0;
 } catch (const std::exception& e) {
     fmt::print(stderr, "record_curves: {}\n", e.what());

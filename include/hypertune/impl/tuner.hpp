@@ -170,9 +170,11 @@ HYPERTUNE_INLINE void Tuner::open_journal() {
                                    options_.constraints, options_.instances_parameter);
             // A resume may raise max_jobs; the sampler sizes its phases by the budget the run began
             // with (the GP sampler's initial design), or its replay would suggest other trials.
-            const detail::JsonValue* planned = began.find("max_jobs");
-            if (planned && planned->is_integer() && planned->as_integer<std::size_t>() != options_.max_jobs)
-                (void)start_strategy(planned->as_integer<std::size_t>());
+            // (A journal from before max_jobs was recorded reads as 0: the budget as it is now.)
+            const RunEvent first = detail::event_from_json(began, space_);
+            if (const auto* run = std::get_if<RunStarted>(&first); run && run->max_jobs != 0 &&
+                                                                   run->max_jobs != options_.max_jobs)
+                (void)start_strategy(run->max_jobs);
         }
     }
     journal_ = std::make_unique<detail::JournalWriter>(path, earlier_->valid_bytes, std::move(lock));
