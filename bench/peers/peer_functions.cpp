@@ -9,6 +9,7 @@
 //   peer_functions [--functions a,b] [--budgets 50,200] [--seeds N] [--first-seed S]
 //                  [--samplers Bayesian,Random] [--candidates N] [--no-trust-region]
 //                  [--refine] [--design-margin M] [--initial-points N] [--no-centre-first]
+//                  [--no-active-direction]
 //   peer_functions --overhead [--trials 100,200,1000] [--timed 20] [--no-trust-region] [--refine]
 //   peer_functions --evaluate   < JSON lines {"function":..., "params":{...}, "seed":s, "index":i}
 //   peer_functions --list
@@ -145,7 +146,7 @@ int usage(const char* message) {
                  "%s\nusage: peer_functions [--functions a,b] [--budgets 50,200] [--seeds N] [--first-seed S]\n"
                  "                      [--samplers Bayesian,Random] [--candidates N]\n"
                  "                      [--no-trust-region] [--refine] [--design-margin M] [--initial-points N]\n"
-                 "                      [--no-centre-first]\n"
+                 "                      [--no-centre-first] [--no-active-direction]\n"
                  "       peer_functions --overhead [--trials 100,200,1000] [--timed 20] [--no-trust-region] [--refine]\n"
                  "       peer_functions --evaluate | --list\n",
                  message);
@@ -162,6 +163,7 @@ int main(int argc, char** argv) try {
     bool trust_region = true;
     bool refine = false;
     bool centre_first = true;
+    bool active_direction = true;
     double design_margin = ht::BayesianOptions{}.design_margin;
     std::string mode = "run";
     for (int i = 1; i < argc; ++i) {
@@ -175,6 +177,7 @@ int main(int argc, char** argv) try {
         else if (a == "--no-trust-region") trust_region = false;
         else if (a == "--refine") refine = true;
         else if (a == "--no-centre-first") centre_first = false;
+        else if (a == "--no-active-direction") active_direction = false;
         else if (a == "--design-margin") design_margin = std::stod(value());
         else if (a == "--initial-points") initial_points = std::stoul(value());
         else if (a == "--trials") counts = split_sizes(value());
@@ -184,7 +187,7 @@ int main(int argc, char** argv) try {
     }
     const ht::BayesianOptions options{.initial_points = initial_points, .centre_first = centre_first,
                                       .design_margin = design_margin, .candidates = candidates, .refine = refine,
-                                      .trust_region = trust_region};
+                                      .trust_region = trust_region, .active_direction = active_direction};
     if (mode == "overhead") {
         std::sort(counts.begin(), counts.end());
         overhead(counts, timed, options);

@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <utility>
 #include <vector>
 
 namespace hypertune::detail {
@@ -36,8 +37,8 @@ public:
 
     /// Unit-cube coordinates (tuned parameters).
     [[nodiscard]] std::size_t dimensions() const noexcept { return dims_; }
-    /// Model inputs: categorical parameters one-hot.
-    [[nodiscard]] std::size_t features() const noexcept { return features_; }
+    /// Model inputs: categorical parameters one-hot, then the direction's input if one is set.
+    [[nodiscard]] std::size_t features() const noexcept { return features_ + (direction_.size() > 0 ? 1 : 0); }
     /// The spec of coordinate j.
     [[nodiscard]] const ParameterSpec& spec(std::size_t j) const { return specs_[j]; }
     /// Coordinates refined by L-BFGS-B: continuous parameters with min < max.
@@ -78,12 +79,41 @@ public:
                 f[at] = u[j];
             }
         }
+        if (direction_.size() == 0) return;
+        double v = 0.5;
+        for (std::size_t i = 0; i < continuous_.size(); ++i) v += direction_[static_cast<Eigen::Index>(i)] * (u[continuous_[i]] - 0.5);
+        f[features_] = v;
+    }
+
+    /// A unit direction over continuous() whose coordinate, (u - 1/2) . direction + 1/2, is one more
+    /// model input after the others; an empty vector: none.
+    void set_direction(Eigen::VectorXd direction) { direction_ = std::move(direction); }
+    [[nodiscard]] const Eigen::VectorXd& direction() const noexcept { return direction_; }
+
+    /// d/du_j of a function of the features, from its gradient in them (`g`), for the continuous
+    /// coordinate j = continuous()[i].
+    [[nodiscard]] double unit_gradient(const Eigen::VectorXd& g, std::size_t i) const {
+        const double own = g[static_cast<Eigen::Index>(feature_of_[continuous_[i]])];
+        if (direction_.size() == 0) return own;
+        return own + direction_[static_cast<Eigen::Index>(i)] * g[static_cast<Eigen::Index>(features_)];
+    }
+
+    /// Coordinate j's length scale (log), for a model with these length scales per input: with a
+    /// direction, the distance along the coordinate at which the kernel falls as it does at one
+    /// length scale (1 / l^2 = 1 / l_j^2 + w_j^2 / l_w^2).
+    [[nodiscard]] double coordinate_log_lengthscale(const Eigen::VectorXd& log_lengthscales, std::size_t j) const {
+        const double own = log_lengthscales[static_cast<Eigen::Index>(feature_of_[j])];
+        if (direction_.size() == 0) return own;
+        const auto it = std::find(continuous_.begin(), continuous_.end(), j);
+        if (it == continuous_.end()) return own;
+        const double w = direction_[it - continuous_.begin()];
+        return -0.5 * std::log(std::exp(-2.0 * own) + w * w * std::exp(-2.0 * log_lengthscales[static_cast<Eigen::Index>(features_)]));
     }
 
     // One feature row per unit-cube point.
     [[nodiscard]] Eigen::MatrixXd feature_rows(const std::vector<const double*>& rows) const {
         Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> f(static_cast<Eigen::Index>(rows.size()),
-                                                                                 static_cast<Eigen::Index>(features_));
+                                                                                 static_cast<Eigen::Index>(features()));
         for (std::size_t r = 0; r < rows.size(); ++r) to_features(rows[r], f.row(static_cast<Eigen::Index>(r)).data());
         return f;
     }
@@ -94,6 +124,7 @@ private:
     std::vector<std::size_t> continuous_;  // coordinates refined by L-BFGS-B
     std::size_t features_ = 0;             // model inputs: categorical parameters one-hot
     std::vector<std::size_t> feature_of_;  // tuned coordinate -> its first model input
+    Eigen::VectorXd direction_;            // set_direction(); empty: none
 };
 
 }  // namespace hypertune::detail

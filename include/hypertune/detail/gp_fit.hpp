@@ -13,6 +13,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <utility>
 #include <vector>
@@ -22,6 +23,7 @@ namespace hypertune::detail {
 struct GpFit {
     GpHyperparameters hyperparameters;
     bool prior_mean = false;  // no start found a finite likelihood and there was no last fit
+    double log_posterior = -std::numeric_limits<double>::infinity();  // the fit's MAP objective
 };
 
 // MAP hyperparameters for outputs y at rows x (`dims` tuned coordinates), from the last fit `last`
@@ -41,8 +43,10 @@ struct GpFit {
     std::vector<GpHyperparameters> starts;
     // Few results: the prior's mean and two random starts (plus the last fit). Later: the last
     // fit, and one other start that alternates between the prior's mean and a random one.
-    if (last) starts.push_back(*last);
-    const bool more = early || !warm_only || !last;
+    // A last fit on other inputs (the sampler's oblique direction came or went) is no start.
+    const bool usable_last = last && last->dimensions() == d;
+    if (usable_last) starts.push_back(*last);
+    const bool more = early || !warm_only || !usable_last;
     if (more && (early || fits % 2 == 0)) starts.push_back(prior.mean(d));
     SplitMix rng(stream);
     const int randoms = !more ? 0 : early ? 2 : (fits % 2 == 1 ? 1 : 0);
@@ -54,8 +58,8 @@ struct GpFit {
         starts.push_back(std::move(h));
     }
     auto result = gp.fit(starts, prior, early ? 40 : 25);
-    if (result.ok) return {result.hyperparameters};
-    if (last) return {*last};
+    if (result.ok) return {result.hyperparameters, false, result.log_posterior};
+    if (usable_last) return {*last};
     return {prior.mean(d), true};
 }
 

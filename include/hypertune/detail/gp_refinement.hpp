@@ -46,7 +46,7 @@ namespace hypertune::detail {
             const double value = acquisition.at(features, g);
             grad.resize(z.size());
             for (Eigen::Index i = 0; i < z.size(); ++i)
-                grad[i] = -g[static_cast<Eigen::Index>(encoding.feature_of(coordinates[static_cast<std::size_t>(i)]))];
+                grad[i] = -encoding.unit_gradient(g, static_cast<std::size_t>(i));
             if (!std::isfinite(value) || !grad.allFinite()) {
                 grad.setZero();
                 return 1e300;

@@ -140,13 +140,13 @@ public:
         std::size_t numeric = 0;
         for (std::size_t j = 0; j < d; ++j)
             if (encoding.spec(j).kind != ParameterKind::Categorical) {
-                log_mean += log_lengthscales[static_cast<Eigen::Index>(encoding.feature_of(j))];
+                log_mean += encoding.coordinate_log_lengthscale(log_lengthscales, j);
                 ++numeric;
             }
         if (numeric > 0) log_mean /= static_cast<double>(numeric);
         for (std::size_t j = 0; j < d; ++j) {
             if (encoding.spec(j).kind == ParameterKind::Categorical) continue;
-            const double w = std::exp(log_lengthscales[static_cast<Eigen::Index>(encoding.feature_of(j))] - log_mean);
+            const double w = std::exp(encoding.coordinate_log_lengthscale(log_lengthscales, j) - log_mean);
             const double half = 0.5 * length_ * w;
             b.lower[j] = std::clamp(centre[j] - half, 0.0, 1.0);
             b.upper[j] = std::clamp(centre[j] + half, 0.0, 1.0);

@@ -23,6 +23,10 @@
 //   a constant coordinate (0.5).
 // - Model: Matern 5/2 ARD on standardised losses; log length scales, signal and noise variance
 //   fitted by MAP (log marginal likelihood + weak priors, L-BFGS-B in a box, several starts).
+//   With `active_direction` (on), each refit fits a second model with one more input, the
+//   coordinates' projection on the direction along which the first model's mean changes most
+//   (its active subspace), and uses it when its log posterior is higher by 10 nats: an oblique
+//   valley, which axis-aligned length scales cannot follow.
 //   The length scales' prior median is 0.5 sqrt(d) in the unit cube; 0.15 sqrt(d) for the
 //   scalarised objectives of a multi-objective run, whose kinks a shorter scale fits (measured).
 //   Refits: after every new result while fewer than 20 results, then once `refit_every` new
@@ -149,8 +153,14 @@ public:
     /// Hyperparameter fits so far.
     [[nodiscard]] std::size_t model_fits() const noexcept;
     /// The fitted length scales (unit-cube units), one per model input: one per tuned parameter,
-    /// except that a categorical parameter has one per value (one-hot). Empty before a fit.
+    /// except that a categorical parameter has one per value (one-hot). With the oblique direction
+    /// (BayesianOptions::active_direction), a continuous parameter's length scale is the distance
+    /// along it at which the kernel falls as far, both inputs counted. Empty before a fit.
     [[nodiscard]] std::vector<double> lengthscales() const;
+    /// The oblique direction the model uses as one more input (BayesianOptions::active_direction):
+    /// a unit vector over the continuous parameters (unit-cube coordinates, in the space's order
+    /// of tuned parameters, integers and categories left out); empty while it uses none.
+    [[nodiscard]] std::vector<double> direction() const;
     /// Whether suggestions come from a trust region (BayesianOptions::trust_region), once started.
     [[nodiscard]] bool trust_region() const noexcept;
     /// The trust region's side now (unit-cube units, scaled per parameter by its length scale),
@@ -183,6 +193,7 @@ public:
     [[nodiscard]] std::size_t initial_points() const noexcept { return model().initial_points(); }
     [[nodiscard]] std::size_t model_fits() const noexcept { return model().model_fits(); }
     [[nodiscard]] std::vector<double> lengthscales() const { return model().lengthscales(); }
+    [[nodiscard]] std::vector<double> direction() const { return model().direction(); }
     [[nodiscard]] bool trust_region() const noexcept { return model().trust_region(); }
     [[nodiscard]] double trust_region_length() const noexcept { return model().trust_region_length(); }
     [[nodiscard]] std::size_t trust_region_restarts() const noexcept { return model().trust_region_restarts(); }

@@ -42,6 +42,7 @@ HYPERTUNE_INLINE void GPSampler::seed_initial_design(const std::vector<Config>& 
 HYPERTUNE_INLINE std::size_t GPSampler::initial_points() const noexcept { return model_->initial_points(); }
 HYPERTUNE_INLINE std::size_t GPSampler::model_fits() const noexcept { return model_->model_fits(); }
 HYPERTUNE_INLINE std::vector<double> GPSampler::lengthscales() const { return model_->lengthscales(); }
+HYPERTUNE_INLINE std::vector<double> GPSampler::direction() const { return model_->direction(); }
 HYPERTUNE_INLINE bool GPSampler::trust_region() const noexcept { return model_->trust_region(); }
 HYPERTUNE_INLINE double GPSampler::trust_region_length() const noexcept { return model_->trust_region_length(); }
 HYPERTUNE_INLINE std::size_t GPSampler::trust_region_restarts() const noexcept { return model_->trust_region_restarts(); }
