@@ -129,21 +129,24 @@ TEST_CASE("Bayesian: a valley across the axes (Zakharov 6-D) gets its direction,
     // The slab's normal in the unit cube: every parameter has the same range, so (1, 2, ..., 6).
     std::vector<double> normal;
     for (int i = 0; i < dt::dims; ++i) normal.push_back((i + 1) / std::sqrt(91.0));
+    // |cosine| > 0.8 on each of 5 seeds: a direction drawn at random in 6-D passes on one seed with
+    // probability 0.03. The sampler's is above 0.85 on every seed, 2048 candidates or 256 (the
+    // unoptimised and sanitizer builds').
     std::vector<double> with, without;
-    for (std::uint64_t seed = 1; seed <= 3; ++seed) {
+    for (std::uint64_t seed = 1; seed <= 5; ++seed) {
         const dt::Run r = dt::run({}, dt::zakharov, 60, seed);
         REQUIRE(r.direction.size() == static_cast<std::size_t>(dt::dims));
         double cosine = 0.0;
         for (int i = 0; i < dt::dims; ++i) cosine += r.direction[static_cast<std::size_t>(i)] * normal[static_cast<std::size_t>(i)];
         INFO("seed " << seed << ": cosine with the slab's normal " << cosine);
-        CHECK(std::abs(cosine) > 0.9);
+        CHECK(std::abs(cosine) > 0.8);
         CHECK(std::ranges::any_of(r.notes, [](const std::string& n) { return n.find("oblique direction") != std::string::npos; }));
         with.push_back(r.best);
         const dt::Run off = dt::run({.active_direction = false}, dt::zakharov, 60, seed);
         CHECK(off.direction.empty());
         without.push_back(off.best);
     }
-    std::printf("Zakharov 6-D, 60 evaluations, median regret over 3 seeds: %.4g with the direction, %.4g without\n",
+    std::printf("Zakharov 6-D, 60 evaluations, median regret over 5 seeds: %.4g with the direction, %.4g without\n",
                 dt::median(with), dt::median(without));
     CHECK(dt::median(with) < dt::median(without));
     // Polishing by gradient goes through the direction's input as well.
