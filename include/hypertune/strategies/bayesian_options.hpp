@@ -83,7 +83,7 @@ struct BayesianOptions {
     /// that depends on a sum of parameters. With one objective, continuous parameters (two at
     /// least) and no constraint models; it costs a second hyperparameter fit per refit. Measured
     /// on the 28 functions of bench/peers (README, "The oblique direction"): Zakharov 8-D, whose
-    /// valley is oblique, at 50 / 200 evaluations from a median regret of 134 / 21.9 to 74 / 2.1
+    /// valley is oblique, at 50 / 200 evaluations from a median regret of 134 / 21.9 to 74 / 1.2
     /// (CMA-ES: 43.9 / 14.1); 18 other rows moved, 5 down and 13 up, none past a peer. false: the
     /// parameters alone.
     bool active_direction = true;
