@@ -551,7 +551,7 @@ private:
 
     // The leading eigenvector of a symmetric positive semi-definite matrix, by power iteration from
     // its column of largest diagonal. Eigen's SelfAdjointEigenSolver would do, at 9 s more compile
-    // time and 250 MB more memory for every header-only file with the GP sampler (a tenth of it):
+    // time and 250 MB more memory for every header-only file with the GP sampler (a sixth of it):
     // measured with /usr/bin/time g++ -std=c++20 -O2 on bench/compile/bayesian.cpp. When the two
     // leading eigenvalues are close the vector converges slowly, but then no one direction stands
     // out and the fit with it gains nothing over the axes.
