@@ -497,9 +497,7 @@ private:
         auto [x, y] = model_data(points_, rows, encoding_, warp_);
         const std::size_t fit_number = fits_++;
         last_fit_count_ = count;
-        GpFit axes = fit_hyperparameters(x, y, axes_fit_, early, fit_number, detail::hash3(seed_, stream_fit, id),
-                                         prior, encoding_.dimensions(), false);
-        if (axes.prior_mean) note(id, "fit", "the hyperparameter fit found no finite likelihood; using the prior's mean");
+        GpFit axes = fit(id, x, y, axes_fit_, early, fit_number, detail::hash3(seed_, stream_fit, id), prior);
         axes_fit_ = axes.hyperparameters;
         hyper_ = axes.hyperparameters;
         // The oblique direction (BayesianOptions::active_direction): one more input along the
@@ -538,10 +536,9 @@ private:
         const std::vector<std::size_t>& continuous = encoding_.continuous();
         const auto m = static_cast<Eigen::Index>(continuous.size());
         Eigen::MatrixXd outer = Eigen::MatrixXd::Zero(m, m);
-        double mean = 0.0, variance = 0.0;
-        Eigen::VectorXd dmean, dvariance, g(m);
+        Eigen::VectorXd g(m);
         for (Eigen::Index r = 0; r < model.size(); ++r) {
-            model.predict_with_gradient(model.inputs().row(r).transpose(), mean, variance, dmean, dvariance);
+            const Eigen::VectorXd dmean = model.mean_gradient(model.inputs().row(r).transpose());
             for (Eigen::Index i = 0; i < m; ++i)
                 g[i] = dmean[static_cast<Eigen::Index>(encoding_.feature_of(continuous[static_cast<std::size_t>(i)]))];
             outer.noalias() += g * g.transpose();
@@ -573,14 +570,14 @@ private:
         return v;
     }
 
-    // gp_fit.hpp's fit, noted when it falls back to the prior's mean.
-    [[nodiscard]] detail::GpHyperparameters fit(TrialId id, Eigen::MatrixXd x, const Eigen::VectorXd& y,
-                                                const std::optional<detail::GpHyperparameters>& last, bool early,
-                                                std::uint64_t stream, double lengthscale, bool warm_only = false) {
-        GpFit result = fit_hyperparameters(std::move(x), y, last, early, fits_, stream, lengthscale,
+    // gp_fit.hpp's fit (`fit_number`: its `fits`), noted when it falls back to the prior's mean.
+    [[nodiscard]] GpFit fit(TrialId id, Eigen::MatrixXd x, const Eigen::VectorXd& y,
+                            const std::optional<detail::GpHyperparameters>& last, bool early, std::size_t fit_number,
+                            std::uint64_t stream, double lengthscale, bool warm_only = false) {
+        GpFit result = fit_hyperparameters(std::move(x), y, last, early, fit_number, stream, lengthscale,
                                            encoding_.dimensions(), warm_only);
         if (result.prior_mean) note(id, "fit", "the hyperparameter fit found no finite likelihood; using the prior's mean");
-        return std::move(result.hyperparameters);
+        return result;
     }
 
     // The constraint models (detail/gp_feasibility.hpp) over the chosen results that carry every
@@ -612,8 +609,9 @@ private:
             const bool early = count < refit_always_below || missing;
             for (std::size_t j = 0; j < constraints; ++j)
                 // past the early fits, from the last fit alone: a constraint model costs one start
-                constraint_hyper_[j] = fit(id, fx, fv.col(static_cast<Eigen::Index>(j)), constraint_hyper_[j], early,
-                                           detail::hash3(seed_, stream_constraint_fit + j, id), prior_lengthscale, true);
+                constraint_hyper_[j] = fit(id, fx, fv.col(static_cast<Eigen::Index>(j)), constraint_hyper_[j], early, fits_,
+                                           detail::hash3(seed_, stream_constraint_fit + j, id), prior_lengthscale, true)
+                                           .hyperparameters;
         }
         std::vector<detail::GpHyperparameters> hyper;
         for (const auto& h : constraint_hyper_) hyper.push_back(*h);
