@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 // The Gaussian-process sampler off the box's faces, and its trust region (TuRBO): the space-filling
 // design's margin, the share of suggestions on a bound where the optimum is interior, the region's
-// shrinking and restarts, its centre when the results are noisy, and how many coordinates a
-// suggestion in a region moves.
+// shrinking and restarts, its centre when the results are noisy, how many coordinates a
+// suggestion in a region moves, and random proposals beside the region.
 #include <hypertune/detail/gp_trust_region.hpp>
 #include <hypertune/strategies/bayesian.hpp>
 
@@ -269,6 +269,64 @@ TEST_CASE("Bayesian trust region: shrinks on a flat bottom, restarts with a new 
     CHECK(std::ranges::any_of(notes, [](const std::string& n) {
         return n.find("trust region 1: shrank below") != std::string::npos;
     }));
+}
+
+TEST_CASE("Bayesian random proposals: space-filling trials past the design, fewer as the run goes, outside the region's count") {
+    // random_proposals = 1: the k-th trial (k >= the design's n0 = 5) is a space-filling point with
+    // probability 5 / (k + 1), about 13.4 of 80 trials a run, 10.3 of them in its first half.
+    const ht::SearchSpace space = unit_space(3);
+    auto loss = [](const ht::Config& c) { return flat_bowl(c, 3, 0.01); };
+    std::size_t total = 0, early = 0, late = 0;
+    for (std::uint64_t seed = 1; seed <= 5; ++seed) {
+        ht::Bayesian b({.candidates = std::min<std::size_t>(512, boundary_test_candidates), .random_proposals = 1.0});
+        b.start(space, {seed, 80});
+        REQUIRE(b.initial_points() == 5);
+        std::vector<ht::TrialId> trials;
+        std::size_t seen_notes = 0;
+        for (std::size_t k = 0;; ++k) {
+            auto s = b.ask();
+            if (!s.runs()) break;
+            const auto notes = b.model().notes();
+            const bool random = std::any_of(notes.begin() + static_cast<std::ptrdiff_t>(seen_notes), notes.end(),
+                                            [&](const ht::Note& n) {
+                                                return n.trial == s.trial &&
+                                                       n.text.find("random_proposals") != std::string::npos;
+                                            });
+            seen_notes = notes.size();
+            // Its result changes neither the region's side nor its restarts: a random point is
+            // not drawn from the region, and on this bowl it would count as a failure.
+            const double length = b.model().trust_region_length();
+            const std::size_t restarts = b.model().trust_region_restarts();
+            b.tell(s.trial, ht::Outcome::completed(loss(s.config), 1));
+            if (!random) continue;
+            INFO("seed " << seed << ", trial " << k);
+            CHECK(k >= 5);  // never in the initial design
+            CHECK(b.model().trust_region_length() == length);
+            CHECK(b.model().trust_region_restarts() == restarts);
+            ++total;
+            (k < 42 ? early : late) += 1;
+        }
+    }
+    std::printf("random proposals: %zu of 400 trials over 5 seeds (%zu in the first half past the design, %zu in "
+                "the second; expected 67, 51 and 16)\n",
+                total, early, late);
+    CHECK(total >= 40);
+    CHECK(total <= 95);
+    CHECK(early > 2 * late);
+
+    // Off by default; out of [0, 1] it is refused by name.
+    ht::Bayesian plain({.candidates = std::min<std::size_t>(512, boundary_test_candidates)});
+    plain.start(space, {1, 40});
+    for (;;) {
+        auto s = plain.ask();
+        if (!s.runs()) break;
+        plain.tell(s.trial, ht::Outcome::completed(loss(s.config), 1));
+    }
+    CHECK(std::ranges::none_of(plain.model().notes(),
+                               [](const ht::Note& n) { return n.text.find("random_proposals") != std::string::npos; }));
+    for (const double p : {-0.1, 1.5, std::nan("")})
+        CHECK_THROWS_WITH_AS(ht::Bayesian({.random_proposals = p}),
+                             doctest::Contains("Bayesian: random_proposals must be in [0, 1], got"), ht::InvalidArgument);
 }
 
 TEST_CASE("Bayesian trust region: on by default, off on request and with several objectives") {

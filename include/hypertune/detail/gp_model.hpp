@@ -43,6 +43,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <set>
 #include <limits>
 #include <optional>
 #include <string>
@@ -86,6 +87,9 @@ public:
         if (!(options_.design_margin >= 0.0 && options_.design_margin < 0.5))
             throw InvalidArgument(
                 fmt::format("Bayesian: design_margin must be in [0, 0.5), got {}", options_.design_margin));
+        if (!(options_.random_proposals >= 0.0 && options_.random_proposals <= 1.0))
+            throw InvalidArgument(
+                fmt::format("Bayesian: random_proposals must be in [0, 1], got {}", options_.random_proposals));
     }
 
     void start(const SearchSpace& space, const SamplerContext& ctx) {
@@ -98,6 +102,7 @@ public:
         candidate_sequence_ = detail::ScrambledSobol(dims, detail::hash3(ctx.seed, stream_candidates, 0));
         next_design_ = 0;
         observations_.clear();
+        random_proposals_.clear();
         seeded_.clear();
         points_.clear();
         notes_.clear();
@@ -125,6 +130,7 @@ public:
         if (k < seeded_.size()) u = seeded_[k];
         else if (k + observations_.evaluated_earlier() < initial_) u = space_filling();
         else if (region_ && region_->restarts() > 0 && k - region_->first_trial() < initial_) u = space_filling();
+        else if (proposes_at_random(id, k)) u = random_proposal(id);
         else u = suggest(id);
         Config cfg = space_.decode(u);
         observations_.add_trial(id, space_.encode(cfg), region());
@@ -158,7 +164,7 @@ public:
         t.violations = usable && modelled ? outcome.violations : std::vector<double>{};
         // one model per constraint, from the first result that carries them
         if (t.violations.size() > constraint_hyper_.size()) constraint_hyper_.resize(t.violations.size());
-        if (region_ && objectives_ == 1 && t.region == region()) update_region(id, t);
+        if (region_ && objectives_ == 1 && t.region == region() && !random_proposals_.count(id)) update_region(id, t);
     }
 
     /// An evaluation made outside this run's trials (a warm-start parent's result, or a result at
@@ -270,6 +276,7 @@ private:
     static constexpr std::uint64_t stream_weights = 0xb0005;
     static constexpr std::uint64_t stream_constraint_fit = 0xb0006;
     static constexpr std::uint64_t stream_direction_fit = 0xb0014;
+    static constexpr std::uint64_t stream_random_proposal = 0xb0020;
     static constexpr std::size_t fit_points = 100;
     static constexpr std::size_t refit_always_below = 20;
     static constexpr std::size_t refine_starts = 3;
@@ -325,6 +332,22 @@ private:
             if (!repeats_known(observations_, seeded_, u)) break;
         }
         return u;
+    }
+
+    // BayesianOptions::random_proposals: whether the k-th trial, past the initial design, is a
+    // space-filling point instead of the model's, with probability random_proposals x initial / (k + 1).
+    [[nodiscard]] bool proposes_at_random(TrialId id, std::size_t k) const {
+        if (!(options_.random_proposals > 0.0)) return false;
+        const double p = options_.random_proposals * static_cast<double>(initial_) / static_cast<double>(k + 1);
+        return SplitMix(detail::hash3(seed_, stream_random_proposal, id)).uniform() < p;
+    }
+
+    // The next space-filling point, in place of the model's; its result does not count for or
+    // against the trust region (it was not drawn from it), though the model learns from it.
+    [[nodiscard]] std::vector<double> random_proposal(TrialId id) {
+        random_proposals_.insert(id);
+        notes_.push_back({id, "a space-filling point instead of the model's (BayesianOptions::random_proposals)"});
+        return space_filling();
     }
 
     // The current trust region's number (its restarts so far); 0 without one.
@@ -675,6 +698,7 @@ private:
     };
     Scratch scratch_;
     std::vector<std::vector<double>> seeded_;  // seed_initial_design(), encoded
+    std::set<TrialId> random_proposals_;       // trials given a random proposal (BayesianOptions::random_proposals)
     GpModelPoints points_;                     // earlier evaluations then trials, rebuilt by suggest()
     std::vector<Note> notes_;
     std::string last_note_;

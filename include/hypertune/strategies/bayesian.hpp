@@ -74,6 +74,9 @@
 //   (0.5^10 while the model sees no noise in the region's results) a new region starts with a
 //   fresh space-filling design and a model of its own results (TuRBO-1, Eriksson et al. 2019).
 //   While no result is feasible, the whole cube is searched.
+// - Random proposals (`random_proposals`, off by default): past the initial design, a trial is
+//   the next space-filling point instead of the model's with a probability that decays as 1 / k;
+//   its result does not count for or against the trust region, and notes() lists it.
 // - Earlier evaluations (observe()): warm-start parents' results, or results at another
 //   fidelity (model-based Hyperband). They enter the model like results and count towards the
 //   initial design, but are not trials. seed_initial_design() puts given configurations (a
