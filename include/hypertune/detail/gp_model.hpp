@@ -43,9 +43,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <set>
 #include <limits>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
