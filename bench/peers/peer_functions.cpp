@@ -165,7 +165,7 @@ int main(int argc, char** argv) try {
     bool centre_first = true;
     bool active_direction = true;
     double design_margin = ht::BayesianOptions{}.design_margin;
-    double random_proposals = 0.0;
+    double random_proposals = ht::BayesianOptions{}.random_proposals;
     std::string mode = "run";
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];

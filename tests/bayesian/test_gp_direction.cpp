@@ -159,14 +159,15 @@ TEST_CASE("GP refinement: polishing follows the acquisition's gradient through t
                                              ht::CategoricalParameter("c", {"p", "q"}),
                                              ht::ContinuousParameter("b", 0.0, 1.0)});
     e.set_direction(Eigen::Vector2d(0.6, -0.8));
-    const auto along = [](const double* u) { return 0.5 + 0.6 * (u[0] - 0.5) - 0.8 * (u[2] - 0.5); };
     const std::vector<std::vector<double>> points = {{0.1, 0.2, 0.9}, {0.9, 0.7, 0.1}, {0.5, 0.2, 0.5}, {0.2, 0.7, 0.3},
                                                      {0.8, 0.2, 0.8}, {0.3, 0.7, 0.6}, {0.6, 0.2, 0.2}, {0.4, 0.7, 0.95}};
     Eigen::MatrixXd x(static_cast<Eigen::Index>(points.size()), 5);
     Eigen::VectorXd y(x.rows());
     for (std::size_t r = 0; r < points.size(); ++r) {
-        e.to_features(points[r].data(), x.row(static_cast<Eigen::Index>(r)).data());
-        y[static_cast<Eigen::Index>(r)] = std::pow(along(points[r].data()) - 0.62, 2);
+        Eigen::VectorXd f(5);  // a row of x is not contiguous (column-major): features go through f
+        e.to_features(points[r].data(), f.data());
+        x.row(static_cast<Eigen::Index>(r)) = f.transpose();
+        y[static_cast<Eigen::Index>(r)] = std::pow(f[4] - 0.62, 2);  // the direction's input alone
     }
     ht::detail::GaussianProcess gp;
     gp.set_data(x, y);

@@ -535,6 +535,8 @@ private:
         if (!model.condition(axes.hyperparameters)) return;
         encoding_.set_direction(active_direction(model));
         auto [xd, yd] = model_data(points_, rows, encoding_, warp_);
+        // Not through fit(): a failed fit with the direction only means the axes' fit is kept,
+        // which needs no note.
         GpFit oblique = fit_hyperparameters(std::move(xd), yd, oblique_fit_, early, fit_number,
                                             detail::hash3(seed_, stream_direction_fit, id), prior,
                                             encoding_.dimensions(), false);
