@@ -25,8 +25,8 @@
 //   fitted by MAP (log marginal likelihood + weak priors, L-BFGS-B in a box, several starts).
 //   With `active_direction` (on), each refit fits a second model with one more input, the
 //   coordinates' projection on the direction along which the first model's mean changes most
-//   (its active subspace), and uses it when its log posterior is higher by 10 nats: an oblique
-//   valley, which axis-aligned length scales cannot follow.
+//   (its active subspace), takes it when its log posterior is higher by 10 nats and keeps it
+//   while it is higher at all: an oblique valley, which axis-aligned length scales cannot follow.
 //   The length scales' prior median is 0.5 sqrt(d) in the unit cube; 0.15 sqrt(d) for the
 //   scalarised objectives of a multi-objective run, whose kinks a shorter scale fits (measured).
 //   Refits: after every new result while fewer than 20 results, then once `refit_every` new

@@ -76,15 +76,15 @@ struct BayesianOptions {
     /// One more model input along an oblique direction: at each refit, the direction in which the
     /// fitted model's mean changes most (the leading eigenvector of the mean of its gradient's
     /// outer product over the model's points: the one-dimensional active subspace), given its own
-    /// length scale, and kept while that fit's log posterior beats the fit on the parameters alone
-    /// by 10 nats (GPSampler::direction() says which). A Matern kernel with a length scale per
+    /// length scale, taken when that fit's log posterior beats the fit on the parameters alone by
+    /// 10 nats and then kept while it beats it at all (GPSampler::direction() says which). A Matern kernel with a length scale per
     /// parameter models a valley along an axis, but a valley across the axes only with short
     /// length scales on all of them: learning rate against batch size in log scale, or any loss
     /// that depends on a sum of parameters. With one objective, continuous parameters (two at
     /// least) and no constraint models; it costs a second hyperparameter fit per refit. Measured
     /// on the 28 functions of bench/peers (README, "The oblique direction"): Zakharov 8-D, whose
-    /// valley is oblique, at 50 / 200 evaluations from a median regret of 134 / 21.9 to 74 / 1.2
-    /// (CMA-ES: 43.9 / 14.1); 18 other rows moved, 5 down and 13 up, none past a peer. false: the
+    /// valley is oblique, at 50 / 200 evaluations from a median regret of 134 / 21.9 to 74 / 0.71
+    /// (CMA-ES: 43.9 / 14.1); 20 other rows moved, 7 down and 13 up, none past a peer. false: the
     /// parameters alone.
     bool active_direction = true;
     /// Random interleaving (SMAC's random design, decaying): past the initial design, the k-th
