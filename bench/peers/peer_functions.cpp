@@ -8,9 +8,9 @@
 //
 //   peer_functions [--functions a,b] [--budgets 50,200] [--seeds N] [--first-seed S]
 //                  [--samplers Bayesian,Random] [--candidates N] [--no-trust-region]
-//                  [--refine] [--design-margin M] [--initial-points N] [--no-centre-first]
+//                  [--refine | --no-refine] [--design-margin M] [--initial-points N] [--no-centre-first]
 //                  [--no-active-direction] [--random-proposals P]
-//   peer_functions --overhead [--trials 100,200,1000] [--timed 20] [--no-trust-region] [--refine]
+//   peer_functions --overhead [--trials 100,200,1000] [--timed 20] [--no-trust-region] [--refine | --no-refine]
 //   peer_functions --evaluate   < JSON lines {"function":..., "params":{...}, "seed":s, "index":i}
 //   peer_functions --list
 //
@@ -38,6 +38,7 @@
 #include <exception>
 #include <iostream>
 #include <limits>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <type_traits>
@@ -145,9 +146,9 @@ int usage(const char* message) {
     std::fprintf(stderr,
                  "%s\nusage: peer_functions [--functions a,b] [--budgets 50,200] [--seeds N] [--first-seed S]\n"
                  "                      [--samplers Bayesian,Random] [--candidates N]\n"
-                 "                      [--no-trust-region] [--refine] [--design-margin M] [--initial-points N]\n"
+                 "                      [--no-trust-region] [--refine | --no-refine] [--design-margin M] [--initial-points N]\n"
                  "                      [--no-centre-first] [--no-active-direction] [--random-proposals P]\n"
-                 "       peer_functions --overhead [--trials 100,200,1000] [--timed 20] [--no-trust-region] [--refine]\n"
+                 "       peer_functions --overhead [--trials 100,200,1000] [--timed 20] [--no-trust-region] [--refine | --no-refine]\n"
                  "       peer_functions --evaluate | --list\n",
                  message);
     return 2;
@@ -161,7 +162,7 @@ int main(int argc, char** argv) try {
     std::vector<std::size_t> counts = {100, 200, 1000};
     std::size_t timed = 20, candidates = ht::BayesianOptions{}.candidates, initial_points = 0;
     bool trust_region = true;
-    bool refine = false;
+    std::optional<bool> refine;  // unset: the library's default
     bool centre_first = true;
     bool active_direction = true;
     double design_margin = ht::BayesianOptions{}.design_margin;
@@ -177,6 +178,7 @@ int main(int argc, char** argv) try {
         if (a == "--candidates") candidates = std::stoul(value());
         else if (a == "--no-trust-region") trust_region = false;
         else if (a == "--refine") refine = true;
+        else if (a == "--no-refine") refine = false;
         else if (a == "--no-centre-first") centre_first = false;
         else if (a == "--no-active-direction") active_direction = false;
         else if (a == "--design-margin") design_margin = std::stod(value());

@@ -63,10 +63,12 @@
 //   back into the cube at its faces). Candidates are ranked by a cheap upper bound of log EI (the
 //   variance left by their most correlated model point alone); exact log EI is computed, best
 //   bound first, for at most max(256, candidates / 8) of them, and stops early once no remaining
-//   bound can beat the 3rd best exact value. With `refine`, L-BFGS-B then polishes the 3 best over
-//   the continuous coordinates; by default off with one objective, since the polished points slid
-//   onto the cube's faces (measured: 24-88% of trials on a bound on ten test functions, none
-//   without), and on with several, whose Pareto sets often lie on the faces (ZDT, DTLZ).
+//   bound can beat the 3rd best exact value. L-BFGS-B then polishes the 3 best over the
+//   continuous coordinates (`refine`): by default, with one objective, inside a trust region that
+//   has shrunk to a side of 0.2, bounded by its box and onto no face of the cube (over the whole
+//   box the polished points slid onto the faces: 24-88% of trials on a bound on ten test
+//   functions); with several objectives over the whole box, since their Pareto sets often lie on
+//   the faces (ZDT, DTLZ).
 // - Trust region (`trust_region`, on by default with one objective; detail/gp_trust_region.hpp):
 //   the Sobol candidates fill a box around the incumbent (feasible), sides scaled by the length
 //   scales, each coordinate moved from the centre with probability min(1, 5 / d); the box doubles
