@@ -159,13 +159,15 @@ TEST_CASE("Bayesian: the oblique direction, once taken, is kept while its fit is
     // it beats it at all. Over these 8 seeds x 120 evaluations, a margin of 10 nats at every
     // refit dropped the direction 18 times (in 2048 candidates or 256) and left it in use at the
     // end on 5 seeds; keeping it dropped it 0 times (4 with 256 candidates: fits where it no
-    // longer gained) and left it in use on 8 (7).
+    // longer gained) and left it in use on 8 (7). Those figures were measured without polishing,
+    // which came later and changes the trials; the test keeps it off (refine = false) so that it
+    // checks the direction's rule alone.
     ht::SearchSpace space;
     space.add(ht::ContinuousParameter("x", -5.0, 5.0));
     space.add(ht::ContinuousParameter("y", -5.0, 5.0));
     std::size_t drops = 0, in_use_at_end = 0;
     for (std::uint64_t seed = 1; seed <= 8; ++seed) {
-        ht::Bayesian b({.candidates = dt::candidates});
+        ht::Bayesian b({.candidates = dt::candidates, .refine = false});
         b.start(space, {seed, 120});
         bool taken = false, in_use = false;
         for (;;) {
@@ -183,7 +185,9 @@ TEST_CASE("Bayesian: the oblique direction, once taken, is kept while its fit is
         CHECK(taken);
         in_use_at_end += in_use ? 1 : 0;
     }
-    INFO(drops << " drops, in use at the end on " << in_use_at_end << " of 8 seeds");
+    std::printf("tilted 2-D bowl, 8 seeds x 120 evaluations: the direction dropped %zu times, in use at the end on "
+                "%zu seeds\n",
+                drops, in_use_at_end);
     CHECK(drops <= 6);
     CHECK(in_use_at_end >= 6);
 }

@@ -81,7 +81,18 @@ namespace hypertune::detail {
                         Eigen::VectorXd(static_cast<Eigen::Index>(encoding.features()))};
     Eigen::VectorXd z(k);
     for (Eigen::Index i = 0; i < k; ++i) z[i] = u[continuous[static_cast<std::size_t>(i)]];
+    // In a region, its box bounds the search and the candidate's own coordinates say which faces
+    // of the cube it may keep (onto_face).
     const Eigen::VectorXd z_start = z;
+    Eigen::VectorXd lower = Eigen::VectorXd::Zero(k), upper = Eigen::VectorXd::Ones(k);
+    if (region) {
+        for (Eigen::Index i = 0; i < k; ++i) {
+            lower[i] = region->lower[continuous[static_cast<std::size_t>(i)]];
+            upper[i] = region->upper[continuous[static_cast<std::size_t>(i)]];
+            z[i] = std::clamp(z[i], lower[i], upper[i]);
+        }
+        objective.start = &z_start;
+    }
     LBFGSpp::LBFGSBParam<double> param;
     param.max_iterations = 15;
     param.epsilon = 1e-6;
@@ -89,15 +100,6 @@ namespace hypertune::detail {
     LBFGSpp::LBFGSBSolver<double> solver(param);
     double fx = 0.0;
     try {
-        Eigen::VectorXd lower = Eigen::VectorXd::Zero(k), upper = Eigen::VectorXd::Ones(k);
-        if (region) {
-            for (Eigen::Index i = 0; i < k; ++i) {
-                lower[i] = region->lower[continuous[static_cast<std::size_t>(i)]];
-                upper[i] = region->upper[continuous[static_cast<std::size_t>(i)]];
-                z[i] = std::clamp(z[i], lower[i], upper[i]);
-            }
-            objective.start = &z_start;
-        }
         (void)solver.minimize(objective, z, fx, lower, upper);
     } catch (const std::exception&) {
         // a failed line search: the best point seen still counts
