@@ -9,7 +9,7 @@
 //   peer_functions [--functions a,b] [--budgets 50,200] [--seeds N] [--first-seed S]
 //                  [--samplers Bayesian,Random] [--candidates N] [--no-trust-region]
 //                  [--refine | --no-refine] [--design-margin M] [--initial-points N] [--no-centre-first]
-//                  [--no-active-direction] [--random-proposals P]
+//                  [--no-active-direction] [--random-proposals P] [--portfolio]
 //   peer_functions --overhead [--trials 100,200,1000] [--timed 20] [--no-trust-region] [--refine | --no-refine]
 //   peer_functions --evaluate   < JSON lines {"function":..., "params":{...}, "seed":s, "index":i}
 //   peer_functions --list
@@ -147,7 +147,7 @@ int usage(const char* message) {
                  "%s\nusage: peer_functions [--functions a,b] [--budgets 50,200] [--seeds N] [--first-seed S]\n"
                  "                      [--samplers Bayesian,Random] [--candidates N]\n"
                  "                      [--no-trust-region] [--refine | --no-refine] [--design-margin M] [--initial-points N]\n"
-                 "                      [--no-centre-first] [--no-active-direction] [--random-proposals P]\n"
+                 "                      [--no-centre-first] [--no-active-direction] [--random-proposals P] [--portfolio]\n"
                  "       peer_functions --overhead [--trials 100,200,1000] [--timed 20] [--no-trust-region] [--refine | --no-refine]\n"
                  "       peer_functions --evaluate | --list\n",
                  message);
@@ -167,6 +167,7 @@ int main(int argc, char** argv) try {
     bool active_direction = true;
     double design_margin = ht::BayesianOptions{}.design_margin;
     double random_proposals = ht::BayesianOptions{}.random_proposals;
+    bool portfolio = ht::BayesianOptions{}.portfolio;
     std::string mode = "run";
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
@@ -183,6 +184,7 @@ int main(int argc, char** argv) try {
         else if (a == "--no-active-direction") active_direction = false;
         else if (a == "--design-margin") design_margin = std::stod(value());
         else if (a == "--random-proposals") random_proposals = std::stod(value());
+        else if (a == "--portfolio") portfolio = true;
         else if (a == "--initial-points") initial_points = std::stoul(value());
         else if (a == "--trials") counts = split_sizes(value());
         else if (a == "--timed") timed = std::stoul(value());
@@ -192,7 +194,7 @@ int main(int argc, char** argv) try {
     const ht::BayesianOptions options{.initial_points = initial_points, .centre_first = centre_first,
                                       .design_margin = design_margin, .candidates = candidates, .refine = refine,
                                       .trust_region = trust_region, .active_direction = active_direction,
-                                      .random_proposals = random_proposals};
+                                      .random_proposals = random_proposals, .portfolio = portfolio};
     if (mode == "overhead") {
         std::sort(counts.begin(), counts.end());
         overhead(counts, timed, options);

@@ -193,6 +193,28 @@ TEST_CASE("Bayesian: a resumed run that raises max_jobs replays its journal, the
     std::filesystem::remove(path);
 }
 
+TEST_CASE("Bayesian with the acquisition portfolio: a resumed run goes on as the uninterrupted one") {
+    // The replay asks and tells the sampler again in the journal's order, so the members' gains
+    // are rebuilt: the trials after the resume are those of a run that was never interrupted.
+    const std::string path =
+        (std::filesystem::temp_directory_path() / fmt::format("hypertune-portfolio-resume-{}.jsonl", ::getpid()))
+            .string();
+    std::filesystem::remove(path);
+    const ht::SearchSpace space = branin_space();
+    const ht::BayesianOptions portfolio{.candidates = quality_candidates, .portfolio = true};
+    const ht::Result first = ht::Tuner(space, ht::Bayesian(portfolio), {.max_jobs = 20, .seed = 3, .journal = path}).fit(branin);
+    REQUIRE(first.trials().size() == 20);
+    const ht::Result resumed = ht::Tuner(space, ht::Bayesian(portfolio), {.max_jobs = 35, .seed = 3, .journal = path}).fit(branin);
+    const ht::Result whole = ht::Tuner(space, ht::Bayesian(portfolio), {.max_jobs = 35, .seed = 3}).fit(branin);
+    REQUIRE(resumed.trials().size() == 35);
+    REQUIRE(whole.trials().size() == 35);
+    for (std::size_t i = 0; i < 35; ++i) {
+        INFO("trial " << i);
+        CHECK(resumed.trials()[i].config == whole.trials()[i].config);
+    }
+    std::filesystem::remove(path);
+}
+
 TEST_CASE("Bayesian: the initial design is d + 1 points, at most an eighth of the budget, 5 at least") {
     const ht::SearchSpace space = ht::testing::unit_space(20);
     auto design_size = [&](std::size_t max_trials, ht::BayesianOptions options = {}) {
@@ -280,6 +302,53 @@ TEST_CASE("Bayesian: 4 pending suggestions are pairwise distinct and not near-du
                     CHECK(unit_distance(space, pending[i], pending[j]) > 1e-9);  // never the same configuration
                 }
         }
+}
+
+TEST_CASE("Bayesian with the acquisition portfolio: every model suggestion is one member's, seeded, no repeats") {
+    // Hartmann 6-D, 50 sequential evaluations over 3 seeds, then 4 pending suggestions.
+    const ht::SearchSpace space = hartmann_space();
+    auto run = [&](std::uint64_t seed, std::vector<std::vector<double>>& points) {
+        ht::Bayesian b({.candidates = quality_candidates, .portfolio = true});
+        b.start(space, {seed, 54});
+        double best = std::numeric_limits<double>::infinity();
+        for (int i = 0; i < 50; ++i) {
+            auto s = b.ask();
+            REQUIRE(s.runs());
+            points.push_back(space.encode(s.config));
+            const double loss = hartmann6(s.config);
+            best = std::min(best, loss);
+            b.tell(s.trial, ht::Outcome::completed(loss, 1));
+        }
+        const std::vector<std::size_t> picks = b.portfolio_picks();
+        REQUIRE(picks.size() == 3);
+        // no fallback and no restart of the trust region: every trial past the design is the model's
+        for (const ht::Note& n : b.model().notes()) CHECK(n.text.find("suggesting a space-filling point") == std::string::npos);
+        REQUIRE(b.trust_region_restarts() == 0);
+        CHECK(picks[0] + picks[1] + picks[2] == 50 - b.initial_points());
+        for (int i = 0; i < 4; ++i) points.push_back(space.encode(b.ask().config));  // pending
+        CHECK(b.portfolio_picks()[0] + b.portfolio_picks()[1] + b.portfolio_picks()[2] == 54 - b.initial_points());
+        return std::pair{best - hartmann6_min, picks};
+    };
+    std::vector<double> regret;
+    std::array<std::size_t, 3> used{};
+    for (std::uint64_t seed = 1; seed <= 3; ++seed) {
+        std::vector<std::vector<double>> points, again;
+        const auto [r, picks] = run(seed, points);
+        regret.push_back(r);
+        for (std::size_t k = 0; k < 3; ++k) used[k] += picks[k];
+        CHECK(run(seed, again).first == r);  // the draws depend on (seed, trial) alone
+        CHECK(again == points);
+        for (std::size_t i = 0; i < points.size(); ++i)
+            for (std::size_t j = 0; j < i; ++j) CHECK(points[i] != points[j]);
+    }
+    std::printf("portfolio on Hartmann 6-D at 50: median regret %.4g; suggestions by EI / LCB 2 / LCB 0.5: %zu / %zu / %zu\n",
+                median(regret), used[0], used[1], used[2]);
+    for (std::size_t k = 0; k < 3; ++k) CHECK(used[k] > 0);
+    // as good as the sampler without it is required to be (the test above: half of random search's)
+    std::vector<double> random;
+    for (std::uint64_t seed = 1; seed <= 3; ++seed)
+        random.push_back(best_after(ht::RandomSearch{}, space, hartmann6, 50, seed) - hartmann6_min);
+    CHECK(median(regret) < 0.5 * median(random));
 }
 
 TEST_CASE("Bayesian: integer, categorical, log-integer and static parameters give valid configurations") {

@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: MIT
 #include <hypertune/detail/gaussian_process.hpp>
+#include <hypertune/detail/gp_acquisition.hpp>
 #include <hypertune/detail/gp_feasibility.hpp>
+#include <hypertune/detail/gp_portfolio.hpp>
 #include <hypertune/detail/sobol.hpp>
+#include <hypertune/search_space.hpp>
 
 #include <doctest/doctest.h>
 
@@ -240,6 +243,98 @@ TEST_CASE("GP screening of a candidate set, a block of rows at a time, matches t
         CHECK(screening.bound[i] == doctest::Approx(bound[i]).epsilon(1e-12).scale(1.0));
     }
     CHECK(screening.nearest[m - 1] == doctest::Approx(gp.signal_variance()).epsilon(1e-12));
+}
+
+TEST_CASE("GP acquisition: screened top candidates equal exact scoring, for EI and the confidence bounds alike") {
+    const hd::GaussianProcess gp = sample_model();
+    const hd::GpEncoding encoding(hypertune::SearchSpace{hypertune::ContinuousParameter("a", 0.0, 1.0),
+                                                         hypertune::ContinuousParameter("b", 0.0, 1.0)});
+    const Eigen::Index m = 600;
+    const hd::GpCandidates c = sobol_points(m, 11);
+    Eigen::MatrixXd pending(1, 2);
+    pending << 0.5, 0.5;
+    const hd::CandidateExclusion exclusion(pending, gp.signal_variance(), 0.05);
+    const Eigen::MatrixXd cross = gp.cross_kernel(Eigen::MatrixXd(c));
+    const Eigen::VectorXd mean = gp.mean_from(cross);
+    const Eigen::VectorXd var = gp.variance_from(cross);
+    const double best = gp.standardised_outputs().minCoeff();
+    Eigen::MatrixXd workspace;
+    const hd::GpAcquisition ei(gp, best, nullptr, workspace);
+    hd::GpAcquisition::Screened shared = ei.screen(encoding, c, exclusion);
+    CHECK(shared.admissible.size() < static_cast<std::size_t>(m));  // the pending point excludes some
+    for (const hd::AcquisitionFunction& f : hd::GpPortfolio::members) {
+        const hd::GpAcquisition acquisition(gp, best, nullptr, workspace, f);
+        // brute force: every admissible candidate scored exactly
+        std::vector<std::pair<double, Eigen::Index>> all;
+        for (Eigen::Index i = 0; i < m; ++i)
+            if (!exclusion.near_pending(c.row(i).data())) all.emplace_back(acquisition.value(mean[i], var[i]), i);
+        std::sort(all.begin(), all.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+        const auto top = acquisition.best_candidates(encoding, c, exclusion, static_cast<std::size_t>(m), 3);
+        const auto top_shared = acquisition.top(shared, static_cast<std::size_t>(m), 3);  // after the other functions'
+        REQUIRE(top.size() == 3);
+        REQUIRE(top_shared.size() == 3);
+        for (std::size_t k = 0; k < 3; ++k) {
+            CHECK(top[k].second == all[k].second);
+            CHECK(top[k].first == doctest::Approx(all[k].first).epsilon(1e-9));
+            CHECK(top_shared[k].second == all[k].second);
+        }
+        // the value at one point agrees with the scoring, and its gradient with finite differences
+        Eigen::VectorXd p(2), g;
+        p << 0.37, 0.61;
+        double pm = 0, pv = 0;
+        Eigen::VectorXd dm, dv;
+        gp.predict_with_gradient(p, pm, pv, dm, dv);
+        CHECK(acquisition.at(p, g) == doctest::Approx(acquisition.value(pm, pv)).epsilon(1e-9));
+        for (Eigen::Index i = 0; i < 2; ++i) {
+            Eigen::VectorXd a = p, b = p, ignored;
+            a[i] += 1e-6;
+            b[i] -= 1e-6;
+            CHECK(g[i] == doctest::Approx((acquisition.at(a, ignored) - acquisition.at(b, ignored)) / 2e-6).epsilon(1e-4).scale(1e-3));
+        }
+    }
+    // The confidence bound at 2 standard deviations goes where the model knows less than EI's pick.
+    const auto ei_top = ei.top(shared, static_cast<std::size_t>(m), 1);
+    const auto explore_top = hd::GpAcquisition(gp, best, nullptr, workspace, hd::GpPortfolio::members[1]).top(shared, static_cast<std::size_t>(m), 1);
+    const auto exploit_top = hd::GpAcquisition(gp, best, nullptr, workspace, hd::GpPortfolio::members[2]).top(shared, static_cast<std::size_t>(m), 1);
+    CHECK(var[explore_top[0].second] >= var[exploit_top[0].second]);
+    CHECK(mean[exploit_top[0].second] <= mean[explore_top[0].second]);
+    CHECK(ei_top.size() == 1);
+}
+
+TEST_CASE("GP-Hedge portfolio: chooses by exp(eta x gain), rewards every nominee by the model's mean once its trial is in") {
+    hd::GpPortfolio portfolio;
+    // equal gains: the members share [0, 1) in thirds
+    CHECK(portfolio.choose(0.0) == 0);
+    CHECK(portfolio.choose(0.34) == 1);
+    CHECK(portfolio.choose(0.99) == 2);
+
+    const hd::GaussianProcess gp = sample_model();
+    const hd::GpEncoding encoding(hypertune::SearchSpace{hypertune::ContinuousParameter("a", 0.0, 1.0),
+                                                         hypertune::ContinuousParameter("b", 0.0, 1.0)});
+    const std::array<std::vector<double>, 3> nominees{{{0.1, 0.2}, {0.8, 0.9}, {0.4, 0.4}}};
+    portfolio.nominate(1, nominees, 2);
+    portfolio.nominate(2, nominees, 0);
+    // trial 2 is still running: only trial 1 rewards
+    portfolio.reward(encoding, gp, [](hypertune::TrialId id) { return id == 1; });
+    Eigen::MatrixXd at(3, 2);
+    for (Eigen::Index k = 0; k < 3; ++k) at.row(k) << nominees[static_cast<std::size_t>(k)][0], nominees[static_cast<std::size_t>(k)][1];
+    const Eigen::VectorXd mean = gp.mean_from(gp.cross_kernel(at));
+    for (std::size_t k = 0; k < 3; ++k) CHECK(portfolio.gains()[k] == doctest::Approx(-mean[static_cast<Eigen::Index>(k)]));
+    CHECK(portfolio.picks()[0] == 1);
+    CHECK(portfolio.picks()[2] == 1);
+    // trial 1 is forgotten once rewarded; trial 2 rewards once, when it is in
+    portfolio.reward(encoding, gp, [](hypertune::TrialId) { return true; });
+    portfolio.reward(encoding, gp, [](hypertune::TrialId) { return true; });
+    for (std::size_t k = 0; k < 3; ++k) CHECK(portfolio.gains()[k] == doctest::Approx(-2.0 * mean[static_cast<Eigen::Index>(k)]));
+
+    // the choice's probabilities are exp(eta x gain) normalised, measured over a fine grid of draws
+    std::array<double, 3> weight{};
+    double total = 0.0;
+    for (std::size_t k = 0; k < 3; ++k) total += weight[k] = std::exp(hd::GpPortfolio::eta * portfolio.gains()[k]);
+    std::array<int, 3> count{};
+    const int draws = 100000;
+    for (int i = 0; i < draws; ++i) ++count[portfolio.choose((i + 0.5) / draws)];
+    for (std::size_t k = 0; k < 3; ++k) CHECK(count[k] / double(draws) == doctest::Approx(weight[k] / total).epsilon(1e-3));
 }
 
 TEST_CASE("feasibility model: its bound holds, its gradient matches finite differences, its probability is right") {

@@ -14,6 +14,7 @@
 //   gp_candidates.hpp     the candidate set (Sobol points, perturbations of the best results)
 //   gp_exclusion.hpp      repeats and the pending radius
 //   gp_acquisition.hpp    (constrained) log EI, scored in two passes
+//   gp_portfolio.hpp      GP-Hedge over EI and confidence bounds (BayesianOptions::portfolio)
 //   gp_refinement.hpp     L-BFGS-B polishing of the best candidates (BayesianOptions::refine)
 //   gp_trust_region.hpp   TuRBO's trust region (BayesianOptions::trust_region)
 
@@ -26,6 +27,7 @@
 #include <hypertune/detail/gp_feasibility.hpp>
 #include <hypertune/detail/gp_fit.hpp>
 #include <hypertune/detail/gp_model_data.hpp>
+#include <hypertune/detail/gp_portfolio.hpp>
 #include <hypertune/detail/gp_refinement.hpp>
 #include <hypertune/detail/gp_scalarisation.hpp>
 #include <hypertune/detail/gp_trust_region.hpp>
@@ -120,6 +122,7 @@ public:
         constraint_hyper_.clear();
         region_.reset();
         if (options_.trust_region) region_.emplace(dims);
+        portfolio_.clear();
     }
 
     /// The k-th configuration asked for (k counts this sampler's trials): a seeded one, a point of
@@ -243,6 +246,10 @@ public:
     [[nodiscard]] bool trust_region() const noexcept { return region_.has_value() && objectives_ == 1; }
     [[nodiscard]] double trust_region_length() const noexcept { return region_ ? region_->length() : 0.0; }
     [[nodiscard]] std::size_t trust_region_restarts() const noexcept { return region_ ? region_->restarts() : 0; }
+    /// Suggestions made by each member of the portfolio (BayesianOptions::portfolio).
+    [[nodiscard]] std::vector<std::size_t> portfolio_picks() const {
+        return {portfolio_.picks().begin(), portfolio_.picks().end()};
+    }
     /// The fitted length scales (unit-cube units), one per model input: one per tuned parameter,
     /// except that a categorical parameter has one per value (one-hot). With the oblique direction,
     /// a continuous parameter's includes it (GpEncoding::coordinate_log_lengthscale). Empty before
@@ -277,6 +284,7 @@ private:
     static constexpr std::uint64_t stream_constraint_fit = 0xb0006;
     static constexpr std::uint64_t stream_direction_fit = 0xb0014;
     static constexpr std::uint64_t stream_random_proposal = 0xb0020;
+    static constexpr std::uint64_t stream_portfolio = 0xb0021;
     static constexpr std::size_t fit_points = 100;
     static constexpr std::size_t refit_always_below = 20;
     static constexpr std::size_t refine_starts = 3;
@@ -435,6 +443,11 @@ private:
         gp.set_data(x, y);
         if (!gp.condition(*hyper_))
             return fallback(id, "cholesky", "the covariance matrix could not be factorised even with jitter");
+        if (options_.portfolio)
+            portfolio_.reward(encoding_, gp, [&](TrialId t) {
+                const GpPoint* p = observations_.trial(t);
+                return p != nullptr && p->state != GpPointState::Pending;
+            });
         FeasibilityModel feasibility;
         const bool constrained = !constraint_hyper_.empty() && model_constraints(id, chosen, refit, count, feasibility);
 
@@ -689,19 +702,43 @@ private:
             box = region_->box(encoding_, points_[centre.value_or(parents.front())].u, hyper_->log_lengthscales);
         const GpCandidates c = candidate_set(encoding_, candidate_sequence_, id, options_.candidates, points_, parents,
                                              detail::hash3(seed_, stream_local, id), box ? &*box : nullptr);
-        const GpAcquisition acquisition(gp, best, feasibility, scratch_.screen);
-        const auto top = acquisition.best_candidates(encoding_, c, exclusion,
-                                                     std::max<std::size_t>(256, options_.candidates / 8), refine_starts);
-        if (top.empty()) return std::nullopt;
+        const std::size_t exact_at_most = std::max<std::size_t>(256, options_.candidates / 8);
         // Polishing, unless options_.refine says otherwise: in a trust region once it has shrunk to
         // polish_region_length, bounded by its box and onto no face of the cube (gp_refinement.hpp);
         // over the whole box with several objectives, whose Pareto sets lie on faces. One objective
         // over the whole box: off.
         const bool polish =
             options_.refine.value_or(objectives_ > 1 || (box.has_value() && region_->length() <= polish_region_length));
-        const double* winner = c.row(top.front().second).data();
-        if (!polish) return std::vector<double>(winner, winner + c.cols());
-        return refine_best(encoding_, acquisition, exclusion, c, top, box ? &*box : nullptr);
+        const auto suggestion = [&](const GpAcquisition& acquisition, const auto& top) {
+            const double* winner = c.row(top.front().second).data();
+            if (!polish) return std::vector<double>(winner, winner + c.cols());
+            return refine_best(encoding_, acquisition, exclusion, c, top, box ? &*box : nullptr);
+        };
+        // The portfolio (gp_portfolio.hpp), with one objective, an incumbent and no constraint models.
+        if (options_.portfolio && objectives_ == 1 && feasibility == nullptr && best) {
+            GpAcquisition::Screened screened = GpAcquisition(gp, best, nullptr, scratch_.screen).screen(encoding_, c, exclusion);
+            constexpr std::size_t members = GpPortfolio::members.size();
+            std::array<std::vector<std::pair<double, Eigen::Index>>, members> tops;
+            for (std::size_t k = 0; k < members; ++k)
+                tops[k] = GpAcquisition(gp, best, nullptr, scratch_.screen, GpPortfolio::members[k])
+                              .top(screened, exact_at_most, refine_starts);
+            if (tops[0].empty()) return std::nullopt;  // the same candidates are admissible for every member
+            const std::size_t chosen = portfolio_.choose(SplitMix(detail::hash3(seed_, stream_portfolio, id)).uniform());
+            std::array<std::vector<double>, members> nominees;
+            for (std::size_t k = 0; k < members; ++k) {
+                const double* row = c.row(tops[k].front().second).data();
+                nominees[k].assign(row, row + c.cols());
+            }
+            nominees[chosen] =
+                suggestion(GpAcquisition(gp, best, nullptr, scratch_.screen, GpPortfolio::members[chosen]), tops[chosen]);
+            std::vector<double> pick = nominees[chosen];
+            portfolio_.nominate(id, std::move(nominees), chosen);
+            return pick;
+        }
+        const GpAcquisition acquisition(gp, best, feasibility, scratch_.screen);
+        const auto top = acquisition.best_candidates(encoding_, c, exclusion, exact_at_most, refine_starts);
+        if (top.empty()) return std::nullopt;
+        return suggestion(acquisition, top);
     }
 
     BayesianOptions options_;
@@ -747,6 +784,7 @@ private:
     // One per constraint once a result carries violations (Outcome::violations); empty before.
     std::vector<std::optional<detail::GpHyperparameters>> constraint_hyper_;
     std::optional<GpTrustRegion> region_;  // BayesianOptions::trust_region, once started
+    GpPortfolio portfolio_;                // BayesianOptions::portfolio
 };
 
 }  // namespace hypertune::detail

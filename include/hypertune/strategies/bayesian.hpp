@@ -172,6 +172,10 @@ public:
     /// and how often it has restarted; 0 and 0 without one.
     [[nodiscard]] double trust_region_length() const noexcept;
     [[nodiscard]] std::size_t trust_region_restarts() const noexcept;
+    /// With BayesianOptions::portfolio: how many suggestions each member of the portfolio made, in
+    /// the order log expected improvement, the confidence bound at 2 and at 0.5 standard
+    /// deviations; all 0 without it. Suggestions from the initial design and fallbacks count in none.
+    [[nodiscard]] std::vector<std::size_t> portfolio_picks() const;
 
 private:
     std::unique_ptr<detail::GPModel> model_;
@@ -202,6 +206,7 @@ public:
     [[nodiscard]] bool trust_region() const noexcept { return model().trust_region(); }
     [[nodiscard]] double trust_region_length() const noexcept { return model().trust_region_length(); }
     [[nodiscard]] std::size_t trust_region_restarts() const noexcept { return model().trust_region_restarts(); }
+    [[nodiscard]] std::vector<std::size_t> portfolio_picks() const { return model().portfolio_picks(); }
 };
 
 }  // namespace hypertune

@@ -46,5 +46,6 @@ HYPERTUNE_INLINE std::vector<double> GPSampler::direction() const { return model
 HYPERTUNE_INLINE bool GPSampler::trust_region() const noexcept { return model_->trust_region(); }
 HYPERTUNE_INLINE double GPSampler::trust_region_length() const noexcept { return model_->trust_region_length(); }
 HYPERTUNE_INLINE std::size_t GPSampler::trust_region_restarts() const noexcept { return model_->trust_region_restarts(); }
+HYPERTUNE_INLINE std::vector<std::size_t> GPSampler::portfolio_picks() const { return model_->portfolio_picks(); }
 
 }  // namespace hypertune
