@@ -90,24 +90,27 @@ struct Contender {
 
 std::vector<Contender> contenders() {
     auto hyperband = [](ht::HyperbandMode mode, ht::HalvingType type, bool wait = false, bool fill = false,
-                        int brackets = 0) {
-        return [mode, type, wait, fill, brackets](ht::Resource r, ht::AnySampler s) {
+                        int brackets = 0, ht::RankBy rank_by = ht::RankBy::LastReport) {
+        return [mode, type, wait, fill, brackets, rank_by](ht::Resource r, ht::AnySampler s) {
             ht::HyperbandOptions o{.min_resource = 1, .max_resource = r, .eta = 3, .mode = mode};
             o.type = type;
             o.wait_for_peers = wait;
             o.fill_idle_workers = fill;
             o.brackets = brackets;
+            o.rank_by = rank_by;
             return ht::AnyStrategy(ht::Hyperband(o, std::move(s)));
         };
     };
-    auto asha = [](ht::HalvingType type, bool wait = false, bool fill = false) {
-        return [type, wait, fill](ht::Resource r, ht::AnySampler s) {
+    auto asha = [](ht::HalvingType type, bool wait = false, bool fill = false,
+                   ht::RankBy rank_by = ht::RankBy::LastReport) {
+        return [type, wait, fill, rank_by](ht::Resource r, ht::AnySampler s) {
             return ht::AnyStrategy(ht::ASHA({.min_resource = 1,
                                              .max_resource = r,
                                              .reduction_factor = 3,
                                              .type = type,
                                              .wait_for_peers = wait,
-                                             .fill_idle_workers = fill},
+                                             .fill_idle_workers = fill,
+                                             .rank_by = rank_by},
                                             std::move(s)));
         };
     };
@@ -129,6 +132,11 @@ std::vector<Contender> contenders() {
         {"Hyperband async promotion, fill idle workers, 2 brackets (the default)",
          hyperband(Asynchronous, Promotion, false, true, 2)},
         {"Hyperband sync, 2 brackets", hyperband(Synchronous, Promotion, false, false, 2)},
+        {"ASHA stop, best report", asha(Stop, false, false, ht::RankBy::BestReport)},
+        {"ASHA promotion, fill idle workers, best report", asha(Promotion, false, true, ht::RankBy::BestReport)},
+        {"Hyperband async stop, 2 brackets, best report", hyperband(Asynchronous, Stop, false, false, 2, ht::RankBy::BestReport)},
+        {"Hyperband default, best report", hyperband(Asynchronous, Promotion, false, true, 2, ht::RankBy::BestReport)},
+        {"Hyperband sync, 2 brackets, best report", hyperband(Synchronous, Promotion, false, false, 2, ht::RankBy::BestReport)},
     };
 }
 

@@ -9,6 +9,7 @@
 #include <hypertune/detail/rungs.hpp>
 #include <hypertune/error.hpp>
 #include <hypertune/strategies/halving_type.hpp>
+#include <hypertune/strategies/rank_by.hpp>
 #include <hypertune/strategy.hpp>
 
 #include <fmt/core.h>
@@ -21,11 +22,13 @@
 
 namespace hypertune::detail {
 
-/// The scheduler's name with its rules: "ASHA", "ASHA-wait", "ASHA-promotion", "ASHA-promotion-fill".
+/// The scheduler's name with its rules: "ASHA", "ASHA-wait", "ASHA-promotion", "ASHA-promotion-fill",
+/// each with "-best" when trials are judged on their best report (RankBy::BestReport).
 [[nodiscard]] inline std::string halving_name(const std::string& scheduler, HalvingType type, bool wait_for_peers,
-                                              bool fill_idle_workers) {
-    if (type == HalvingType::Promotion) return scheduler + (fill_idle_workers ? "-promotion-fill" : "-promotion");
-    return wait_for_peers ? scheduler + "-wait" : scheduler;
+                                              bool fill_idle_workers, RankBy rank_by = RankBy::LastReport) {
+    const std::string best = rank_by == RankBy::BestReport ? "-best" : "";
+    if (type == HalvingType::Promotion) return scheduler + (fill_idle_workers ? "-promotion-fill" : "-promotion") + best;
+    return (wait_for_peers ? scheduler + "-wait" : scheduler) + best;
 }
 
 /// Whether idle workers are filled: as set, else on for the promotion type (the default, chosen by
@@ -46,6 +49,15 @@ inline void validate_halving_rules(const char* scheduler, HalvingType type, bool
         throw InvalidArgument(fmt::format("{}: fill_idle_workers is a rule of the promotion type (.type = "
                                           "HalvingType::Promotion); the stop type never leaves a worker waiting",
                                           scheduler));
+}
+
+/// Throws InvalidArgument, naming `scheduler`, when trials are to be judged on their best report
+/// in a run of several objectives: a best report per objective would be a point no trial reported.
+inline void validate_rank_by(const char* scheduler, RankBy rank_by, std::size_t objectives) {
+    if (rank_by == RankBy::BestReport && objectives > 1)
+        throw InvalidArgument(fmt::format("{}: rank_by = RankBy::BestReport judges one objective; this run has {} "
+                                          "(use RankBy::LastReport, which ranks every objective's last report)",
+                                          scheduler, objectives));
 }
 
 class HalvingRungs {

@@ -16,12 +16,14 @@
 // default, when no paused trial can run on either).
 
 #include <hypertune/linkage.hpp>
+#include <hypertune/detail/best_reports.hpp>
 #include <hypertune/detail/halving_rungs.hpp>
 #include <hypertune/error.hpp>
 #include <hypertune/search_space.hpp>
 #include <hypertune/samplers/random_sampler.hpp>
 #include <hypertune/scheduler.hpp>
 #include <hypertune/strategies/halving_type.hpp>
+#include <hypertune/strategies/rank_by.hpp>
 
 #include <optional>
 #include <string>
@@ -49,6 +51,9 @@ struct AshaOptions {
     /// what the running trials still need, run to the end (detail/promotion_rungs.hpp). Unset: on
     /// for the promotion type (README, "Idle workers"); false saves the units it spends.
     std::optional<bool> fill_idle_workers = std::nullopt;
+    /// What a trial is judged on at a rung: the loss reported there, or its best so far
+    /// (rank_by.hpp). One objective only.
+    RankBy rank_by = RankBy::LastReport;
 };
 
 class ASHA : public Scheduler {
@@ -71,7 +76,8 @@ public:
     /// same rules.
     [[nodiscard]] std::string name() const override {
         return with_sampler_name(detail::halving_name("ASHA", options_.type, options_.wait_for_peers,
-                                                  detail::fills_idle_workers(options_.type, options_.fill_idle_workers)));
+                                                      detail::fills_idle_workers(options_.type, options_.fill_idle_workers),
+                                                      options_.rank_by));
     }
     [[nodiscard]] std::optional<Resource> max_resource() const override { return options_.max_resource; }
     /// Any number, as its sampler allows: with several objectives (or constraints) each rung ranks
@@ -98,6 +104,7 @@ private:
     std::vector<Resource> rungs_;
     detail::HalvingRungs ladder_;
     std::vector<DecisionRecord> made_;  // scratch for one call's decisions: no allocation per call
+    detail::BestReports best_;          // RankBy::BestReport
 };
 
 static_assert(Strategy<ASHA>);

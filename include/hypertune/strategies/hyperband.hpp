@@ -53,6 +53,7 @@
 
 #include <hypertune/linkage.hpp>
 #include <hypertune/config.hpp>
+#include <hypertune/detail/best_reports.hpp>
 #include <hypertune/detail/halving_rungs.hpp>
 #include <hypertune/detail/synchronous_brackets.hpp>
 #include <hypertune/error.hpp>
@@ -108,6 +109,9 @@ struct HyperbandOptions {
     /// schedule over all brackets trains 0.27 of random search's units however its rungs
     /// decide), and all in the synchronous mode, the paper's algorithm.
     std::optional<int> brackets = std::nullopt;
+    /// What a trial is judged on at a rung, in either mode: the loss reported there, or its best
+    /// so far (rank_by.hpp). One objective only.
+    RankBy rank_by = RankBy::LastReport;
 };
 
 /// One rung of a bracket: how many configurations run there, and with how much resource.
@@ -174,7 +178,9 @@ public:
         std::string rules = options_.mode == HyperbandMode::Synchronous
                                 ? std::string("Hyperband")
                                 : detail::halving_name("Hyperband", options_.type, options_.wait_for_peers,
-                                                       detail::fills_idle_workers(options_.type, options_.fill_idle_workers));
+                                                       detail::fills_idle_workers(options_.type, options_.fill_idle_workers),
+                                                       options_.rank_by);
+        if (options_.mode == HyperbandMode::Synchronous && options_.rank_by == RankBy::BestReport) rules += "-best";
         if (lowest_s_ > 0) rules += fmt::format("-brackets={}", brackets());
         return with_sampler_name(rules);
     }
@@ -219,6 +225,7 @@ private:
     std::vector<std::int8_t> bracket_of_;  // indexed by trial id (ids are dense)
 
     std::vector<DecisionRecord> made_;  // scratch for one call's decisions: no allocation per call
+    detail::BestReports best_;          // RankBy::BestReport
 
     // asynchronous
     detail::HalvingRungs async_;

@@ -28,6 +28,8 @@ HYPERTUNE_INLINE ASHA& ASHA::operator=(ASHA&&) = default;
 HYPERTUNE_INLINE ASHA::~ASHA() = default;
 
 HYPERTUNE_INLINE void ASHA::on_start() {
+    detail::validate_rank_by("ASHA", options_.rank_by, context().objectives);
+    best_.clear();
     ladder_ = detail::HalvingRungs(options_.type, {rungs_}, {-1}, options_.reduction_factor, options_.max_resource,
                                    options_.wait_for_peers,
                                    detail::fills_idle_workers(options_.type, options_.fill_idle_workers),
@@ -43,13 +45,14 @@ HYPERTUNE_INLINE Suggestion ASHA::next(const TrialBudget& budget) {
 }
 
 HYPERTUNE_INLINE Decision ASHA::on_report_losses(TrialId id, Resource step, const IntermediateReport& report) {
-    const Decision d = ladder_.report("ASHA", id, step, report, made_);
+    const Decision d = ladder_.report("ASHA", id, step,
+                                      options_.rank_by == RankBy::BestReport ? best_.judged(id, report) : report, made_);
     decide_all(made_);
     return d;
 }
 
 HYPERTUNE_INLINE void ASHA::on_tell(TrialId id, const Outcome& outcome) {
-    ladder_.finish(id, outcome, made_);
+    ladder_.finish(id, options_.rank_by == RankBy::BestReport ? best_.judged(id, outcome) : outcome, made_);
     decide_all(made_);
 }
 

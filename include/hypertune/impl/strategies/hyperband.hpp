@@ -93,6 +93,8 @@ HYPERTUNE_INLINE Hyperband& Hyperband::operator=(Hyperband&&) = default;
 HYPERTUNE_INLINE Hyperband::~Hyperband() = default;
 
 HYPERTUNE_INLINE void Hyperband::on_start() {
+    detail::validate_rank_by("Hyperband", options_.rank_by, context().objectives);
+    best_.clear();
     bracket_of_.clear();
     credit_.assign(schedule_.size(), 0);
     if (options_.mode == HyperbandMode::Asynchronous) {
@@ -118,7 +120,8 @@ HYPERTUNE_INLINE void Hyperband::on_start() {
     }
 }
 
-HYPERTUNE_INLINE Decision Hyperband::on_report_losses(TrialId id, Resource step, const IntermediateReport& report) {
+HYPERTUNE_INLINE Decision Hyperband::on_report_losses(TrialId id, Resource step, const IntermediateReport& reported) {
+    const IntermediateReport report = options_.rank_by == RankBy::BestReport ? best_.judged(id, reported) : reported;
     const Decision d = options_.mode == HyperbandMode::Synchronous
                            ? sync_.report(id, step, report.loss, made_)
                            : async_.report("Hyperband", id, step, report, made_);
@@ -126,7 +129,8 @@ HYPERTUNE_INLINE Decision Hyperband::on_report_losses(TrialId id, Resource step,
     return d;
 }
 
-HYPERTUNE_INLINE void Hyperband::on_tell(TrialId id, const Outcome& outcome) {
+HYPERTUNE_INLINE void Hyperband::on_tell(TrialId id, const Outcome& told) {
+    const Outcome outcome = options_.rank_by == RankBy::BestReport ? best_.judged(id, told) : told;
     if (options_.mode == HyperbandMode::Synchronous)
         sync_.finish(id, outcome, made_);
     else
