@@ -206,3 +206,34 @@ TEST_CASE("Bayesian with no feasible trial yet looks where the constraint models
     CHECK(median_of_runs(bayes) <= 12.0);
     CHECK(median_of_runs(bayes) < median_of_runs(random));
 }
+
+TEST_CASE("Bayesian with the acquisition portfolio and several objectives or constraint models: expected improvement alone") {
+    // BayesianOptions::portfolio serves one objective without constraint models; ParEGO's
+    // scalarisation and constrained EI go on as without it.
+    const ht::SearchSpace space = zdt_space();
+    for (const bool constrained : {false, true}) {
+        INFO("constrained: " << constrained);
+        ht::Bayesian b({.portfolio = true});
+        b.start(space, {.seed = 4, .max_trials = 20, .objectives = constrained ? 1u : 2u, .constrained = constrained});
+        for (int i = 0; i < 20; ++i) {
+            const ht::Suggestion s = b.ask();
+            REQUIRE(s.runs());
+            const ht::Metrics m = zdt1(s.config);
+            ht::Outcome o = ht::Outcome::completed(*m.get("f1"), 1);
+            if (constrained) o.violations = {*m.get("f2") - 1.0};  // f2 <= 1
+            else o.losses = {*m.get("f1"), *m.get("f2")};
+            b.tell(s.trial, o);
+        }
+        CHECK(b.portfolio_picks() == std::vector<std::size_t>{0, 0, 0});
+        for (const ht::Note& n : b.model().notes()) CHECK(n.text.find("suggesting a space-filling point") == std::string::npos);
+    }
+    // one objective and no constraint: the portfolio suggests
+    ht::Bayesian b({.portfolio = true});
+    b.start(space, {.seed = 4, .max_trials = 20});
+    for (int i = 0; i < 20; ++i) {
+        const ht::Suggestion s = b.ask();
+        b.tell(s.trial, ht::Outcome::completed(*zdt1(s.config).get("f1"), 1));
+    }
+    const std::vector<std::size_t> picks = b.portfolio_picks();
+    CHECK(picks[0] + picks[1] + picks[2] > 0);
+}
