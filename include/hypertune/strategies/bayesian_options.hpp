@@ -113,9 +113,10 @@ struct BayesianOptions {
     /// by more than 10% on 24 of the 56 rows and up on 16. The gains favour the member whose
     /// nominees have the lowest mean, the confidence bound at 0.5, which makes most suggestions:
     /// better where the first basin is the right one and the budget is small (Hartmann 6-D at 50
-    /// from 0.0066 to 0.00095, Zakharov 8-D at 50 from 84 to 69), worse where a run stays in a
-    /// wrong basin or a narrow valley (Shekel 4-D at 200 from 0.0064 to 6.5, Colville 4-D at 200
-    /// from 0.0021 to 2.6, Trid 6-D at 50 from 3.3 to 11.7).
+    /// from 0.0066 to 0.00095; Zakharov 8-D at 50 from 84 to 69, though 76 either way on seeds
+    /// 101-120), worse where a run stays in a wrong basin or a narrow valley (Shekel 4-D at 200
+    /// from 0.0064 to 6.5, Colville 4-D at 200 from 0.0021 to 2.6, Trid 6-D at 50 from 3.3 to
+    /// 11.7; the same on seeds 101-120).
     bool portfolio = false;
 };
 
