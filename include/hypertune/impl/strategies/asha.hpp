@@ -45,14 +45,17 @@ HYPERTUNE_INLINE Suggestion ASHA::next(const TrialBudget& budget) {
 }
 
 HYPERTUNE_INLINE Decision ASHA::on_report_losses(TrialId id, Resource step, const IntermediateReport& report) {
-    const Decision d = ladder_.report("ASHA", id, step,
-                                      options_.rank_by == RankBy::BestReport ? best_.judged(id, report) : report, made_);
+    // No copy of the report unless it is judged on the best one (this is every report's path).
+    IntermediateReport best;
+    const IntermediateReport& judged = options_.rank_by == RankBy::BestReport ? (best = best_.judged(id, report)) : report;
+    const Decision d = ladder_.report("ASHA", id, step, judged, made_);
     decide_all(made_);
     return d;
 }
 
 HYPERTUNE_INLINE void ASHA::on_tell(TrialId id, const Outcome& outcome) {
-    ladder_.finish(id, options_.rank_by == RankBy::BestReport ? best_.judged(id, outcome) : outcome, made_);
+    Outcome best;
+    ladder_.finish(id, options_.rank_by == RankBy::BestReport ? (best = best_.judged(id, outcome)) : outcome, made_);
     decide_all(made_);
 }
 

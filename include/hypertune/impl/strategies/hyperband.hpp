@@ -121,7 +121,10 @@ HYPERTUNE_INLINE void Hyperband::on_start() {
 }
 
 HYPERTUNE_INLINE Decision Hyperband::on_report_losses(TrialId id, Resource step, const IntermediateReport& reported) {
-    const IntermediateReport report = options_.rank_by == RankBy::BestReport ? best_.judged(id, reported) : reported;
+    // No copy of the report unless it is judged on the best one (this is every report's path).
+    IntermediateReport best;
+    const IntermediateReport& report =
+        options_.rank_by == RankBy::BestReport ? (best = best_.judged(id, reported)) : reported;
     const Decision d = options_.mode == HyperbandMode::Synchronous
                            ? sync_.report(id, step, report.loss, made_)
                            : async_.report("Hyperband", id, step, report, made_);
@@ -130,7 +133,8 @@ HYPERTUNE_INLINE Decision Hyperband::on_report_losses(TrialId id, Resource step,
 }
 
 HYPERTUNE_INLINE void Hyperband::on_tell(TrialId id, const Outcome& told) {
-    const Outcome outcome = options_.rank_by == RankBy::BestReport ? best_.judged(id, told) : told;
+    Outcome best;
+    const Outcome& outcome = options_.rank_by == RankBy::BestReport ? (best = best_.judged(id, told)) : told;
     if (options_.mode == HyperbandMode::Synchronous)
         sync_.finish(id, outcome, made_);
     else
