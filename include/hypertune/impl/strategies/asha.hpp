@@ -45,17 +45,20 @@ HYPERTUNE_INLINE Suggestion ASHA::next(const TrialBudget& budget) {
 }
 
 HYPERTUNE_INLINE Decision ASHA::on_report_losses(TrialId id, Resource step, const IntermediateReport& report) {
-    // No copy of the report unless it is judged on the best one (this is every report's path).
-    IntermediateReport best;
-    const IntermediateReport& judged = options_.rank_by == RankBy::BestReport ? (best = best_.judged(id, report)) : report;
-    const Decision d = ladder_.report("ASHA", id, step, judged, made_);
+    // Two calls rather than one on a chosen report: every report passes here, and the report at
+    // the rung (the default) is neither copied nor paired with an empty one.
+    const Decision d = options_.rank_by == RankBy::BestReport
+                           ? ladder_.report("ASHA", id, step, best_.judged(id, report), made_)
+                           : ladder_.report("ASHA", id, step, report, made_);
     decide_all(made_);
     return d;
 }
 
 HYPERTUNE_INLINE void ASHA::on_tell(TrialId id, const Outcome& outcome) {
-    Outcome best;
-    ladder_.finish(id, options_.rank_by == RankBy::BestReport ? (best = best_.judged(id, outcome)) : outcome, made_);
+    if (options_.rank_by == RankBy::BestReport)
+        ladder_.finish(id, best_.judged(id, outcome), made_);
+    else
+        ladder_.finish(id, outcome, made_);
     decide_all(made_);
 }
 

@@ -121,25 +121,30 @@ HYPERTUNE_INLINE void Hyperband::on_start() {
 }
 
 HYPERTUNE_INLINE Decision Hyperband::on_report_losses(TrialId id, Resource step, const IntermediateReport& reported) {
-    // No copy of the report unless it is judged on the best one (this is every report's path).
-    IntermediateReport best;
-    const IntermediateReport& report =
-        options_.rank_by == RankBy::BestReport ? (best = best_.judged(id, reported)) : reported;
-    const Decision d = options_.mode == HyperbandMode::Synchronous
-                           ? sync_.report(id, step, report.loss, made_)
-                           : async_.report("Hyperband", id, step, report, made_);
-    decide_all(made_);
-    return d;
+    const auto judge = [&](const IntermediateReport& report) {
+        const Decision d = options_.mode == HyperbandMode::Synchronous
+                               ? sync_.report(id, step, report.loss, made_)
+                               : async_.report("Hyperband", id, step, report, made_);
+        decide_all(made_);
+        return d;
+    };
+    // Two calls rather than one on a chosen report: every report passes here, and the report at
+    // the rung (the default) is neither copied nor paired with an empty one.
+    return options_.rank_by == RankBy::BestReport ? judge(best_.judged(id, reported)) : judge(reported);
 }
 
 HYPERTUNE_INLINE void Hyperband::on_tell(TrialId id, const Outcome& told) {
-    Outcome best;
-    const Outcome& outcome = options_.rank_by == RankBy::BestReport ? (best = best_.judged(id, told)) : told;
-    if (options_.mode == HyperbandMode::Synchronous)
-        sync_.finish(id, outcome, made_);
+    const auto finish = [&](const Outcome& outcome) {
+        if (options_.mode == HyperbandMode::Synchronous)
+            sync_.finish(id, outcome, made_);
+        else
+            async_.finish(id, outcome, made_);
+        decide_all(made_);
+    };
+    if (options_.rank_by == RankBy::BestReport)
+        finish(best_.judged(id, told));
     else
-        async_.finish(id, outcome, made_);
-    decide_all(made_);
+        finish(told);
 }
 
 HYPERTUNE_INLINE std::vector<Resource> Hyperband::fidelity_levels() const {
