@@ -25,6 +25,14 @@ double curve(TrialId id, Resource step) {
     return id == 0 ? 0.5 : 0.6;
 }
 
+// Each of `ids` reports its curve at steps 1..3 and ends its run segment there.
+void run_to_rung(Scheduler& scheduler, const std::vector<TrialId>& ids) {
+    for (const TrialId id : ids) {
+        for (Resource step = 1; step <= 3; ++step) (void)scheduler.report(id, step, curve(id, step));
+        scheduler.tell(id, Outcome::completed(curve(id, 3), 3));
+    }
+}
+
 }  // namespace
 
 TEST_CASE("BestReports: the lowest finite loss so far, per trial, and a non-finite one passes through") {
@@ -66,10 +74,7 @@ TEST_CASE("rank_by: the promotion type and synchronous Hyperband judge the segme
         CHECK(asha.name() == (rank_by == RankBy::BestReport ? "ASHA-promotion-best" : "ASHA-promotion"));
         asha.start(rank_space(), {.seed = 2, .max_trials = 3});
         for (TrialId id = 0; id < 3; ++id) REQUIRE(asha.ask().budget == 3);
-        for (TrialId id = 0; id < 3; ++id) {
-            for (Resource step = 1; step <= 3; ++step) (void)asha.report(id, step, curve(id, step));
-            asha.tell(id, Outcome::completed(curve(id, 3), 3));
-        }
+        run_to_rung(asha, {0, 1, 2});
         const Suggestion promoted = asha.ask();
         REQUIRE(promoted.runs());
         CHECK(promoted.trial == expected);
@@ -86,10 +91,7 @@ TEST_CASE("rank_by: the promotion type and synchronous Hyperband judge the segme
             REQUIRE(s.budget == 3);
             started.push_back(s.trial);
         }
-        for (const TrialId id : started) {
-            for (Resource step = 1; step <= 3; ++step) (void)sync.report(id, step, curve(id, step));
-            sync.tell(id, Outcome::completed(curve(id, 3), 3));
-        }
+        run_to_rung(sync, started);
         const Suggestion next = sync.ask();
         REQUIRE(next.runs());
         CHECK(next.trial == expected);
