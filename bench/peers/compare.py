@@ -33,7 +33,7 @@ COLUMNS = [BAYES, ("hypertune", "Random"), TPE, CMA, ("optuna", "Random"), DLIB]
 HEADERS = ["ht Bayesian", "ht Random", "Optuna TPE", "Optuna CMA-ES", "Optuna Random", "dlib LIPO"]
 BOUND_TARGET = 0.10  # at most this share of Bayesian's trials on a bound, where no optimum is on one
 # Optuna's CMA-ES cannot sample categorical parameters: its independent sampler (random) does.
-CMA_NOTE = {"mixed4": " (kind: random)"}
+CMA_NOTE = {"mixed4": " (kind: random)", "mixed6": " (optimizer, activation: random)"}
 
 
 def quality_jobs(binary, dlib_binary, functions, budgets, seeds, chunk, first_seed=1):

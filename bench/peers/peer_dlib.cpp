@@ -22,9 +22,10 @@
 //                  for these cheap functions). The seed only selects the noise of noisy_hartmann6.
 //
 // The space as dlib sees it: every continuous parameter with min > 0 and max / min >= 1000 on a
-// log scale (find_min_global's own rule; here that is mixed4's lr, logarithmic on the other sides
-// too), every other continuous parameter linear; integer parameters as dlib integer variables
-// (linear: dlib has no logarithmic integers, so mixed4's units is searched linearly in 1..1000);
+// log scale (find_min_global's own rule; here that is the lr of mixed4 and mixed6, logarithmic on
+// the other sides too), every other continuous parameter linear; integer parameters as dlib integer
+// variables (linear: dlib has no logarithmic integers, so mixed4's units is searched linearly in
+// 1..1000 and mixed6's width in 16..1024);
 // a categorical parameter as an integer variable holding the index of its category.
 // Both samplers evaluate the centre of the box first (dlib's rule), then at least
 // max(3, d) - 1 random points.

@@ -264,6 +264,76 @@ def colville4(p):
             + 10.1 * ((x[1] - 1.0) ** 2 + (x[3] - 1.0) ** 2) + 19.8 * (x[1] - 1.0) * (x[3] - 1.0))
 
 
+# The fourth held-out set (test_functions.hpp).
+def rosenbrock10(p):
+    x = _coords(p, 10)
+    return sum(100.0 * (x[j + 1] - x[j] * x[j]) ** 2 + (1.0 - x[j]) ** 2 for j in range(9))
+
+
+ALPINE_SHIFT, ALPINE_HALF = 4, 10.0
+
+
+def alpine10(p):
+    return sum(abs(z * math.sin(z) + 0.1 * z) for z in _offsets(p, 10, ALPINE_SHIFT, ALPINE_HALF))
+
+
+EGGHOLDER2_MIN = -959.6406627208506
+EGGHOLDER2_ARGMIN = {"x0": 512.0, "x1": 404.2319}
+
+
+def eggholder2(p):
+    x0, x1 = _coords(p, 2)
+    return (-(x1 + 47.0) * math.sin(math.sqrt(abs(x1 + 0.5 * x0 + 47.0)))
+            - x0 * math.sin(math.sqrt(abs(x0 - (x1 + 47.0)))))
+
+
+def perm4(p):
+    x = _coords(p, 4)
+    return sum(sum((j + 10.0) * (x[j - 1] ** i - float(j) ** -i) for j in range(1, 5)) ** 2 for i in range(1, 5))
+
+
+def qing6(p):
+    return sum((v * v - (i + 1)) ** 2 for i, v in enumerate(_coords(p, 6)))
+
+
+# See test_functions.hpp.
+MIXED6_OPTIMIZERS = ("sgd", "adam", "rmsprop")
+MIXED6_ACTIVATIONS = ("relu", "tanh", "gelu", "sigmoid")
+_M6_OPT = (0.35, 0.0, 0.2)
+_M6_ACT = ((0.0, 0.5, 0.3, 0.9), (0.4, 0.6, 0.1, 1.0), (0.2, 0.0, 0.5, 0.8))
+_M6_LR = (-1.3, -3.1, -2.6)
+
+
+def _mixed6_value(layers, width, o, a, lr, dropout):
+    w = math.log2(width)
+    l = math.log10(lr) - _M6_LR[o] + 0.2 * (layers - 4.0)
+    d = dropout - 0.1 - 0.05 * (w - 4.0)
+    return (_M6_OPT[o] + _M6_ACT[o][a] + 0.15 * (layers - 4.6) ** 2 + 0.1 * (w - 7.7) ** 2 + 0.6 * l * l
+            + 2.0 * d * d)
+
+
+def mixed6(p):
+    return _mixed6_value(p["layers"], p["width"], MIXED6_OPTIMIZERS.index(p["optimizer"]),
+                         MIXED6_ACTIVATIONS.index(p["activation"]), p["lr"], p["dropout"])
+
+
+def mixed6_minimum():
+    """Enumerates the discrete part; the best lr and dropout in closed form, clamped to their ranges."""
+    best = math.inf
+    for layers in range(1, 9):
+        for width in range(16, 1025):
+            dropout = min(max(0.1 + 0.05 * (math.log2(width) - 4.0), 0.0), 0.8)
+            for o in range(3):
+                log_lr = min(max(_M6_LR[o] - 0.2 * (layers - 4.0), -5.0), 0.0)
+                for a in range(4):
+                    best = min(best, _mixed6_value(layers, width, o, a, 10.0 ** log_lr, dropout))
+    return best
+
+
+MIXED6_ARGMIN = [{"layers": 5, "width": 208, "optimizer": "adam", "activation": "gelu",
+                  "lr": 10.0 ** (-3.1 - 0.2), "dropout": 0.1 + 0.05 * (math.log2(208) - 4.0)}]
+
+
 def _point(values):
     return {f"x{j}": v for j, v in enumerate(values)}
 
@@ -390,6 +460,18 @@ def functions():
                      [_point(MICHALEWICZ10_ARGMIN)]),
         PeerFunction("rothyp20", _cube(20, -ROTHYP_HALF, ROTHYP_HALF), rothyp20, 0.0, _shifted(20, ROTHYP_HALF)),
         PeerFunction("colville4", _cube(4, -10.0, 10.0), colville4, 0.0, [_point([1.0] * 4)]),
+        # The fourth held-out set.
+        PeerFunction("rosenbrock10", _cube(10, -5.0, 10.0), rosenbrock10, 0.0, [_point([1.0] * 10)]),
+        PeerFunction("alpine10", _cube(10, -ALPINE_HALF, ALPINE_HALF), alpine10, 0.0,
+                     _shifted(10, ALPINE_HALF, ALPINE_SHIFT)),
+        PeerFunction("eggholder2", _cube(2, -512.0, 512.0), eggholder2, EGGHOLDER2_MIN, [EGGHOLDER2_ARGMIN]),
+        PeerFunction("perm4", _cube(4, -4.0, 4.0), perm4, 0.0, [_point([1.0 / j for j in range(1, 5)])]),
+        PeerFunction("qing6", _cube(6, -200.0, 600.0), qing6, 0.0, [_point([math.sqrt(i) for i in range(1, 7)])]),
+        PeerFunction("mixed6", [("layers", "int", 1, 8, False), ("width", "int", 16, 1024, True),
+                                ("optimizer", "categorical", MIXED6_OPTIMIZERS),
+                                ("activation", "categorical", MIXED6_ACTIVATIONS),
+                                ("lr", "float", 1e-5, 1.0, True), ("dropout", "float", 0.0, 0.8, False)],
+                     mixed6, mixed6_minimum(), MIXED6_ARGMIN),
         # The standard forms (optimum at x = 1 for Levy, at the centre for the others).
         PeerFunction("levy10_standard", _cube(10, -LEVY_HALF, LEVY_HALF), levy10_standard, 0.0, [_point([1.0] * 10)]),
         PeerFunction("rastrigin5_standard", _cube(5, -RASTRIGIN_HALF, RASTRIGIN_HALF), rastrigin5_standard, 0.0,
