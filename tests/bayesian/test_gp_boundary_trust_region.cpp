@@ -54,7 +54,7 @@ bool has_coordinate_on_bound(const ht::Config& c) {
 }
 
 // ht::testing::flat_bowl: once the search is in its flat bottom, nothing improves, so a trust
-// region halves after every max(4, 2d) failures.
+// region halves after every max(8, 2d) failures.
 using ht::testing::flat_bowl;
 using ht::testing::unit_space;
 
@@ -111,11 +111,11 @@ TEST_CASE("Bayesian: interior optimum behind a flat plateau: at most 10% of tria
     }
 }
 
-TEST_CASE("Bayesian trust region: halves after max(4, 2d) failures in a row, doubles after 3 successes") {
+TEST_CASE("Bayesian trust region: halves after max(8, 2d) failures in a row, doubles after 3 successes") {
     for (const std::size_t d : {1U, 2U, 5U, 12U}) {
         CAPTURE(d);
         ht::detail::GpTrustRegion region(d);
-        const std::size_t tolerance = std::max<std::size_t>(4, 2 * d);
+        const std::size_t tolerance = std::max<std::size_t>(8, 2 * d);
         CHECK(region.failure_tolerance() == tolerance);
         CHECK_FALSE(region.record(1.0));  // the first result only sets the bar
         for (std::size_t k = 1; k < tolerance; ++k) CHECK_FALSE(region.record(2.0));

@@ -72,7 +72,7 @@
 // - Trust region (`trust_region`, on by default with one objective; detail/gp_trust_region.hpp):
 //   the Sobol candidates fill a box around the incumbent (feasible), sides scaled by the length
 //   scales, each coordinate moved from the centre with probability min(1, 5 / d); the box doubles
-//   after 3 successes and halves after max(4, 2d) failures, and once it has shrunk below 0.5^7
+//   after 3 successes and halves after max(8, 2d) failures, and once it has shrunk below 0.5^7
 //   (0.5^10 while the model sees no noise in the region's results) a new region starts with a
 //   fresh space-filling design and a model of its own results (TuRBO-1, Eriksson et al. 2019).
 //   While no result is feasible, the whole cube is searched.
