@@ -128,14 +128,16 @@ inline double hartmann6(const ht::Config& c) {
     return hartmann(c, a, p);
 }
 
-inline double rosenbrock4(const ht::Config& c) {
-    double x[4];
-    for (std::size_t j = 0; j < 4; ++j) x[j] = c.get<double>(coordinate_names[j]);
+// Rosenbrock of the first d coordinates: sum 100 (x_{j+1} - x_j^2)^2 + (1 - x_j)^2.
+inline double rosenbrock(const ht::Config& c, std::size_t d) {
+    const auto x = coordinates(c, d);
     double sum = 0.0;
-    for (std::size_t j = 0; j + 1 < 4; ++j)
+    for (std::size_t j = 0; j + 1 < d; ++j)
         sum += 100.0 * (x[j + 1] - x[j] * x[j]) * (x[j + 1] - x[j] * x[j]) + (1.0 - x[j]) * (1.0 - x[j]);
     return sum;
 }
+
+inline double rosenbrock4(const ht::Config& c) { return rosenbrock(c, 4); }
 
 // Where the shifted functions have their optimum: centre + shift_fraction[j] * half-width, at
 // 0.08 to 0.34 of the width from the centre (and at least 0.16 of it from a bound).
@@ -365,15 +367,16 @@ inline double colville4(const ht::Config& c) {
            19.8 * (x[1] - 1.0) * (x[3] - 1.0);
 }
 
+// The index of a categorical parameter's value among its choices (the mixed spaces).
+inline std::size_t choice_index(const char* function, const std::vector<std::string>& choices, const std::string& value) {
+    const auto it = std::find(choices.begin(), choices.end(), value);
+    if (it == choices.end()) throw std::invalid_argument(std::string(function) + ": unknown choice " + value);
+    return static_cast<std::size_t>(it - choices.begin());
+}
+
 // The fourth held-out set.
 
-inline double rosenbrock10(const ht::Config& c) {
-    const auto x = coordinates(c, 10);
-    double sum = 0.0;
-    for (std::size_t j = 0; j + 1 < x.size(); ++j)
-        sum += 100.0 * (x[j + 1] - x[j] * x[j]) * (x[j + 1] - x[j] * x[j]) + (1.0 - x[j]) * (1.0 - x[j]);
-    return sum;
-}
+inline double rosenbrock10(const ht::Config& c) { return rosenbrock(c, 10); }
 
 // Alpine N.1: separable, non-differentiable at its zeros, a ridge of local minima in every coordinate.
 inline constexpr std::size_t alpine_shift = 4;
@@ -431,12 +434,6 @@ inline constexpr std::array<std::array<double, 4>, 3> mixed6_activation_offset =
     {{0.0, 0.5, 0.3, 0.9}, {0.4, 0.6, 0.1, 1.0}, {0.2, 0.0, 0.5, 0.8}}};
 inline constexpr std::array<double, 3> mixed6_lr_centre = {-1.3, -3.1, -2.6};
 
-inline std::size_t mixed6_index(const std::vector<std::string>& choices, const std::string& value) {
-    const auto it = std::find(choices.begin(), choices.end(), value);
-    if (it == choices.end()) throw std::invalid_argument("mixed6: unknown choice " + value);
-    return static_cast<std::size_t>(it - choices.begin());
-}
-
 inline double mixed6_value(double layers, double width, std::size_t optimizer, std::size_t activation, double lr,
                            double dropout) {
     const double w = std::log2(width);
@@ -449,8 +446,8 @@ inline double mixed6_value(double layers, double width, std::size_t optimizer, s
 inline double mixed6(const ht::Config& c) {
     return mixed6_value(static_cast<double>(c.get<std::int64_t>("layers")),
                         static_cast<double>(c.get<std::int64_t>("width")),
-                        mixed6_index(mixed6_optimizers, c.get<std::string>("optimizer")),
-                        mixed6_index(mixed6_activations, c.get<std::string>("activation")), c.get<double>("lr"),
+                        choice_index("mixed6", mixed6_optimizers, c.get<std::string>("optimizer")),
+                        choice_index("mixed6", mixed6_activations, c.get<std::string>("activation")), c.get<double>("lr"),
                         c.get<double>("dropout"));
 }
 
@@ -480,11 +477,6 @@ inline const std::vector<std::string> mixed4_kinds = {"alpha", "beta", "gamma", 
 inline constexpr std::array<double, 4> mixed4_offset = {0.6, 0.0, 0.9, 0.3};
 inline constexpr std::array<double, 4> mixed4_lr_centre = {-3.2, -1.4, -2.6, -0.8};
 
-inline std::size_t mixed4_kind_index(const std::string& kind) {
-    const auto it = std::find(mixed4_kinds.begin(), mixed4_kinds.end(), kind);
-    if (it == mixed4_kinds.end()) throw std::invalid_argument("mixed4: unknown kind " + kind);
-    return static_cast<std::size_t>(it - mixed4_kinds.begin());
-}
 
 inline double mixed4_value(double units, double depth, std::size_t kind, double lr) {
     const double u = std::log10(units) - 2.2;
@@ -494,7 +486,7 @@ inline double mixed4_value(double units, double depth, std::size_t kind, double 
 
 inline double mixed4(const ht::Config& c) {
     return mixed4_value(static_cast<double>(c.get<std::int64_t>("units")), static_cast<double>(c.get<std::int64_t>("depth")),
-                        mixed4_kind_index(c.get<std::string>("kind")), c.get<double>("lr"));
+                        choice_index("mixed4", mixed4_kinds, c.get<std::string>("kind")), c.get<double>("lr"));
 }
 
 // Enumerates the discrete part; for each, the best lr in [1e-4, 1] in closed form (clamped).

@@ -42,9 +42,12 @@ def hartmann6(p):
     return _hartmann(_coords(p, 6), _A, _P)
 
 
+def _rosenbrock(x):
+    return sum(100.0 * (x[j + 1] - x[j] ** 2) ** 2 + (1.0 - x[j]) ** 2 for j in range(len(x) - 1))
+
+
 def rosenbrock4(p):
-    x = [p[f"x{j}"] for j in range(4)]
-    return sum(100.0 * (x[j + 1] - x[j] ** 2) ** 2 + (1.0 - x[j]) ** 2 for j in range(3))
+    return _rosenbrock([p[f"x{j}"] for j in range(4)])
 
 
 # Shifted optima (see test_functions.hpp): the optimum of levy*, rastrigin5 and griewank8 sits at
@@ -266,8 +269,7 @@ def colville4(p):
 
 # The fourth held-out set (test_functions.hpp).
 def rosenbrock10(p):
-    x = _coords(p, 10)
-    return sum(100.0 * (x[j + 1] - x[j] * x[j]) ** 2 + (1.0 - x[j]) ** 2 for j in range(9))
+    return _rosenbrock(_coords(p, 10))
 
 
 ALPINE_SHIFT, ALPINE_HALF = 4, 10.0

@@ -7,6 +7,7 @@
 // non-finite loss passes through unchanged (the rungs count it as a failure) and does not enter
 // the best. A resumed run rebuilds it: its replay reports and tells again.
 
+#include <hypertune/strategies/rank_by.hpp>
 #include <hypertune/strategy.hpp>
 #include <hypertune/types.hpp>
 
@@ -27,6 +28,15 @@ public:
         if (report.losses.size() == 1) report.losses[0] = at->second;
         return report;
     }
+    /// Calls rung(r) with the report (or outcome) r that a rung judges under `rank_by`: `report`
+    /// itself for RankBy::LastReport, without a copy (every report and tell of ASHA and Hyperband
+    /// passes here), or judged(id, report) for RankBy::BestReport.
+    template <class Report, class Rung>
+    decltype(auto) with_judged(RankBy rank_by, TrialId id, const Report& report, Rung&& rung) {
+        if (rank_by == RankBy::BestReport) return rung(judged(id, report));
+        return rung(report);
+    }
+
     void clear() { best_.clear(); }
 
 private:

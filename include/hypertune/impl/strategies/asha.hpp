@@ -45,20 +45,15 @@ HYPERTUNE_INLINE Suggestion ASHA::next(const TrialBudget& budget) {
 }
 
 HYPERTUNE_INLINE Decision ASHA::on_report_losses(TrialId id, Resource step, const IntermediateReport& report) {
-    // Two calls rather than one on a chosen report: every report passes here, and the report at
-    // the rung (the default) is neither copied nor paired with an empty one.
-    const Decision d = options_.rank_by == RankBy::BestReport
-                           ? ladder_.report("ASHA", id, step, best_.judged(id, report), made_)
-                           : ladder_.report("ASHA", id, step, report, made_);
+    const Decision d = best_.with_judged(options_.rank_by, id, report, [&](const IntermediateReport& judged) {
+        return ladder_.report("ASHA", id, step, judged, made_);
+    });
     decide_all(made_);
     return d;
 }
 
 HYPERTUNE_INLINE void ASHA::on_tell(TrialId id, const Outcome& outcome) {
-    if (options_.rank_by == RankBy::BestReport)
-        ladder_.finish(id, best_.judged(id, outcome), made_);
-    else
-        ladder_.finish(id, outcome, made_);
+    best_.with_judged(options_.rank_by, id, outcome, [&](const Outcome& judged) { ladder_.finish(id, judged, made_); });
     decide_all(made_);
 }
 

@@ -121,30 +121,22 @@ HYPERTUNE_INLINE void Hyperband::on_start() {
 }
 
 HYPERTUNE_INLINE Decision Hyperband::on_report_losses(TrialId id, Resource step, const IntermediateReport& reported) {
-    const auto judge = [&](const IntermediateReport& report) {
-        const Decision d = options_.mode == HyperbandMode::Synchronous
-                               ? sync_.report(id, step, report.loss, made_)
-                               : async_.report("Hyperband", id, step, report, made_);
-        decide_all(made_);
-        return d;
-    };
-    // Two calls rather than one on a chosen report: every report passes here, and the report at
-    // the rung (the default) is neither copied nor paired with an empty one.
-    return options_.rank_by == RankBy::BestReport ? judge(best_.judged(id, reported)) : judge(reported);
+    const Decision d = best_.with_judged(options_.rank_by, id, reported, [&](const IntermediateReport& report) {
+        return options_.mode == HyperbandMode::Synchronous ? sync_.report(id, step, report.loss, made_)
+                                                           : async_.report("Hyperband", id, step, report, made_);
+    });
+    decide_all(made_);
+    return d;
 }
 
 HYPERTUNE_INLINE void Hyperband::on_tell(TrialId id, const Outcome& told) {
-    const auto finish = [&](const Outcome& outcome) {
+    best_.with_judged(options_.rank_by, id, told, [&](const Outcome& outcome) {
         if (options_.mode == HyperbandMode::Synchronous)
             sync_.finish(id, outcome, made_);
         else
             async_.finish(id, outcome, made_);
-        decide_all(made_);
-    };
-    if (options_.rank_by == RankBy::BestReport)
-        finish(best_.judged(id, told));
-    else
-        finish(told);
+    });
+    decide_all(made_);
 }
 
 HYPERTUNE_INLINE std::vector<Resource> Hyperband::fidelity_levels() const {
