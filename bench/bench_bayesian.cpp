@@ -15,19 +15,6 @@ namespace {
 
 namespace ht = hypertune;
 
-// Smooth, with an interaction and a noisy integer effect: stands in for a validation loss.
-double synthetic_loss(const ht::Config& c) {
-    const double eta = c.get<double>("eta");
-    const double depth = c.get<int>("max_depth");
-    const double rounds = c.get<int>("num_round");
-    const double mcw = c.get<double>("min_child_weight");
-    const double alpha = c.get<double>("alpha");
-    const double lvl = c.get<double>("colsample_bylevel");
-    const double tree = c.get<double>("colsample_bytree");
-    return std::pow(std::log(eta + 1e-3) + 2.0, 2) + 0.05 * (depth - 6) * (depth - 6) + 0.3 * (rounds - 150) / 50.0 * eta +
-           0.02 * (mcw - 3) * (mcw - 3) + 0.1 * alpha + 0.5 * (lvl - 0.7) * (lvl - 0.7) + 0.5 * (tree - 0.8) * (tree - 0.8);
-}
-
 void ask_tell(benchmark::State& state) {
     const auto n = static_cast<std::size_t>(state.range(0));
     const auto space = ht::bench::xgboost_space();
@@ -35,11 +22,11 @@ void ask_tell(benchmark::State& state) {
     strategy.start(space, {42, 0});
     for (std::size_t i = 0; i < n; ++i) {
         auto s = strategy.ask();
-        strategy.tell(s.trial, ht::Outcome::completed(synthetic_loss(s.config), 1));
+        strategy.tell(s.trial, ht::Outcome::completed(ht::bench::synthetic_loss(s.config), 1));
     }
     for (auto _ : state) {
         auto s = strategy.ask();
-        strategy.tell(s.trial, ht::Outcome::completed(synthetic_loss(s.config), 1));
+        strategy.tell(s.trial, ht::Outcome::completed(ht::bench::synthetic_loss(s.config), 1));
         benchmark::DoNotOptimize(s);
     }
     state.counters["model_fits"] = static_cast<double>(strategy.model_fits());

@@ -83,19 +83,6 @@ void run(const S& strategy, const std::string& sampler, const TestFunction& fn, 
     for (std::size_t budget : budgets) run_to(strategy, sampler, fn, budget, seed);
 }
 
-// The loss of bench/bench_bayesian.cpp (and optuna_overhead.py): smooth, with an interaction.
-double synthetic_loss(const ht::Config& c) {
-    const double eta = c.get<double>("eta");
-    const double depth = c.get<int>("max_depth");
-    const double rounds = c.get<int>("num_round");
-    const double mcw = c.get<double>("min_child_weight");
-    const double alpha = c.get<double>("alpha");
-    const double lvl = c.get<double>("colsample_bylevel");
-    const double tree = c.get<double>("colsample_bytree");
-    return std::pow(std::log(eta + 1e-3) + 2.0, 2) + 0.05 * (depth - 6) * (depth - 6) + 0.3 * (rounds - 150) / 50.0 * eta +
-           0.02 * (mcw - 3) * (mcw - 3) + 0.1 * alpha + 0.5 * (lvl - 0.7) * (lvl - 0.7) + 0.5 * (tree - 0.8) * (tree - 0.8);
-}
-
 // Mean ask + tell time of `timed` trials after each count of completed trials, in one run.
 void overhead(const std::vector<std::size_t>& counts, std::size_t timed, const ht::BayesianOptions& options) {
     const auto space = ht::bench::xgboost_space();
@@ -104,7 +91,7 @@ void overhead(const std::vector<std::size_t>& counts, std::size_t timed, const h
     std::size_t done = 0;
     auto step = [&] {
         auto s = strategy.ask();
-        strategy.tell(s.trial, ht::Outcome::completed(synthetic_loss(s.config), 1));
+        strategy.tell(s.trial, ht::Outcome::completed(ht::bench::synthetic_loss(s.config), 1));
         ++done;
     };
     for (std::size_t n : counts) {

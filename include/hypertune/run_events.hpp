@@ -54,6 +54,9 @@ struct RunResumed {
     double time = 0.0;
     std::size_t trials = 0;     ///< trials the journal held
     std::size_t in_flight = 0;  ///< of those, the ones that run again
+    /// This session's budget of new trials (TunerOptions::max_jobs, which a resume may raise); 0
+    /// in journals written before it was recorded.
+    std::size_t max_jobs = 0;
 };
 
 /// A trial starts running (new, promoted, or run again after a crash).

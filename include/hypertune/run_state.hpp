@@ -53,6 +53,8 @@ public:
     [[nodiscard]] const std::vector<TrialRecord>& records() const noexcept { return records_; }
     [[nodiscard]] const TrialRecord& record(TrialId id) const { return records_[index_.at(id)]; }
     [[nodiscard]] bool has(TrialId id) const { return index_.contains(id); }
+    /// The budget and resume point of the trial's latest run (TrialStarted::budget, resume_from).
+    [[nodiscard]] std::pair<Resource, Resource> last_run(TrialId id) const { return last_runs_[index_.at(id)]; }
     [[nodiscard]] std::size_t count(TrialStatus s) const noexcept { return count_[static_cast<std::size_t>(s)]; }
     /// The best feasible Completed trial so far on the first objective (ties: the earlier), if any.
     [[nodiscard]] std::optional<TrialId> best() const noexcept { return best_; }
@@ -131,6 +133,7 @@ private:
     Result::Setup setup_;
     std::vector<TrialRecord> records_;
     std::unordered_map<TrialId, std::size_t> index_;
+    std::vector<std::pair<Resource, Resource>> last_runs_;  // by record: its latest run's budget, resume_from
     std::unordered_map<TrialId, TrialStarted> open_;  // started, not ended
     std::array<std::size_t, 5> count_{};               // trials by TrialStatus
     std::optional<TrialId> best_;

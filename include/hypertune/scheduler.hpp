@@ -98,6 +98,15 @@ public:
 
     /// New trials handed out since start().
     [[nodiscard]] std::size_t trials_started() const noexcept { return static_cast<std::size_t>(next_id_); }
+    /// Changes the budget of new trials (StrategyContext::max_trials) after start(). A resumed run
+    /// replays each session of its journal with that session's max_jobs, so that the scheduler
+    /// decides as it did then (at the budget's end, a promotion-type scheduler stops the trials
+    /// left paused; synchronous Hyperband promotes instead of starting new trials), and then
+    /// goes on with the larger budget.
+    void set_max_trials(std::size_t max_trials) {
+        ctx_.max_trials = max_trials;
+        on_max_trials(max_trials);
+    }
     /// The sampler (empty for a scheduler that wraps another).
     [[nodiscard]] const AnySampler& sampler() const noexcept { return sampler_; }
     /// Replaces the sampler; before start().
@@ -123,6 +132,8 @@ protected:
         return on_report(id, step, report.loss);
     }
     virtual void on_tell(TrialId /*id*/, const Outcome& /*outcome*/) {}
+    /// The budget changed (set_max_trials): a scheduler that wraps another passes it on.
+    virtual void on_max_trials(std::size_t /*max_trials*/) {}
     /// The resources at which trials are compared (for a model-based sampler), increasing.
     [[nodiscard]] HYPERTUNE_INLINE virtual std::vector<Resource> fidelity_levels() const;
 
@@ -220,6 +231,7 @@ public:
     [[nodiscard]] std::vector<DecisionRecord> take_decisions() { return impl_->take_decisions(); }
     [[nodiscard]] std::optional<Resource> max_resource() const { return impl_->max_resource(); }
     [[nodiscard]] std::vector<std::string> notes() const { return impl_->notes(); }
+    void set_max_trials(std::size_t max_trials) { impl_->set_max_trials(max_trials); }
     /// Hands earlier runs' trials to the strategy; false when it does not learn from them.
     bool warm_start(const std::vector<WarmStartObservation>& observations, WarmStartType type) {
         return impl_->warm_start(observations, type);

@@ -9,9 +9,11 @@
 #include <doctest/doctest.h>
 #include <fmt/format.h>
 
+#include <atomic>
 #include <chrono>
 #include <map>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace ht = hypertune;
@@ -40,6 +42,37 @@ protected:
     ht::Suggestion next(const ht::TrialBudget& budget) override {
         return ht::Suggestion::run(budget.next_id + 1, ht::RandomSampler::sample(space(), 0, 0), 1);
     }
+};
+
+// A custom scheduler that starts trial 0 (budget 3 of max_resource 9), then breaks the contract in
+// the way `how` names on every later suggestion.
+class Misbehaves : public ht::Scheduler {
+public:
+    explicit Misbehaves(std::string how) : how_(std::move(how)) {}
+    std::string name() const override { return "Misbehaves"; }
+    std::optional<ht::Resource> max_resource() const override { return 9; }
+
+protected:
+    ht::Suggestion next(const ht::TrialBudget& b) override {
+        if (b.next_id == 0) {
+            auto s = start_new(b, 3);
+            first_ = s.config;
+            return s;
+        }
+        const ht::Config fresh = ht::RandomSampler::sample(space(), 5, b.next_id);
+        if (how_ == "empty configuration") return ht::Suggestion::run(b.next_id, ht::Config{}, 3);
+        if (how_ == "budget 0") return ht::Suggestion::run(b.next_id, fresh, 0);
+        if (how_ == "budget past max_resource") return ht::Suggestion::run(b.next_id, fresh, 10);
+        if (how_ == "new trial resumed") return ht::Suggestion::run(b.next_id, fresh, 3, 1);
+        if (how_ == "resumed at its budget") return ht::Suggestion::run(0, first_, 3, 3);
+        if (how_ == "again, no further") return ht::Suggestion::run(0, first_, 3);
+        if (how_ == "another configuration") return ht::Suggestion::run(0, fresh, 9, 3);
+        return ht::Suggestion::run(0, first_, 9, 3);  // "while running": a promotion, too early
+    }
+
+private:
+    std::string how_;
+    ht::Config first_;
 };
 
 // A sampler that writes down every hook call it gets, in order.
@@ -128,6 +161,40 @@ TEST_CASE("the tuner ends a run whose scheduler ignores the budget, with the err
     CHECK(result.stop_reason().find("strategy 'IgnoresBudget' suggested new trial 5 beyond the budget of 5") == 0);
     // No spin: it ends as soon as the budget is broken (a generous bound; a spin never ends).
     CHECK(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(60));
+}
+
+TEST_CASE("the tuner refuses a suggestion it cannot carry out, naming the scheduler, before it runs") {
+    const std::map<std::string, std::string> expected{
+        {"empty configuration", "suggested trial 1 with a configuration of 0 parameters that is not of this run's "
+                                "search space (2 parameters): a configuration comes from the sampler, or from the "
+                                "trial's record"},
+        {"budget 0", "suggested trial 1 with budget 0: a budget is at least 1 and at most max_resource = 9"},
+        {"budget past max_resource", "suggested trial 1 with budget 10: a budget is at least 1 and at most max_resource = 9"},
+        {"new trial resumed", "suggested trial 1 to resume from 1, but it is a new trial: a new trial starts from 0"},
+        {"resumed at its budget", "suggested trial 0 to resume from 3 with budget 3: a trial resumes from 0 up to below "
+                                  "its budget"},
+        {"again, no further", "suggested trial 0 again with budget 3 from 0, no further than its last run (budget 3 "
+                              "from 0): a trial runs again only to go further"},
+        {"another configuration", "suggested trial 0 again with another configuration than it ran with: a trial keeps "
+                                  "its configuration"},
+        {"while running", "suggested trial 0 while it is running: a trial runs on one worker at a time"}};
+    for (const auto& [how, message] : expected) {
+        CAPTURE(how);
+        // Two workers for the running case, whose trial 0 runs until the run stops; one for the
+        // rest, so trial 0 has ended when the scheduler names it again.
+        const bool running = how == "while running";
+        ht::Tuner tuner(two_d(), Misbehaves(how), {.max_jobs = 5, .max_parallel_jobs = running ? 2u : 1u});
+        std::atomic<int> calls{0};
+        auto result = tuner.fit([&](const ht::Config& c, ht::Trial& trial) {
+            ++calls;
+            while (running && !trial.should_stop()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+            return c.get<double>("x");
+        });
+        CHECK(result.stop_reason() == "strategy 'Misbehaves' " + message);
+        CHECK(calls == 1);  // nothing ran for the broken suggestion, nothing ran twice
+        REQUIRE(result.trials().size() == 1);
+        CHECK(result.trials()[0].segments.size() == 1);
+    }
 }
 
 TEST_CASE("the sampler hears every report, result and decision, after the scheduler's decision") {

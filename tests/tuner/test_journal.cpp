@@ -16,6 +16,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <set>
 #include <sstream>
@@ -133,6 +134,47 @@ TEST_CASE("a stopped run resumes from its journal and ends as if it had never st
     for (const auto& [id, what] : expected)
         if (id != 15) CHECK(got[id] == what);
     fs::remove(path);
+}
+
+TEST_CASE("a finished run resumed with a larger max_jobs goes on, for every scheduler, session after session") {
+    // At the end of its budget a scheduler decides otherwise than with trials to come (the
+    // promotion type stops the trials left paused; synchronous Hyperband promotes where it would
+    // start new ones): the replay gives each session its own max_jobs, recorded in the journal.
+    const std::vector<std::pair<std::string, std::function<ht::AnyStrategy()>>> strategies{
+        {"ASHA", [] { return asha(); }},
+        {"ASHA, no filling", [] { return ht::AnyStrategy(ht::ASHA({.min_resource = 1, .max_resource = 9,
+                                                                    .fill_idle_workers = false})); }},
+        {"ASHA, stop type", [] { return ht::AnyStrategy(ht::ASHA({.min_resource = 1, .max_resource = 9,
+                                                                   .type = ht::HalvingType::Stop})); }},
+        {"Hyperband", [] { return ht::AnyStrategy(ht::Hyperband({.min_resource = 1, .max_resource = 9})); }},
+        {"Hyperband, synchronous",
+         [] {
+             return ht::AnyStrategy(
+                 ht::Hyperband({.min_resource = 1, .max_resource = 9, .mode = ht::HyperbandMode::Synchronous}));
+         }},
+        {"MedianStopping(ASHA)", [] { return ht::AnyStrategy(ht::MedianStopping(ht::ASHA({.min_resource = 1, .max_resource = 9}))); }},
+        {"RandomSearch", [] { return ht::AnyStrategy(ht::RandomSearch({.max_resource = 9})); }}};
+    for (const auto& [name, make] : strategies) {
+        CAPTURE(name);
+        auto path = temp_journal("raise");
+        const auto first = ht::Tuner(journal_space(), make(), options(path, 12)).fit(journal_trainer);
+        REQUIRE(first.trials().size() == 12);
+        for (std::size_t jobs : {std::size_t{20}, std::size_t{30}}) {
+            CAPTURE(jobs);
+            const auto more = ht::Tuner(journal_space(), make(), options(path, jobs)).fit(journal_trainer);
+            CHECK(more.trials().size() == jobs);
+            CHECK(more.stop_reason() == "max_jobs reached");
+            // The first session's trials keep their configurations, and what they completed.
+            for (std::size_t i = 0; i < first.trials().size(); ++i) {
+                CHECK(more.trials()[i].config == first.trials()[i].config);
+                if (first.trials()[i].status == ht::TrialStatus::Completed &&
+                    more.trials()[i].status == ht::TrialStatus::Completed)
+                    CHECK(more.trials()[i].resource_used >= first.trials()[i].resource_used);
+            }
+            ht::testing::check_same_result(more, ht::load_result(path));
+        }
+        fs::remove(path);
+    }
 }
 
 TEST_CASE("a journal cut at any line resumes to the uninterrupted run's trials") {

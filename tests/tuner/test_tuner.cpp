@@ -333,7 +333,15 @@ TEST_CASE("options are checked before any trial runs") {
                          ht::InvalidArgument);
     ht::Tuner once(space, ht::RandomSearch(), {.max_jobs = 1});
     (void)once.fit(quadratic);
-    CHECK_THROWS_WITH_AS((void)once.fit(quadratic), "Tuner: this tuner has already run; make a new one", ht::Error);
+    CHECK_THROWS_WITH_AS((void)once.fit(quadratic), "Tuner: this tuner has already run (or was moved from); make a new one", ht::Error);
+    // A moved-from tuner is refused alike, not run on a moved-from strategy; the one it moved to runs.
+    ht::Tuner from(space, ht::RandomSearch(), {.max_jobs = 2});
+    ht::Tuner to(std::move(from));
+    CHECK_THROWS_WITH_AS((void)from.fit(quadratic), "Tuner: this tuner has already run (or was moved from); make a new one", ht::Error);  // NOLINT(bugprone-use-after-move)
+    ht::Tuner assigned(space, ht::RandomSearch(), {.max_jobs = 1});
+    assigned = std::move(to);
+    CHECK_THROWS_AS((void)to.fit(quadratic), ht::Error);  // NOLINT(bugprone-use-after-move)
+    CHECK(assigned.fit(quadratic).trials().size() == 2);
 }
 
 TEST_CASE("maximize: the best is the largest, strategies see the negated loss") {

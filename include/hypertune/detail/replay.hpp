@@ -11,6 +11,10 @@
 //   RunState, the same reducer the live run uses. A decision journaled with no event before it
 //   that explains it was made by an ask() that started nothing (the promotion type's Stop of each
 //   trial left paused when the run has nothing left to run): the replay asks once more there.
+//   Each session's events are replayed with that session's max_jobs (a resume may raise it): at
+//   the end of its budget a scheduler decides otherwise than with more trials to come (the
+//   promotion type stops the trials left paused, synchronous Hyperband promotes where it would
+//   start new trials). The caller gives the strategy this session's budget afterwards.
 
 #include <hypertune/detail/config_json.hpp>
 #include <hypertune/detail/json_value.hpp>
@@ -150,6 +154,13 @@ struct Replayed {
         } catch (const IoError& x) {
             throw IoError(fmt::format("journal '{}' line {}: {}", path, line, x.what()));
         }
+        // Each session is replayed with its own budget of new trials (a resume may raise it), so
+        // the strategy decides as it did then; a session that did not record it (journals written
+        // before it was) is given this one's.
+        if (const auto* run = std::get_if<RunStarted>(&event); run && run->max_jobs != 0)
+            strategy.set_max_trials(run->max_jobs);
+        if (const auto* resumed = std::get_if<RunResumed>(&event))
+            strategy.set_max_trials(resumed->max_jobs != 0 ? resumed->max_jobs : max_jobs);
         if (const auto* d = std::get_if<TrialDecided>(&event)) {
             journaled.emplace_back(line, d->decision);
         } else if (const auto* s = std::get_if<TrialStarted>(&event); s && !s->rerun) {

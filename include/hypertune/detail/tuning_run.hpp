@@ -286,6 +286,7 @@ private:
     void resume() {
         Replayed replayed = replay_journal(options_.journal, earlier_.events, strategy_,
                                            options_.direction == Direction::Maximize, options_.max_jobs);
+        strategy_.set_max_trials(options_.max_jobs);  // the journal's sessions may have had fewer
         state_ = std::move(replayed.state);
         if (!earlier_.warning.empty()) warn(earlier_.warning, session_start_);
         // Decisions the crash kept out of the journal.
@@ -306,7 +307,7 @@ private:
             a.reports = r.curve.size();
             finish(open.trial, a, r.start_time() + last.seconds);
         }
-        emit(RunResumed{session_start_, state_.records().size(), again.size()});
+        emit(RunResumed{session_start_, state_.records().size(), again.size(), options_.max_jobs});
         for (const auto& open : again)
             reruns_.push_back(Suggestion::run(open.trial, open.config, open.budget, open.resume_from));
         // Checkpoints of trials that will not run again go (a crash can come between a trial's end
@@ -351,6 +352,7 @@ private:
                     reruns_.pop_front();
                 } else {
                     s = strategy_.ask();
+                    if (s.runs()) check_suggestion(s);
                     // A decision made in ask() (a promotion) is journaled after the trial_started of the
                     // run it starts (in run()): a crash between the two lines leaves a run to redo, not a
                     // decision that no trial follows, which a resume could not replay.
@@ -394,6 +396,48 @@ private:
             checkpoints_.remove_folder_if_empty();  // what paused trials saved stays for a resume
         }
         cv_.notify_all();
+    }
+
+    // A suggestion the runner cannot carry out as the strategy means it is a breach of the strategy's
+    // contract, refused before anything runs (Scheduler::ask() already refuses new trials beyond the
+    // budget and ids never handed out): a configuration of another space, a budget out of range, a
+    // trial that is running (two runs of one trial would share its record), or an earlier trial
+    // named again to go no further than its last run (neither a larger budget, as a promotion
+    // gives, nor a later point to resume from, as a held trial's release gives), which makes no
+    // progress and, asked again and again, would never end.
+    void check_suggestion(const Suggestion& s) const {
+        auto breach = [&](const std::string& what) {
+            return StrategyError(fmt::format("strategy '{}' suggested trial {} {}", strategy_name_, s.trial, what));
+        };
+        bool same_space = s.config.size() == space_.size();
+        // The same parameter objects when the configuration comes from this run's space (the usual
+        // case, no string compared); else the same names in the same order.
+        for (std::size_t i = 0; same_space && i < s.config.size(); ++i)
+            same_space = &s.config.parameter(i) == &space_.parameter(i) || s.config.name(i) == space_.parameter(i).name;
+        if (!same_space)
+            throw breach(fmt::format("with a configuration of {} parameters that is not of this run's search space ({} "
+                                     "parameters): a configuration comes from the sampler, or from the trial's record",
+                                     s.config.size(), space_.size()));
+        if (s.budget < 1 || (max_resource_ && s.budget > *max_resource_))
+            throw breach(fmt::format("with budget {}: a budget is at least 1{}", s.budget,
+                                     max_resource_ ? fmt::format(" and at most max_resource = {}", *max_resource_) : ""));
+        if (s.resume_from < 0 || s.resume_from >= s.budget)
+            throw breach(fmt::format("to resume from {} with budget {}: a trial resumes from 0 up to below its budget",
+                                     s.resume_from, s.budget));
+        if (!state_.has(s.trial)) {
+            if (s.resume_from > 0)
+                throw breach(fmt::format("to resume from {}, but it is a new trial: a new trial starts from 0", s.resume_from));
+            return;
+        }
+        const TrialRecord& r = state_.record(s.trial);
+        if (r.status == TrialStatus::Running)
+            throw breach("while it is running: a trial runs on one worker at a time");
+        if (const auto [budget, from] = state_.last_run(s.trial); s.budget <= budget && s.resume_from <= from)
+            throw breach(fmt::format("again with budget {} from {}, no further than its last run (budget {} from {}): a "
+                                     "trial runs again only to go further",
+                                     s.budget, s.resume_from, budget, from));
+        if (!(s.config == r.config))
+            throw breach("again with another configuration than it ran with: a trial keeps its configuration");
     }
 
     // Runs one suggestion. Called and returns with `lk` held; the objective runs without it.

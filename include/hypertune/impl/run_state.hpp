@@ -81,6 +81,7 @@ HYPERTUNE_INLINE void RunState::on(const TrialStarted& e) {
     if (it == index_.end()) {
         it = index_.emplace(e.trial, records_.size()).first;
         records_.emplace_back();
+        last_runs_.emplace_back();
         records_.back().id = e.trial;
         records_.back().config = e.config;
         records_.back().instances = instances_of(e.config);
@@ -89,6 +90,7 @@ HYPERTUNE_INLINE void RunState::on(const TrialStarted& e) {
         set_status(records_[it->second], TrialStatus::Running);
     }
     TrialRecord& r = records_[it->second];
+    last_runs_[it->second] = {e.budget, e.resume_from};
     if (open_.contains(e.trial)) drop_open_segment(r);  // started again with no end: a journal cut mid-run
     // A promoted trial continues from resume_from: steps it reported past that (overrunning its
     // last budget) it reports again now.

@@ -135,12 +135,26 @@ HYPERTUNE_INLINE bool Tuner::start_strategy(std::size_t planned_trials) {
     return options_.warm_start.empty() || strategy_->warm_start(warm_.observations, options_.warm_start.type);
 }
 
-HYPERTUNE_INLINE Tuner::Tuner(Tuner&&) noexcept = default;
-HYPERTUNE_INLINE Tuner& Tuner::operator=(Tuner&&) noexcept = default;
+// A moved-from Tuner has no strategy, as one that has run: fit() on it is the same clear error
+// (a defaulted move would leave the optional engaged around a moved-from strategy).
+HYPERTUNE_INLINE Tuner::Tuner(Tuner&& other) noexcept
+    : space_(std::move(other.space_)), strategy_(std::exchange(other.strategy_, std::nullopt)),
+      options_(std::move(other.options_)), journal_(std::move(other.journal_)), earlier_(std::move(other.earlier_)),
+      warm_(std::move(other.warm_)) {}
+HYPERTUNE_INLINE Tuner& Tuner::operator=(Tuner&& other) noexcept {
+    if (this == &other) return *this;
+    space_ = std::move(other.space_);
+    strategy_ = std::exchange(other.strategy_, std::nullopt);
+    options_ = std::move(other.options_);
+    journal_ = std::move(other.journal_);
+    earlier_ = std::move(other.earlier_);
+    warm_ = std::move(other.warm_);
+    return *this;
+}
 HYPERTUNE_INLINE Tuner::~Tuner() = default;
 
 HYPERTUNE_INLINE TuningJob Tuner::start_objective(ObjectiveFunction objective) {
-    if (!strategy_) throw Error("Tuner: this tuner has already run; make a new one");
+    if (!strategy_) throw Error("Tuner: this tuner has already run (or was moved from); make a new one");
     if ((options_.objectives.size() > 1 || !options_.constraints.empty()) && !objective.returns_metrics())
         throw InvalidArgument(fmt::format("Tuner: the run has metrics {}: the objective must return hypertune::Metrics "
                                           "with a value for each, not a single number",

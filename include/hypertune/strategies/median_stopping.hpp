@@ -76,6 +76,7 @@ protected:
 
     // The inner scheduler hands out the trials: it keeps the same ids and budget as ours.
     [[nodiscard]] Suggestion next(const TrialBudget&) override { return inner_.ask(); }
+    void on_max_trials(std::size_t max_trials) override { inner_.set_max_trials(max_trials); }
 
     // The whole report goes to the inner scheduler (its seconds too); the median rule reads the loss.
     [[nodiscard]] Decision on_report_losses(TrialId id, Resource step, const IntermediateReport& report) override {
