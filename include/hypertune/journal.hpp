@@ -28,6 +28,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <memory>
 #include <optional>
@@ -139,6 +140,10 @@ struct JournalContents {
 };
 
 [[nodiscard]] inline JournalContents read_journal(const std::string& path) {
+    // A directory opens as a stream that reads nothing, which would pass for an empty journal.
+    std::error_code ec;
+    if (std::filesystem::is_directory(path, ec))
+        throw IoError(fmt::format("journal '{}': cannot read: {}", path, std::strerror(EISDIR)));
     std::ifstream in(path, std::ios::binary);
     if (!in) throw IoError(fmt::format("journal '{}': cannot read: {}", path, std::strerror(errno)));
     JournalContents c;

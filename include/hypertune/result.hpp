@@ -219,9 +219,12 @@ public:
     [[nodiscard]] CostSummary cost() const {
         CostSummary c;
         c.wall_seconds = setup_.wall_seconds;
+        // max_resource when the strategy has one (a trial that trained past its budget does not
+        // move it), else the most a completed trial reached.
         Resource full = setup_.max_resource.value_or(0);
-        for (const auto& t : trials_)
-            if (t.status == TrialStatus::Completed) full = std::max(full, t.resource_used);
+        if (!setup_.max_resource)
+            for (const auto& t : trials_)
+                if (t.status == TrialStatus::Completed) full = std::max(full, t.resource_used);
         c.full_resource = full;
         for (const auto& t : trials_) {
             const double instances = setup_.instances_parameter.empty() ? setup_.instances_per_trial : t.instances;

@@ -140,6 +140,7 @@ private:
     std::vector<std::string> metric_names_;  // what a trial's values are, in order
     double last_time_ = 0.0, session_start_ = 0.0, wall_ = 0.0;
     bool session_open_ = false;
+    bool started_ = false;  // a run_started was applied
 };
 
 /// Rebuilds the Result of a run from its journal, without running anything (AMT's attach): the

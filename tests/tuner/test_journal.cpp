@@ -328,6 +328,30 @@ TEST_CASE("a journal from another run, or a damaged one, is refused with the rea
     fs::remove(path);
     CHECK_THROWS_WITH_AS(ht::Tuner(journal_space(), asha(), options("/nonexistent-dir/run.jsonl", 5)),
                          doctest::Contains("journal '/nonexistent-dir/run.jsonl': cannot write"), ht::IoError);
+    // Two journals joined into one file are refused at the second run's first line.
+    {
+        auto one = temp_journal("joined-one");
+        (void)ht::Tuner(journal_space(), asha(), options(one, 3)).fit(journal_trainer);
+        auto run = lines_of(one);
+        auto joined = run;
+        joined.insert(joined.end(), run.begin(), run.end());
+        write_lines(path, joined, joined.size());
+        const auto expected = fmt::format("journal '{}' line {}: a second run_started: a journal holds one run (were two "
+                                          "journals joined into one file?)",
+                                          path, run.size() + 1);
+        CHECK_THROWS_WITH_AS((void)ht::load_result(path), expected.c_str(), ht::IoError);
+        CHECK_THROWS_WITH_AS((void)ht::Tuner(journal_space(), asha(), options(path, 3)).fit(journal_trainer),
+                             expected.c_str(), ht::IoError);
+        fs::remove(one);
+        fs::remove(path);
+    }
+    // A directory is not an empty journal: it is named as what it is.
+    const std::string folder = fs::temp_directory_path().string();
+    CHECK_THROWS_WITH_AS((void)ht::load_result(folder), fmt::format("journal '{}': cannot read: Is a directory", folder).c_str(),
+                         ht::IoError);
+    CHECK_THROWS_WITH_AS((void)ht::WarmStart::from_journals({folder}),
+                         doctest::Contains(fmt::format("journal '{}': cannot read: Is a directory", folder).c_str()),
+                         ht::IoError);
 }
 
 TEST_CASE("a journal whose parameters come in another order is refused, naming both orders") {

@@ -474,6 +474,30 @@ TEST_CASE("an objective that ignores should_stop() is warned about, and a trial 
     CHECK(w.front().find("after CutAtStepTwo told it to stop at step 2: check trial.should_stop()") != std::string::npos);
 }
 
+TEST_CASE("a trainer that reports past its budget under run-to-completion is named once, and the full resource stays max_resource") {
+    auto past = [](ht::Resource steps) {
+        return [steps](const ht::Config& c, ht::Trial& trial) {
+            double loss = 0.0;
+            for (ht::Resource step = 1; step <= steps && !trial.should_stop(); ++step) trial.report(step, loss = quadratic(c));
+            return loss;
+        };
+    };
+    auto result = ht::Tuner(small_space(), ht::RandomSearch({.max_resource = 5}), {.max_jobs = 3}).fit(past(8));
+    REQUIRE(result.setup().warnings.size() == 1);
+    CHECK(result.setup().warnings.front() ==
+          "trial 0 reported step 6 past its budget of 5, and RandomSearch stops nothing: the trainer should train up to "
+          "trial.budget() (the resource it used counts)");
+    for (const auto& t : result.trials()) {
+        CHECK(t.status == ht::TrialStatus::Completed);  // nothing stops it: it ran as its trainer chose
+        CHECK(t.resource_used == 8);
+    }
+    CHECK(result.cost().resource_used == 24);
+    CHECK(result.cost().full_resource == 5);  // what one trial has when nothing stops it, not the overrun
+    // RandomSearch's default budget of 1 puts no resource in play: per-epoch reports are the usual
+    // case there, and nothing is said.
+    CHECK(ht::Tuner(small_space(), ht::RandomSearch(), {.max_jobs = 3}).fit(past(8)).setup().warnings.empty());
+}
+
 TEST_CASE("an objective that returns once told to stop is Stopped with no warning") {
     ht::Tuner tuner(small_space(), CutAtStepTwo(1.0), {.max_jobs = 30, .max_parallel_jobs = 2, .seed = 4});
     auto result = tuner.fit([](const ht::Config& c, ht::Trial& trial) {

@@ -178,7 +178,11 @@ private:
 
     // A report reaches the strategy before it is journaled: one it refuses as unjudgeable
     // (InvalidArgument, e.g. a single value where it ranks every objective) fails the trial and
-    // leaves no trace, so that a resumed run replays only what the strategy took.
+    // leaves no trace, so that a resumed run replays only what the strategy took. A step past the
+    // trial's budget that the strategy lets go on (RunToCompletion stops nothing) is worth a
+    // warning when the strategy set a budget above 1: the trainer ignores trial.budget(), and the
+    // resource it uses counts. With a budget of 1 (RandomSearch's default, no resource in play) a
+    // trainer reporting every epoch is the usual case, so nothing is said.
     Decision report(Trial& trial, Resource step, double value, std::vector<double> values) {
         std::lock_guard lk(mu_);
         const double now = run_clock();
@@ -201,6 +205,13 @@ private:
             } catch (const std::exception& e) {
                 request_stop(fmt::format("strategy '{}' failed in report(): {}", strategy_name_, e.what()));
             }
+        if (step > trial.budget() && trial.budget() > 1 && d == Decision::Continue && !warned_past_budget_) {
+            warned_past_budget_ = true;
+            warn(fmt::format("trial {} reported step {} past its budget of {}, and {} stops nothing: the trainer "
+                             "should train up to trial.budget() (the resource it used counts)",
+                             trial.id(), step, trial.budget(), strategy_name_),
+                 now);
+        }
         return d;
     }
 
@@ -784,6 +795,7 @@ private:
     std::optional<ProgressLine> progress_line_;  // an observer of the events, on stderr
     bool warned_no_reports_ = false;
     bool warned_started_over_ = false;
+    bool warned_past_budget_ = false;
     bool warned_ignored_stop_ = false;
     std::size_t trials_out_of_time_ = 0;  // TunerOptions::max_trial_seconds: runs that went past it
     double session_start_ = 0.0;

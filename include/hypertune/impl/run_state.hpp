@@ -40,6 +40,9 @@ HYPERTUNE_INLINE Result RunState::result(bool finished, std::optional<double> no
 }
 
 HYPERTUNE_INLINE void RunState::on(const RunStarted& e) {
+    if (started_)  // a later session of the same run is a run_resumed
+        throw IoError("a second run_started: a journal holds one run (were two journals joined into one file?)");
+    started_ = true;
     space_ = e.space;
     max_jobs_ = e.max_jobs;
     setup_.metric = e.metric;
