@@ -435,13 +435,16 @@ TEST_CASE("a decimal comma or a number the regex stops inside fails the trial, n
           std::string::npos);
     CHECK(comma.error.find("(line: epoch=1 validation_loss=0,731 ok)") != std::string::npos);
     // Regexes that stop before a decimal point, a digit or an exponent.
-    for (const char* line : {"loss=0.731", "loss=12345", "loss=5e-3", "loss=5E3"}) {
+    for (const char* line : {"loss=0.731", "loss=12345", "loss=5e-3", "loss=5E3", "loss=0x1p-2"}) {
         CAPTURE(line);
         auto r = run(ht::CommandObjective({"/bin/echo", line}, {.metrics = {{"loss", R"(loss=(\d))"}}}));
         CHECK(r.error.find("but the number goes on after it") != std::string::npos);
     }
+    // A hexadecimal number (printf's %a) is not the 0 it starts with, signed or not.
+    CHECK(run(ht::CommandObjective({"/bin/echo", "loss=-0X1.8p+1"}, {.metrics = {{"loss", R"(loss=([-+]?[0-9.]+))"}}}))
+              .error.find("captured '-0', but the number goes on after it") != std::string::npos);
     // What follows a whole number is not refused: a comma before a space, a full stop, a unit.
-    for (const char* line : {"loss=0.731, acc=0.9", "loss=0.731.", "loss=0.731ms", "loss=0.731e"}) {
+    for (const char* line : {"loss=0.731, acc=0.9", "loss=0.731.", "loss=0.731ms", "loss=0.731e", "loss=0.731x2"}) {
         CAPTURE(line);
         auto r = run(ht::CommandObjective(
             {"/bin/echo", line}, {.metrics = {{"loss", R"(loss=([-+]?[0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?))"}}}));

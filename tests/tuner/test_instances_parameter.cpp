@@ -76,6 +76,16 @@ TEST_CASE("instances_parameter: billable time is elapsed x the trial's own insta
     CHECK_THROWS_WITH_AS(ht::Tuner(workers_space(), ht::RandomSearch(), options),
                          doctest::Contains("its instances_parameter is 'workers', this tuner's is none"),
                          ht::InvalidArgument);
+    // So would another number of instances per trial.
+    options.instances_parameter = "workers";
+    const int per_trial = options.instances_per_trial;
+    options.instances_per_trial = per_trial + 7;
+    CHECK_THROWS_WITH_AS(ht::Tuner(workers_space(), ht::RandomSearch(), options),
+                         doctest::Contains(fmt::format("its instances_per_trial is {}, this tuner's is {}", per_trial,
+                                                       per_trial + 7)
+                                               .c_str()),
+                         ht::InvalidArgument);
+    options.instances_per_trial = per_trial;
     // The same one resumes, and the trials of both sessions are billed by their own counts.
     options.instances_parameter = "workers";
     ht::Result resumed = ht::Tuner(workers_space(), ht::RandomSearch(), options).fit(sleep_a_little);

@@ -41,8 +41,9 @@ std::optional<T> parse_number(std::string_view text) {
 }
 
 /// True when `capture` (a view into `line`) stops inside a number: the line goes on with a digit,
-/// or with '.', ',' or an exponent and then a digit. "validation_loss=0,731" read with the regex
-/// validation_loss=([0-9.eE+-]+) captures "0"; that is a decimal comma, not the value 0.
+/// or with '.', ',' or an exponent and then a digit, or the capture is a 0 that a hexadecimal
+/// number goes on from ("0x1p-2", as printf's %a writes). "validation_loss=0,731" read with the
+/// regex validation_loss=([0-9.eE+-]+) captures "0"; that is a decimal comma, not the value 0.
 [[nodiscard]] inline bool stops_inside_number(std::string_view line, std::string_view capture) {
     if (capture.empty() || capture.data() < line.data() || capture.data() + capture.size() > line.data() + line.size())
         return false;
@@ -52,6 +53,11 @@ std::optional<T> parse_number(std::string_view text) {
     if (digit(0)) return true;
     if ((rest[0] == '.' || rest[0] == ',') && digit(1)) return true;
     if (rest[0] == 'e' || rest[0] == 'E') return digit(1) || (rest.size() > 1 && (rest[1] == '+' || rest[1] == '-') && digit(2));
+    if ((rest[0] == 'x' || rest[0] == 'X') && rest.size() > 1 && (std::isxdigit(static_cast<unsigned char>(rest[1])) || rest[1] == '.')) {
+        std::string_view number = trim(capture);
+        if (!number.empty() && (number.front() == '+' || number.front() == '-')) number.remove_prefix(1);
+        return number == "0";
+    }
     return false;
 }
 

@@ -2,8 +2,8 @@
 #pragma once
 // Resuming a run from its journal, in two steps the Tuner takes:
 // - check_same_run(): an existing journal must come from the same search space, strategy, seed,
-//   metric, max_resource, direction, objectives, constraints and instances parameter; otherwise
-//   resuming would mix two different runs.
+//   metric, max_resource, direction, objectives, constraints, instances per trial and instances
+//   parameter; otherwise resuming would mix two different runs.
 // - replay_journal(): the strategy is given the journal's calls in their order (ask for every new
 //   trial, report, tell), which brings it back to the state it had, since strategies are
 //   deterministic; its decisions must be the journal's, in the same order (a decision made in ask()
@@ -65,7 +65,7 @@ inline void check_same_run(const std::string& path, const JsonValue& start, cons
                            const std::string& strategy, std::uint64_t seed, const std::string& metric,
                            std::optional<Resource> max_resource, Direction direction,
                            const std::vector<Metric>& objectives, const std::vector<Constraint>& constraints,
-                           const std::string& instances_parameter = {}) {
+                           const std::string& instances_parameter = {}, int instances_per_trial = 1) {
     try {
         auto differs = [&](std::string_view what, const std::string& then, const std::string& now) {
             return InvalidArgument(
@@ -107,7 +107,10 @@ inline void check_same_run(const std::string& path, const JsonValue& start, cons
             if (*then != *now)
                 throw InvalidArgument(fmt::format("journal '{}' belongs to another run: its {} are {}, this tuner's are {}",
                                                   path, what, then->dump(), now->dump()));
-        // It decides what every trial is billed, for the trials journaled and those to come.
+        // These decide what every trial is billed, for the trials journaled and those to come (the
+        // journal records them once, for the whole run).
+        if (const JsonValue* then = start.find("instances_per_trial"); then && *then != instances_per_trial)
+            throw differs("instances_per_trial", then->dump(), std::to_string(instances_per_trial));
         const std::string instances_then = start.string_or("instances_parameter", "");
         if (instances_then != instances_parameter)
             throw differs("instances_parameter", instances_then.empty() ? "none" : "'" + instances_then + "'",
