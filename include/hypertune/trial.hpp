@@ -130,7 +130,9 @@ public:
         if (stop_.load(std::memory_order_relaxed) || returned_.load(std::memory_order_acquire)) return true;
         if (out_of_time()) return true;
         detail::TrialHost* host = host_.load(std::memory_order_acquire);
-        return host && host->stop_requested();
+        if (!host || !host->stop_requested()) return false;
+        saw_run_stop_.store(true, std::memory_order_relaxed);
+        return true;
     }
 
     /// Keeps an opaque checkpoint (serialised model state) for when the trial is resumed. It holds
@@ -299,6 +301,9 @@ private:
     std::atomic<std::chrono::steady_clock::rep> deadline_{no_deadline};
     std::chrono::steady_clock::duration time_limit_{};
     bool stopped_for_time_ = false;  // a report got Stop because of the deadline, not the strategy
+    // should_stop() told the objective that the run is stopping: an objective that reported nothing
+    // and returned after that was cut, not trained in full.
+    mutable std::atomic<bool> saw_run_stop_{false};
 };
 
 }  // namespace hypertune

@@ -54,6 +54,9 @@ public:
     [[nodiscard]] Result result_so_far() const;
 
 private:
+    // The run; throws Error on a moved-from job (its calls would otherwise follow a null pointer).
+    [[nodiscard]] detail::TuningRun& run() const;
+
     std::unique_ptr<detail::TuningRun> run_;
 };
 

@@ -141,6 +141,19 @@ TEST_CASE("report: text from the user is escaped everywhere") {
     CHECK(html.find("&lt;i&gt;metric&lt;/i&gt;") != std::string::npos);
 }
 
+TEST_CASE("report: a failure reason that is not UTF-8 (a trainer's Latin-1 stderr) gives U+FFFD, as CSV does") {
+    ht::Tuner tuner(ht::SearchSpace{ht::ContinuousParameter("x", 0.0, 1.0)}, ht::RandomSearch(), {.max_jobs = 4});
+    auto result = tuner.fit([](const ht::Config& cfg) -> double {
+        if (cfg.get<double>("x") < 2.0) throw std::runtime_error("Gr\xf6\xdf" "e falsch");
+        return 0.0;
+    });
+    const auto html = ht::render_report(result, {});
+    check_structure(html);
+    CHECK(html.find("Gr\xf6") == std::string::npos);
+    CHECK(html.find("Gr\xEF\xBF\xBD\xEF\xBF\xBD" "e falsch") != std::string::npos);
+    CHECK(result.to_csv().find("Gr\xEF\xBF\xBD\xEF\xBF\xBD" "e falsch") != std::string::npos);
+}
+
 TEST_CASE("report: bad and unusual input") {
     SUBCASE("no trials at all") {
         auto html = ht::render_report(ht::Result{});

@@ -227,6 +227,43 @@ TEST_CASE("stop() from a callback, max_runtime, target and no-improvement end th
         CHECK(result.stop_reason() == "max_runtime of 0.2s reached");
         CHECK(result.setup().wall_seconds < 2.0);
     }
+    SUBCASE("max_runtime while every worker is inside a long trial") {
+        // Trials of 10 s (1,000 steps of 10 ms): the deadline passes inside them, and they see it.
+        const auto t0 = std::chrono::steady_clock::now();
+        ht::Tuner tuner(small_space(), ht::RandomSearch({.max_resource = 1000}),
+                        {.max_jobs = 4, .max_parallel_jobs = 2, .max_runtime_seconds = 0.2});
+        auto result = tuner.fit([](const ht::Config& c, ht::Trial& trial) {
+            double v = quadratic(c);
+            for (ht::Resource step = 1; step <= trial.budget() && !trial.should_stop(); ++step) {
+                std::this_thread::sleep_for(10ms);
+                trial.report(step, v);
+            }
+            return v;
+        });
+        CHECK(std::chrono::steady_clock::now() - t0 < 5s);
+        CHECK(result.stop_reason() == "max_runtime of 0.2s reached");
+        REQUIRE(result.trials().size() == 2);
+        for (const auto& t : result.trials()) {
+            CHECK(t.status == ht::TrialStatus::Stopped);
+            CHECK(t.resource_used < 1000);
+        }
+    }
+    SUBCASE("stop() inside a trial that reports nothing: Stopped, not trained in full") {
+        ht::Tuner tuner(small_space(), ht::RandomSearch({.max_resource = 10}), {.max_jobs = 1});
+        std::atomic<bool> inside{false};
+        auto job = tuner.start([&](const ht::Config& c, ht::Trial& trial) {
+            inside = true;
+            while (!trial.should_stop()) std::this_thread::sleep_for(1ms);  // trains, checking the stop
+            return quadratic(c);
+        });
+        while (!inside) std::this_thread::sleep_for(1ms);
+        job.stop();
+        const auto& result = job.wait();
+        REQUIRE(result.trials().size() == 1);
+        CHECK(result.trials()[0].status == ht::TrialStatus::Stopped);
+        CHECK(result.trials()[0].resource_used == 0);
+        CHECK(result.count(ht::TrialStatus::Completed) == 0);  // so it is never best()
+    }
     SUBCASE("target objective") {
         ht::Tuner tuner(small_space(), ht::RandomSearch(),
                         {.max_jobs = 100000, .seed = 5, .target_objective = 0.5});
@@ -342,6 +379,13 @@ TEST_CASE("options are checked before any trial runs") {
     assigned = std::move(to);
     CHECK_THROWS_AS((void)to.fit(quadratic), ht::Error);  // NOLINT(bugprone-use-after-move)
     CHECK(assigned.fit(quadratic).trials().size() == 2);
+    // A moved-from job says so instead of following a null pointer; the one it moved to works.
+    ht::TuningJob job = ht::Tuner(space, ht::RandomSearch(), {.max_jobs = 1}).start(quadratic);
+    ht::TuningJob moved = std::move(job);
+    CHECK_THROWS_WITH_AS((void)job.finished(), "TuningJob: this job was moved from; use the one it was moved to",  // NOLINT(bugprone-use-after-move)
+                         ht::Error);
+    CHECK_THROWS_AS(job.stop(), ht::Error);  // NOLINT(bugprone-use-after-move)
+    CHECK(moved.wait().trials().size() == 1);
 }
 
 TEST_CASE("maximize: the best is the largest, strategies see the negated loss") {

@@ -5,6 +5,7 @@
 
 #include <hypertune/report_options.hpp>
 #include <hypertune/detail/file.hpp>
+#include <hypertune/detail/utf8.hpp>
 #include <hypertune/importance.hpp>
 #include <hypertune/result.hpp>
 
@@ -24,7 +25,11 @@
 
 namespace hypertune::detail::report {
 
-[[nodiscard]] inline std::string esc(std::string_view s) {
+// Text for HTML and SVG: markup characters escaped, and bytes that are not well-formed UTF-8 (a
+// failure reason quoting a trainer's Latin-1 stderr) replaced by U+FFFD, as the CSV and JSON
+// writers do, since the page declares UTF-8.
+[[nodiscard]] inline std::string esc(std::string_view text) {
+    const std::string s = valid_utf8(text);
     std::string out;
     out.reserve(s.size());
     for (char c : s) {

@@ -84,6 +84,9 @@ public:
         workers_.reserve(options_.max_parallel_jobs);
         active_workers_ = options_.max_parallel_jobs;
         for (std::size_t w = 0; w < options_.max_parallel_jobs; ++w) workers_.emplace_back([this, w] { work(w); });
+        // The workers look at the deadline between trials; while every one of them is inside a
+        // trial, this stops the run when it passes, so that running trials see should_stop().
+        if (deadline_) watchdog_ = std::thread([this] { watch_deadline(); });
     }
 
     void stop(std::string_view reason = "stopped by user") {
@@ -226,7 +229,15 @@ private:
     // Unix seconds now, from the monotonic clock (immune to clock changes during the run).
     [[nodiscard]] double run_clock() const { return session_start_ + seconds_since_start(); }
 
+    void watch_deadline() {
+        std::unique_lock lk(mu_);
+        cv_.wait_until(lk, *deadline_, [&] { return stop_flag_.load() || active_workers_ == 0; });
+        if (!stop_flag_.load() && active_workers_ > 0)
+            request_stop(fmt::format("max_runtime of {}s reached", options_.max_runtime_seconds));
+    }
+
     void join() {
+        if (watchdog_.joinable()) watchdog_.join();
         for (auto& t : workers_)
             if (t.joinable()) t.join();
     }
@@ -633,8 +644,10 @@ private:
             if (a.failed && a.out_of_time)
                 a.failure += fmt::format(" (after it ran past max_trial_seconds = {} s)", options_.max_trial_seconds);
             // Stopped: told so by the strategy, out of time, or the run stopped before the trial
-            // reached its budget.
-            a.stopped = strategy_stop || a.timed_out || (stop_flag_.load() && trial.reports() > 0 && !reached_budget);
+            // reached its budget (it reported short of it, or, reporting nothing, it was told by
+            // should_stop() that the run was stopping: otherwise it would count as trained in full).
+            a.stopped = strategy_stop || a.timed_out ||
+                        (stop_flag_.load() && !reached_budget && (trial.reports() > 0 || trial.saw_run_stop_.load()));
             if (strategy_stop && trial.last_step() > trial.stop_step()) {
                 a.ignored_stop_at = trial.stop_step();
                 // It trained on to its full budget: a completed trial, not one stopped early.
@@ -780,6 +793,7 @@ private:
     std::mutex callback_mu_;
     std::condition_variable cv_;
     std::vector<std::thread> workers_;
+    std::thread watchdog_;  // max_runtime_seconds while every worker is inside a trial
     std::atomic<bool> stop_flag_{false};
     std::string stop_reason_;
     RunState state_;                // the records: changed only by emit()

@@ -198,11 +198,15 @@ HYPERTUNE_INLINE TuningJob::TuningJob(std::unique_ptr<detail::TuningRun> run) : 
 HYPERTUNE_INLINE TuningJob::TuningJob(TuningJob&&) noexcept = default;
 HYPERTUNE_INLINE TuningJob& TuningJob::operator=(TuningJob&&) noexcept = default;
 HYPERTUNE_INLINE TuningJob::~TuningJob() = default;
-HYPERTUNE_INLINE const Result& TuningJob::wait() { return run_->wait(); }
-HYPERTUNE_INLINE Result TuningJob::take_result() { return run_->take_result(); }
-HYPERTUNE_INLINE void TuningJob::stop() { run_->stop(); }
-HYPERTUNE_INLINE Progress TuningJob::progress() const { return run_->progress(); }
-HYPERTUNE_INLINE bool TuningJob::finished() const { return run_->finished(); }
-HYPERTUNE_INLINE Result TuningJob::result_so_far() const { return run_->result_so_far(); }
+HYPERTUNE_INLINE const Result& TuningJob::wait() { return run().wait(); }
+HYPERTUNE_INLINE Result TuningJob::take_result() { return run().take_result(); }
+HYPERTUNE_INLINE void TuningJob::stop() { run().stop(); }
+HYPERTUNE_INLINE Progress TuningJob::progress() const { return run().progress(); }
+HYPERTUNE_INLINE bool TuningJob::finished() const { return run().finished(); }
+HYPERTUNE_INLINE Result TuningJob::result_so_far() const { return run().result_so_far(); }
+HYPERTUNE_INLINE detail::TuningRun& TuningJob::run() const {
+    if (!run_) throw Error("TuningJob: this job was moved from; use the one it was moved to");
+    return *run_;
+}
 
 }  // namespace hypertune
