@@ -80,7 +80,8 @@ public:
     /// parameters; for a continuous one, points.at(name), spaced evenly in its scaling.
     [[nodiscard]] std::vector<std::size_t> grid_shape(const std::map<std::string, std::size_t>& points = {}) const;
 
-    /// The grid point with mixed-radix index `k` (the first parameter varies slowest).
+    /// The grid point with mixed-radix index `k` (the first parameter varies slowest). An integer
+    /// parameter with fewer points than values takes n distinct values, both ends included.
     [[nodiscard]] Config grid_point(std::span<const std::size_t> shape, std::uint64_t k) const;
 
     /// [{"name": ..., "kind": ..., "min": ..., ...}, ...]: what a journal or report records of the
@@ -88,6 +89,8 @@ public:
     [[nodiscard]] nlohmann::ordered_json to_json() const;
 
 private:
+    // The i-th of n distinct values of integer parameter `p` on a grid (grid_point()).
+    [[nodiscard]] static std::int64_t grid_integer(const ParameterSpec& p, std::size_t n, std::size_t i);
     std::shared_ptr<const detail::Layout> layout_;
     std::vector<std::size_t> tuned_;
 };

@@ -6,6 +6,8 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <functional>
 #include <map>
 #include <set>
 #include <sstream>
@@ -133,6 +135,32 @@ TEST_CASE("grid: integers and categories enumerate, continuous parameters need a
     CHECK(wide.grid_point(s2, 0).get<int>("n") == 0);
     CHECK(wide.grid_point(s2, 2).get<int>("n") == 50);
     CHECK(wide.grid_point(s2, 4).get<int>("n") == 100);
+    // On a logarithmic integer range evenly spaced points would round to the same small values:
+    // the grid's are distinct, increasing, with both ends, and log-spaced where integers allow.
+    for (const auto& [top, points] : {std::pair{100, std::size_t{20}}, std::pair{1000, std::size_t{200}},
+                                      std::pair{1000, std::size_t{1000}}, std::pair{1 << 20, std::size_t{7}}}) {
+        CAPTURE(top);
+        CAPTURE(points);
+        ht::SearchSpace logs{ht::IntegerParameter("n", 1, top, ht::Scaling::Logarithmic)};
+        auto axis = logs.grid_shape({{"n", points}});
+        REQUIRE(axis.front() == points);
+        std::vector<int> values;
+        for (std::uint64_t k = 0; k < points; ++k) values.push_back(logs.grid_point(axis, k).get<int>("n"));
+        CHECK(values.front() == 1);
+        CHECK(values.back() == top);
+        CHECK(std::adjacent_find(values.begin(), values.end(), std::greater_equal<>()) == values.end());
+    }
+    // Where integers are sparse enough, the points are the scaling's own: the middle one is the
+    // middle of the range in log scale.
+    ht::SearchSpace log7{ht::IntegerParameter("n", 1, 1 << 20, ht::Scaling::Logarithmic)};
+    auto s7 = log7.grid_shape({{"n", 7}});
+    const std::vector<double> middle{0.5};
+    CHECK(log7.grid_point(s7, 3).get<int>("n") == log7.decode(middle).get<int>("n"));
+    // A number of points for a categorical or static parameter would be ignored: refused.
+    CHECK_THROWS_WITH_AS((void)space.grid_shape({{"eta", 3}, {"booster", 1}}),
+                         "grid: parameter 'booster' is Categorical: the grid takes every category, so a number of "
+                         "points applies to integer and continuous parameters only",
+                         ht::InvalidArgument);
 }
 
 TEST_CASE("random and grid points are the same whether their coordinates fit the stack buffer or not") {

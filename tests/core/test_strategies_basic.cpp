@@ -80,11 +80,17 @@ TEST_CASE("GridSearch: enumerates the grid once, in order, then is done") {
     CHECK(seen.size() == 9);
     CHECK(seen.count({2, 0.2}) == 1);
 
+    CHECK(grid.notes().empty());
+
     ht::GridSearch limited({.points = {{"eta", 3}}});
     limited.start(space, {.seed = 0, .max_trials = 4});
     int n = 0;
     while (limited.ask().runs()) ++n;
     CHECK(n == 4);
+    // A budget under the grid's size is said, with what it leaves out.
+    CHECK(limited.notes() == std::vector<std::string>{"the grid has 9 points and the budget runs the first 4 of them, "
+                                                      "in order: 'depth' takes 2 of its 3 values; raise max_jobs to 9 "
+                                                      "or give fewer points"});
 }
 
 TEST_CASE("GridSearch refuses a continuous parameter without a number of points") {

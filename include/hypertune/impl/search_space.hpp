@@ -105,6 +105,11 @@ HYPERTUNE_INLINE std::vector<std::size_t> SearchSpace::grid_shape(const std::map
         if (it == layout_->end())
             throw InvalidArgument(fmt::format("grid: unknown parameter '{}' in the number of points", name));
         if (n < 1) throw InvalidArgument(fmt::format("grid: parameter '{}' needs at least 1 point", name));
+        if (it->kind == ParameterKind::Categorical || it->kind == ParameterKind::Static)
+            throw InvalidArgument(fmt::format("grid: parameter '{}' is {}: the grid takes {}, so a number of points "
+                                              "applies to integer and continuous parameters only",
+                                              name, to_string(it->kind),
+                                              it->kind == ParameterKind::Static ? "its one value" : "every category"));
     }
     std::vector<std::size_t> shape;
     for (auto i : tuned_) {
@@ -140,10 +145,27 @@ HYPERTUNE_INLINE Config SearchSpace::grid_point(std::span<const std::size_t> sha
         bool every_value = p.kind != ParameterKind::Continuous &&
                            (p.kind == ParameterKind::Categorical || n == static_cast<std::size_t>(p.max - p.min) + 1);
         if (n == 1) u[d] = every_value ? 0.5 : 0.0;
-        else if (every_value) u[d] = (static_cast<double>(i) + 0.5) / static_cast<double>(n);  // each cell's centre
+        else if (p.kind == ParameterKind::Integer) u[d] = p.to_unit(Value{grid_integer(p, n, i)});
+        else if (every_value) u[d] = (static_cast<double>(i) + 0.5) / static_cast<double>(n);  // each category's centre
         else u[d] = static_cast<double>(i) / static_cast<double>(n - 1);  // evenly spaced, both ends included
     }
     return decode(u.coordinates());
+}
+
+// Evenly spaced points of a logarithmic integer range round to the same small values (1, 1, 1, 2,
+// 2, 3... on [1, 100] with 20 points): each point takes at least the value after the one before,
+// and leaves room for the points after it, so the n values are distinct, both ends included, and
+// as evenly spaced in the parameter's scaling as distinct integers allow (with as many points as
+// values, every value once).
+HYPERTUNE_INLINE std::int64_t SearchSpace::grid_integer(const ParameterSpec& p, std::size_t n, std::size_t i) {
+    const auto top = static_cast<std::int64_t>(p.max);
+    std::int64_t value = 0;
+    for (std::size_t j = 0; j <= i; ++j) {
+        const auto even = std::get<std::int64_t>(p.from_unit(static_cast<double>(j) / static_cast<double>(n - 1)));
+        const std::int64_t lowest = j == 0 ? static_cast<std::int64_t>(p.min) : value + 1;
+        value = std::min(std::max(even, lowest), top - static_cast<std::int64_t>(n - 1 - j));
+    }
+    return value;
 }
 
 }  // namespace hypertune

@@ -36,12 +36,15 @@ public:
 
     /// The number of grid points (known after start()).
     [[nodiscard]] std::uint64_t size() const noexcept { return size_; }
+    /// Said when the budget of new trials is smaller than the grid (it runs the first points).
+    [[nodiscard]] std::vector<Note> notes() const override { return notes_; }
 
 private:
     std::map<std::string, std::size_t> points_;
     SearchSpace space_;
     std::vector<std::size_t> shape_;
     std::uint64_t size_ = 0;
+    std::vector<Note> notes_;
 };
 
 }  // namespace hypertune

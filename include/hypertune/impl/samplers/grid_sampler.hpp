@@ -7,13 +7,15 @@
 #include <hypertune/samplers/grid_sampler.hpp>
 #include <hypertune/linkage.hpp>
 
+#include <fmt/format.h>
+
 #if defined(HYPERTUNE_COMPILED) && !defined(HYPERTUNE_BUILDING_LIBRARY)
 #error "<hypertune/impl/samplers/grid_sampler.hpp> is compiled into hypertune::compiled: include <hypertune/samplers/grid_sampler.hpp>"
 #endif
 
 namespace hypertune {
 
-HYPERTUNE_INLINE void GridSampler::start(const SearchSpace& space, const SamplerContext&) {
+HYPERTUNE_INLINE void GridSampler::start(const SearchSpace& space, const SamplerContext& ctx) {
     space_ = space;
     shape_ = space.grid_shape(points_);
     size_ = 1;
@@ -21,6 +23,18 @@ HYPERTUNE_INLINE void GridSampler::start(const SearchSpace& space, const Sampler
         if (size_ > std::numeric_limits<std::uint64_t>::max() / n)
             throw InvalidArgument("GridSearch: the grid has more than 2^64 points");
         size_ *= n;
+    }
+    // A budget under the grid's size runs its first points only, in mixed-radix order: the first
+    // parameters barely move. Said once, so a cut grid is not taken for a searched one.
+    notes_.clear();
+    if (ctx.max_trials > 0 && ctx.max_trials < size_ && !shape_.empty()) {
+        const std::uint64_t rest = size_ / shape_.front();  // the points per value of the first parameter
+        const std::uint64_t reached = (ctx.max_trials + rest - 1) / rest;
+        notes_.push_back({std::nullopt, fmt::format("the grid has {} points and the budget runs the first {} of them, in "
+                                                    "order: '{}' takes {} of its {} values; raise max_jobs to {} or "
+                                                    "give fewer points",
+                                                    size_, ctx.max_trials, space.parameter(space.tuned_index(0)).name,
+                                                    reached, shape_.front(), size_)});
     }
 }
 
