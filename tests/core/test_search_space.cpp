@@ -150,6 +150,29 @@ TEST_CASE("grid: integers and categories enumerate, continuous parameters need a
         CHECK(values.back() == top);
         CHECK(std::adjacent_find(values.begin(), values.end(), std::greater_equal<>()) == values.end());
     }
+    // Every range, scaling and number of points: distinct, increasing, both ends.
+    for (const auto scaling : {ht::Scaling::Linear, ht::Scaling::Logarithmic})
+        for (const int low : {-7, 1, 5})
+            for (const int high : {low + 1, low + 2, low + 9, 37, 100, 1000, 12345, 1 << 20}) {
+                if (high <= low || (scaling == ht::Scaling::Logarithmic && low <= 0)) continue;
+                const auto all = static_cast<std::size_t>(high - low) + 1;
+                for (const std::size_t points : {std::size_t{2}, std::size_t{3}, std::size_t{7}, std::size_t{20}, all - 1, all}) {
+                    if (points < 2 || points > all || points > 5000) continue;
+                    CAPTURE(low);
+                    CAPTURE(high);
+                    CAPTURE(points);
+                    ht::SearchSpace one{ht::IntegerParameter("n", low, high, scaling)};
+                    const auto axis = one.grid_shape({{"n", points}});
+                    int previous = low - 1;
+                    for (std::uint64_t k = 0; k < points; ++k) {
+                        const int v = one.grid_point(axis, k).get<int>("n");
+                        CHECK(v > previous);
+                        if (k == 0) CHECK(v == low);
+                        previous = v;
+                    }
+                    CHECK(previous == high);
+                }
+            }
     // Where integers are sparse enough, the points are the scaling's own: the middle one is the
     // middle of the range in log scale.
     ht::SearchSpace log7{ht::IntegerParameter("n", 1, 1 << 20, ht::Scaling::Logarithmic)};

@@ -153,19 +153,19 @@ HYPERTUNE_INLINE Config SearchSpace::grid_point(std::span<const std::size_t> sha
 }
 
 // Evenly spaced points of a logarithmic integer range round to the same small values (1, 1, 1, 2,
-// 2, 3... on [1, 100] with 20 points): each point takes at least the value after the one before,
-// and leaves room for the points after it, so the n values are distinct, both ends included, and
-// as evenly spaced in the parameter's scaling as distinct integers allow (with as many points as
-// values, every value once).
+// 2, 3... on [1, 100] with 20 points). Point i takes i + w_i, w_i = the evenly spaced value minus
+// i, kept within [min, max - (n - 1)]: where the scaling's points are denser than the integers
+// (a logarithmic range's low end, where the value minus i falls below min) the points are min,
+// min + 1, ...; where they are sparser (its slope is 1 or more, and rounding keeps steps of at
+// least 1) they are the scaling's own. An integer scaling is linear or logarithmic, whose value
+// minus i falls then rises, so w_i never decreases: the n values are distinct, increasing, both
+// ends included (with as many points as values, every value once), each in O(1).
 HYPERTUNE_INLINE std::int64_t SearchSpace::grid_integer(const ParameterSpec& p, std::size_t n, std::size_t i) {
-    const auto top = static_cast<std::int64_t>(p.max);
-    std::int64_t value = 0;
-    for (std::size_t j = 0; j <= i; ++j) {
-        const auto even = std::get<std::int64_t>(p.from_unit(static_cast<double>(j) / static_cast<double>(n - 1)));
-        const std::int64_t lowest = j == 0 ? static_cast<std::int64_t>(p.min) : value + 1;
-        value = std::min(std::max(even, lowest), top - static_cast<std::int64_t>(n - 1 - j));
-    }
-    return value;
+    const auto lowest = static_cast<std::int64_t>(p.min);
+    const auto highest = static_cast<std::int64_t>(p.max) - static_cast<std::int64_t>(n - 1);
+    const auto even = std::get<std::int64_t>(p.from_unit(static_cast<double>(i) / static_cast<double>(n - 1)));
+    const auto index = static_cast<std::int64_t>(i);
+    return index + std::min(highest, std::max(lowest, even - index));
 }
 
 }  // namespace hypertune
