@@ -89,8 +89,9 @@ public:
     [[nodiscard]] nlohmann::ordered_json to_json() const;
 
 private:
-    // The i-th of n distinct values of integer parameter `p` on a grid (grid_point()).
-    [[nodiscard]] static std::int64_t grid_integer(const ParameterSpec& p, std::size_t n, std::size_t i);
+    // The unit coordinate of the i-th of n distinct values of integer parameter `p` on a grid
+    // (grid_point()).
+    [[nodiscard, gnu::cold]] static double grid_integer(const ParameterSpec& p, std::size_t n, std::size_t i);
     std::shared_ptr<const detail::Layout> layout_;
     std::vector<std::size_t> tuned_;
 };

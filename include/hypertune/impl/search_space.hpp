@@ -144,9 +144,11 @@ HYPERTUNE_INLINE Config SearchSpace::grid_point(std::span<const std::size_t> sha
         const auto& p = (*layout_)[tuned_[d]];
         bool every_value = p.kind != ParameterKind::Continuous &&
                            (p.kind == ParameterKind::Categorical || n == static_cast<std::size_t>(p.max - p.min) + 1);
+        // Every category, or every value of a linear integer (equal slices): each one's centre.
+        const bool equal_slices = p.kind == ParameterKind::Categorical || p.scaling == Scaling::Linear;
         if (n == 1) u[d] = every_value ? 0.5 : 0.0;
-        else if (p.kind == ParameterKind::Integer) u[d] = p.to_unit(Value{grid_integer(p, n, i)});
-        else if (every_value) u[d] = (static_cast<double>(i) + 0.5) / static_cast<double>(n);  // each category's centre
+        else if (every_value && equal_slices) u[d] = (static_cast<double>(i) + 0.5) / static_cast<double>(n);
+        else if (p.kind == ParameterKind::Integer) u[d] = grid_integer(p, n, i);
         else u[d] = static_cast<double>(i) / static_cast<double>(n - 1);  // evenly spaced, both ends included
     }
     return decode(u.coordinates());
@@ -159,13 +161,15 @@ HYPERTUNE_INLINE Config SearchSpace::grid_point(std::span<const std::size_t> sha
 // min + 1, ...; where they are sparser (its slope is 1 or more, and rounding keeps steps of at
 // least 1) they are the scaling's own. An integer scaling is linear or logarithmic, whose value
 // minus i falls then rises, so w_i never decreases: the n values are distinct, increasing, both
-// ends included (with as many points as values, every value once), each in O(1).
-HYPERTUNE_INLINE std::int64_t SearchSpace::grid_integer(const ParameterSpec& p, std::size_t n, std::size_t i) {
+// ends included (with as many points as values, every value once), each in O(1). Declared cold,
+// so it stays out of line: inlined, it made every grid point 25% slower (GridSearch ask + tell, 70
+// to 88 ns), the other branches included.
+HYPERTUNE_INLINE double SearchSpace::grid_integer(const ParameterSpec& p, std::size_t n, std::size_t i) {
     const auto lowest = static_cast<std::int64_t>(p.min);
     const auto highest = static_cast<std::int64_t>(p.max) - static_cast<std::int64_t>(n - 1);
     const auto even = std::get<std::int64_t>(p.from_unit(static_cast<double>(i) / static_cast<double>(n - 1)));
     const auto index = static_cast<std::int64_t>(i);
-    return index + std::min(highest, std::max(lowest, even - index));
+    return p.to_unit(Value{index + std::min(highest, std::max(lowest, even - index))});
 }
 
 }  // namespace hypertune
