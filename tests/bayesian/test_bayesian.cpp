@@ -535,6 +535,55 @@ TEST_CASE("Bayesian: earlier evaluations count towards the initial design and en
     CHECK(fresh.model_fits() == 0);
 }
 
+TEST_CASE("Bayesian: no configuration is suggested twice, across trust-region restarts and with several objectives") {
+    // Repeats the model's exclusion alone let through, each measured before the rule: polishing
+    // onto a corner the run has evaluated (ParEGO with two objectives, one of them constant: 18,
+    // 18 and 27 distinct configurations of 30 on these seeds), and, on an integer grid, a new trust
+    // region's candidates landing on an earlier region's trials, which its model no longer holds
+    // (170 to 177 of 200).
+    auto distinct = [](const ht::SearchSpace& space, const std::vector<ht::Config>& configs) {
+        std::set<std::vector<double>> seen;
+        for (const ht::Config& c : configs) seen.insert(space.encode(c));
+        return seen.size();
+    };
+    const ht::SearchSpace square{ht::ContinuousParameter("x", 0.0, 1.0), ht::ContinuousParameter("y", 0.0, 1.0)};
+    for (std::uint64_t seed : {1, 2, 3}) {
+        ht::Bayesian b({.candidates = 512});
+        b.start(square, {.seed = seed, .max_trials = 30, .objectives = 2});
+        std::vector<ht::Config> configs;
+        for (int i = 0; i < 30; ++i) {
+            auto s = b.ask();
+            REQUIRE(s.runs());
+            configs.push_back(s.config);
+            ht::Outcome o = ht::Outcome::completed(s.config.get<double>("x"), 1);
+            o.losses = {s.config.get<double>("x"), 1.0};
+            b.tell(s.trial, o);
+        }
+        INFO("two objectives, seed " << seed);
+        CHECK(distinct(square, configs) == configs.size());
+    }
+    // 3 integers 0..9, a bowl with a flat floor: the region shrinks around it without improving and
+    // restarts.
+    const ht::SearchSpace grid{ht::IntegerParameter("a", 0, 9), ht::IntegerParameter("b", 0, 9),
+                               ht::IntegerParameter("c", 0, 9)};
+    for (std::uint64_t seed : {1, 2, 3, 4}) {
+        ht::Bayesian b({.candidates = 512, .trust_region = true});
+        b.start(grid, {.seed = seed, .max_trials = 200});
+        std::vector<ht::Config> configs;
+        for (int i = 0; i < 200; ++i) {
+            auto s = b.ask();
+            REQUIRE(s.runs());
+            configs.push_back(s.config);
+            double r2 = 0.0;
+            for (const char* name : {"a", "b", "c"}) r2 += std::pow(s.config.get<int>(name) - 5.0, 2);
+            b.tell(s.trial, ht::Outcome::completed(std::max(r2, 3.0), 1));
+        }
+        INFO("integer grid, seed " << seed << ", trust-region restarts " << b.trust_region_restarts());
+        REQUIRE(b.trust_region_restarts() >= 1);
+        CHECK(distinct(grid, configs) == configs.size());
+    }
+}
+
 TEST_CASE("Bayesian: a configuration observed as pending is not suggested again") {
     ht::Bayesian b({.initial_points = 2, .candidates = 256});
     b.start(branin_space(), {5, 0});

@@ -288,6 +288,9 @@ private:
     static constexpr std::size_t fit_points = 100;
     static constexpr std::size_t refit_always_below = 20;
     static constexpr std::size_t refine_starts = 3;
+    // How many of the best candidates are tried, in order, when the suggestion repeats a known
+    // configuration (maximise_acquisition); past them, a space-filling point.
+    static constexpr std::size_t repeat_alternatives = 32;
     // With one objective, the best candidates are polished (L-BFGS-B on the acquisition, inside the
     // region's box) once the trust region's side is at most this: a region that has halved twice
     // is around one basin, where the last digits come from following the gradient; polishing in
@@ -344,6 +347,14 @@ private:
                                               "best); the model sees their logarithm above the best",
                                               OutputWarp::heavy_tail_ratio)});
         warned_warp_ = true;
+    }
+
+    // Whether the unit-cube point u decodes to a configuration the sampler already has (a trial's,
+    // pending ones included, an earlier evaluation's or a seeded one). Compared on its encoding
+    // after decoding, as the trials' are stored: a continuous coordinate may move by a rounding
+    // error on the way.
+    [[nodiscard]] bool known_configuration(const std::vector<double>& u) const {
+        return repeats_known(observations_, seeded_, space_.encode(space_.decode(u)));
     }
 
     // The next Sobol point that does not repeat a known configuration (64 tries, then any).
@@ -711,10 +722,22 @@ private:
         // over the whole box: off.
         const bool polish =
             options_.refine.value_or(objectives_ > 1 || (box.has_value() && region_->length() <= polish_region_length));
-        const auto suggestion = [&](const GpAcquisition& acquisition, const auto& top) {
+        // The best candidate, polished or not; when that is a configuration the sampler already has
+        // (polishing can land on one, on a face of the box or at a trust region's centre, and the
+        // exclusion knows only the model's points, not an earlier region's or those beyond the cap),
+        // the best admissible candidate that is not one. None when the first
+        // repeat_alternatives all are.
+        const auto suggestion = [&](const GpAcquisition& acquisition, GpAcquisition::Screened& screened,
+                                    const auto& top) -> std::optional<std::vector<double>> {
             const double* winner = c.row(top.front().second).data();
-            if (!polish) return std::vector<double>(winner, winner + c.cols());
-            return refine_best(encoding_, acquisition, exclusion, c, top, box ? &*box : nullptr);
+            std::vector<double> u(winner, winner + c.cols());
+            if (polish) u = refine_best(encoding_, acquisition, exclusion, c, top, box ? &*box : nullptr);
+            if (!known_configuration(u)) return u;
+            for (const auto& [value, row] : acquisition.top(screened, exact_at_most, repeat_alternatives)) {
+                u.assign(c.row(row).data(), c.row(row).data() + c.cols());
+                if (!known_configuration(u)) return u;
+            }
+            return std::nullopt;
         };
         // The portfolio (gp_portfolio.hpp), with one objective, an incumbent and no constraint models.
         if (options_.portfolio && objectives_ == 1 && feasibility == nullptr && best) {
@@ -731,16 +754,18 @@ private:
                 const double* row = c.row(tops[k].front().second).data();
                 nominees[k].assign(row, row + c.cols());
             }
-            nominees[chosen] =
-                suggestion(GpAcquisition(gp, best, nullptr, scratch_.screen, GpPortfolio::members[chosen]), tops[chosen]);
-            std::vector<double> pick = nominees[chosen];
+            std::optional<std::vector<double>> pick = suggestion(
+                GpAcquisition(gp, best, nullptr, scratch_.screen, GpPortfolio::members[chosen]), screened, tops[chosen]);
+            if (!pick) return std::nullopt;
+            nominees[chosen] = *pick;
             portfolio_.nominate(id, std::move(nominees), chosen);
             return pick;
         }
         const GpAcquisition acquisition(gp, best, feasibility, scratch_.screen);
-        const auto top = acquisition.best_candidates(encoding_, c, exclusion, exact_at_most, refine_starts);
+        GpAcquisition::Screened screened = acquisition.screen(encoding_, c, exclusion);
+        const auto top = acquisition.top(screened, exact_at_most, refine_starts);
         if (top.empty()) return std::nullopt;
-        return suggestion(acquisition, top);
+        return suggestion(acquisition, screened, top);
     }
 
     BayesianOptions options_;

@@ -57,8 +57,9 @@
 //   observed losses and those fantasies, so the expected improvement at and around a pending point
 //   collapses. On top of that, candidates closer than `pending_radius` (0.05, Euclidean in the
 //   unit cube; inside a trust region a tenth of its side, if less) to a pending point and exact
-//   repeats of the model's points are excluded. Partial: a configuration the model does not hold
-//   (an earlier trust region's, one polished onto a face with several objectives) can come again.
+//   repeats of the model's points are excluded. A suggestion that is still a configuration the
+//   run has (one the model does not hold: an earlier trust region's, one beyond the cap, or a
+//   point polished onto it) gives way to the next best candidate that is not.
 // - Acquisition: log EI (stable where EI underflows), maximised over `candidates` scrambled Sobol
 //   points plus candidates/8 Gaussian perturbations of the 5 best results (six scales, reflected
 //   back into the cube at its faces). Candidates are ranked by a cheap upper bound of log EI (the
