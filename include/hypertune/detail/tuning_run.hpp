@@ -232,9 +232,11 @@ private:
     void watch_deadline() {
         std::unique_lock lk(mu_);
         cv_.wait_until(lk, *deadline_, [&] { return stop_flag_.load() || active_workers_ == 0; });
-        if (!stop_flag_.load() && active_workers_ > 0)
-            request_stop(fmt::format("max_runtime of {}s reached", options_.max_runtime_seconds));
+        if (!stop_flag_.load() && active_workers_ > 0) stop_at_deadline();
     }
+
+    // Called with the lock held, by a worker between trials or by the watchdog during them.
+    void stop_at_deadline() { request_stop(fmt::format("max_runtime of {}s reached", options_.max_runtime_seconds)); }
 
     void join() {
         if (watchdog_.joinable()) watchdog_.join();
@@ -363,7 +365,7 @@ private:
         std::unique_lock lk(mu_);
         while (!stop_flag_.load()) {
             if (deadline_ && std::chrono::steady_clock::now() >= *deadline_) {
-                request_stop(fmt::format("max_runtime of {}s reached", options_.max_runtime_seconds));
+                stop_at_deadline();
                 break;
             }
             Suggestion s;
@@ -422,7 +424,8 @@ private:
 
     // A suggestion the runner cannot carry out as the strategy means it is a breach of the strategy's
     // contract, refused before anything runs (Scheduler::ask() already refuses new trials beyond the
-    // budget and ids never handed out): a configuration of another space, a budget out of range, a
+    // budget and ids never handed out; a strategy of the user's own may not): a new trial beyond
+    // max_jobs, a configuration of another space, a budget out of range, a
     // trial that is running (two runs of one trial would share its record), or an earlier trial
     // named again to go no further than its last run (neither a larger budget, as a promotion
     // gives, nor a later point to resume from, as a held trial's release gives), which makes no
@@ -447,6 +450,8 @@ private:
             throw breach(fmt::format("to resume from {} with budget {}: a trial resumes from 0 up to below its budget",
                                      s.resume_from, s.budget));
         if (!state_.has(s.trial)) {
+            if (state_.records().size() >= options_.max_jobs)
+                throw breach(fmt::format("as a new trial beyond max_jobs = {}", options_.max_jobs));
             if (s.resume_from > 0)
                 throw breach(fmt::format("to resume from {}, but it is a new trial: a new trial starts from 0", s.resume_from));
             return;
@@ -464,11 +469,6 @@ private:
 
     // Runs one suggestion. Called and returns with `lk` held; the objective runs without it.
     void run(std::unique_lock<std::mutex>& lk, std::size_t worker, Suggestion s, bool rerun) {
-        if (!state_.has(s.trial) && state_.records().size() >= options_.max_jobs) {  // Scheduler::ask() refuses this first
-            request_stop(fmt::format("strategy '{}' suggested new trial {} beyond max_jobs = {}", strategy_name_, s.trial,
-                                     options_.max_jobs));
-            return;
-        }
         // A trial re-run after a crash must not be judged again on the steps it already reported.
         Resource judged = 0;
         double judged_value = std::numeric_limits<double>::quiet_NaN();
