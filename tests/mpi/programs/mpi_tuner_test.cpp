@@ -253,6 +253,14 @@ void test_failures() {
             if (trial.id() == 5 && trial.is_leader()) throw std::runtime_error("leader ran out of memory");
             // Throws on the other rank only, outside any collective.
             if (trial.id() == 7 && !trial.is_leader()) throw std::runtime_error("worker lost its data");
+            // Throws on one rank before a report the other rank has entered: the failing rank joins
+            // that report's step, and the other rank's report() throws so that it leaves too.
+            if (trial.id() == 3 || trial.id() == 4) {
+                if ((trial.id() == 3) != trial.is_leader()) throw std::runtime_error("failed before reporting");
+                trial.report(1, v);
+            }
+            // Reports on the leader only: report() is collective, the trial fails naming that.
+            if (trial.id() == 11 && trial.is_leader()) trial.report(1, v);
             // A report the coordinator rejects (steps must increase): thrown on every rank.
             if (trial.id() == 9) {
                 trial.report(1, v);
@@ -269,13 +277,20 @@ void test_failures() {
         return "(no such trial)";
     };
     check(r.trials().size() == max_jobs, fmt::format("the run went on after failures: {} trials", r.trials().size()));
-    check(r.count(ht::TrialStatus::Failed) == 5 && r.count(ht::TrialStatus::Completed) == max_jobs - 5,
-          fmt::format("exactly the 5 faulty trials failed ({} failed)", r.count(ht::TrialStatus::Failed)));
+    check(r.count(ht::TrialStatus::Failed) == 8 && r.count(ht::TrialStatus::Completed) == max_jobs - 8,
+          fmt::format("exactly the 8 faulty trials failed ({} failed)", r.count(ht::TrialStatus::Failed)));
     check(reason(2).find("diverged on every rank") != std::string::npos, "throw on every rank -> Failed: " + reason(2));
     check(reason(5).find("leader ran out of memory") != std::string::npos, "throw on the leader -> Failed: " + reason(5));
     check(reason(7).find("rank 1 of the group") != std::string::npos &&
               reason(7).find("worker lost its data") != std::string::npos,
           "throw on a non-leader -> Failed: " + reason(7));
+    check(reason(3).find("rank 1 of the group") != std::string::npos &&
+              reason(3).find("failed before reporting") != std::string::npos,
+          "throw on a non-leader while the leader reports -> Failed: " + reason(3));
+    check(reason(4).find("failed before reporting") != std::string::npos && reason(4).find("rank 1") == std::string::npos,
+          "throw on the leader while the other rank reports -> Failed: " + reason(4));
+    check(reason(11).find("report() is collective") != std::string::npos,
+          "a report on the leader alone -> Failed: " + reason(11));
     check(reason(9).find("steps must increase") != std::string::npos, "rejected report -> Failed: " + reason(9));
     check(reason(10).find("nan") != std::string::npos, "NaN result -> Failed: " + reason(10));
 }

@@ -22,7 +22,27 @@ namespace hypertune::mpi {
 
 namespace detail {
 
+HYPERTUNE_MPI_INLINE GroupVerdict agree(int failed_rank, GroupStep step, MPI_Comm internal, Channel& group_channel) {
+    // MPI_MIN over (failed rank, step, -step): the first failed rank, the lowest and the highest step.
+    int mine[3] = {failed_rank, step, -static_cast<int>(step)};
+    int all[3] = {INT_MAX, 0, 0};
+    MPI_Request request = MPI_REQUEST_NULL;
+    check(MPI_Iallreduce(mine, all, 3, MPI_INT, MPI_MIN, internal, &request), "MPI_Iallreduce");
+    group_channel.wait(request);
+    return {all[0], all[1] == -all[2]};
+}
+
 HYPERTUNE_MPI_INLINE Decision GroupHost::exchange(int tag, const std::string& message) {
+    if (!abandoned_) {
+        const GroupVerdict verdict = agree(INT_MAX, step_report, internal_, *group_channel_);
+        if (!verdict.ok()) abandoned_ = verdict;
+    }
+    if (abandoned_)
+        throw Error(abandoned_->first_failed != INT_MAX
+                        ? fmt::format("hypertune::mpi: rank {} of the group failed; this report is abandoned and the "
+                                      "trial ends",
+                                      abandoned_->first_failed)
+                        : std::string("hypertune::mpi: ") + unequal_reports);
     std::string reply;
     if (leader_) {
         channel_->send(0, tag, message);

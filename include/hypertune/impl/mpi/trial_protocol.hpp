@@ -93,13 +93,16 @@ HYPERTUNE_MPI_INLINE void run_in_group(const SearchSpace& space, const GroupObje
     } catch (...) {
         error = "a non-standard exception";
     }
-    // The group agrees on failure: the lowest group rank that failed tells why.
-    int mine = error.empty() ? INT_MAX : group_rank;
-    int first = INT_MAX;
-    MPI_Request request = MPI_REQUEST_NULL;
-    check(MPI_Iallreduce(&mine, &first, 1, MPI_INT, MPI_MIN, internal.get(), &request), "MPI_Iallreduce");
-    group_channel.wait(request);
-    if (first != INT_MAX) {
+    // The group agrees on failure: the lowest group rank that failed tells why. When a report
+    // found the failure (or ranks at different steps), that report's verdict stands: the other
+    // ranks took part in it from here.
+    const GroupVerdict verdict = host.abandoned()
+                                     ? *host.abandoned()
+                                     : agree(error.empty() ? INT_MAX : group_rank, step_end, internal.get(), group_channel);
+    const int first = verdict.first_failed;
+    if (first == INT_MAX && !verdict.same_step) {
+        if (leader) channel.send(0, failed_tag, unequal_reports);
+    } else if (first != INT_MAX) {
         broadcast(error, first, internal.get(), group_channel);
         if (leader) {
             std::string why = first == 0 ? error
