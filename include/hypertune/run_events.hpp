@@ -120,10 +120,16 @@ struct RunWarned {
     std::string message;
 };
 
-/// The best trials of the warm-start parents.
+/// The run's warm start: the parents' best trials, and what the strategy learnt from, so that a
+/// resumed run can tell whether it was given the same warm start.
 struct RunWarmStarted {
     double time = 0.0;
     std::vector<ParentBest> parents;
+    std::size_t parent_runs = 0;  ///< earlier runs given (0 in journals written before it was kept)
+    std::size_t results = 0;      ///< their trials taken as observations
+    /// A digest of those observations and the warm start's type (PreparedWarmStart::fingerprint);
+    /// empty in journals written before it was kept.
+    std::string fingerprint;
 };
 
 /// The session ended (every worker is done).

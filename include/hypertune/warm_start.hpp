@@ -55,12 +55,21 @@ struct PreparedWarmStart {
     std::vector<WarmStartObservation> observations;
     std::vector<ParentBest> parent_bests;
     std::vector<std::string> notes;
+    std::size_t parent_runs = 0;  ///< 0: no warm start
+    /// A digest (16 hex digits) of the observations and the warm start's type: what the strategy
+    /// learns from. A resumed run must be given a warm start with the same one, or its strategy
+    /// would suggest other trials than its journal holds.
+    std::string fingerprint;
 };
 
 /// Checks the parents against this run and translates their trials into its space. Throws
-/// InvalidArgument naming the parent and the parameter when they cannot be used.
+/// InvalidArgument naming the parent and the parameter when they cannot be used. With this run's
+/// `constraints`, a parent's best trial (for Result::overall_best) is its best that meets them,
+/// judged on the metrics it recorded; a trial that did not record a constrained metric cannot be
+/// judged and is left out (a note says when a parent has no such trial).
 [[nodiscard]] PreparedWarmStart prepare_warm_start(const WarmStart& w, const SearchSpace& space,
-                                                          const std::string& metric, Direction direction);
+                                                          const std::string& metric, Direction direction,
+                                                          const std::vector<Constraint>& constraints = {});
 
 }  // namespace hypertune
 

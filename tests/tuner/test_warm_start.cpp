@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: MIT
 #include <hypertune/json.hpp>
 #include <hypertune/hypertune.hpp>
+#include <hypertune/strategies/bayesian.hpp>
 
 #include <doctest/doctest.h>
 
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -188,4 +190,78 @@ TEST_CASE("warm start from journals: a missing journal names its path") {
     } catch (const ht::IoError& e) {
         CHECK(std::string(e.what()).find("no-such-run.jsonl") != std::string::npos);
     }
+}
+
+TEST_CASE("warm start on resume: the journal's own warm start is required, and another or a new one is refused") {
+    // Bayesian learns from the parents, so a resume given another warm start, or none, would
+    // suggest other trials than its journal holds.
+    const auto first = parent_run(5, 20);
+    const auto second = parent_run(6, 20);
+    const auto dir = std::filesystem::path(HYPERTUNE_TEST_BINARY_DIR);
+    const std::string warm_journal = (dir / "warm_resume.jsonl").string();
+    const std::string cold_journal = (dir / "cold_resume.jsonl").string();
+    std::filesystem::remove(warm_journal);
+    std::filesystem::remove(cold_journal);
+    auto options = [&](const std::string& journal, std::vector<ht::Result> parents, std::size_t jobs) {
+        ht::TunerOptions o{.max_jobs = jobs, .seed = 3, .journal = journal};
+        o.warm_start.parents = std::move(parents);
+        return o;
+    };
+    auto run = [&](const ht::TunerOptions& o) { return ht::Tuner(parent_space(), ht::Bayesian(), o).fit(loss_of); };
+    (void)run(options(warm_journal, {first}, 8));
+    (void)run(options(cold_journal, {}, 8));
+
+    const std::string learnt = " (the strategy learnt from it, and the overall best counts its parents)";
+    CHECK(message_of([&] { (void)run(options(warm_journal, {}, 10)); }) ==
+          "journal '" + warm_journal + "' began with a warm start from 1 earlier run (20 results), and this tuner has "
+          "none; resume with the same TunerOptions::warm_start" + learnt);
+    CHECK(message_of([&] { (void)run(options(warm_journal, {second}, 10)); }) ==
+          "journal '" + warm_journal + "' began with a warm start from 1 earlier run (20 results), and this tuner's "
+          "is from 1 earlier run (20 results, other ones); resume with the warm start it began with" + learnt);
+    CHECK(message_of([&] { (void)run(options(warm_journal, {first, second}, 10)); }).find(
+              "and this tuner's is from 2 earlier runs (40 results);") != std::string::npos);
+    CHECK(message_of([&] { (void)run(options(cold_journal, {first}, 10)); }) ==
+          "journal '" + cold_journal + "' began without a warm start, and this tuner has one (from 1 earlier run); "
+          "resume without TunerOptions::warm_start, or give this run a new journal (its trials were suggested "
+          "without one)");
+    // Nothing was lost to the refusals: each journal resumes as it began, to the raised budget.
+    const ht::Result warm = run(options(warm_journal, {first}, 10));
+    CHECK(warm.trials().size() == 10);
+    CHECK(warm.setup().parent_bests.size() == 1);
+    CHECK(run(options(cold_journal, {}, 10)).trials().size() == 10);
+    std::filesystem::remove(warm_journal);
+    std::filesystem::remove(cold_journal);
+}
+
+TEST_CASE("warm start with constraints: a parent's best is its best trial known to meet this run's constraints") {
+    // The parent recorded 'memory' with each trial; this run allows at most 5.
+    const ht::SearchSpace space{ht::ContinuousParameter("x", 0.0, 1.0)};
+    auto metrics = [](const ht::Config& c) {
+        const double x = c.get<double>("x");
+        return ht::Metrics{{"loss", x}, {"memory", 10.0 * (1.0 - x)}};  // the lower the loss, the more memory
+    };
+    ht::Tuner parent_tuner(space, ht::RandomSearch(),
+                           {.metric = "loss", .constraints = {ht::Constraint::at_most("memory", 1e9)}, .max_jobs = 30, .seed = 4});
+    const ht::Result parent = parent_tuner.fit(metrics);
+    const ht::Result unconstrained_parent =
+        ht::Tuner(space, ht::RandomSearch(), {.metric = "loss", .max_jobs = 30, .seed = 4})
+            .fit([](const ht::Config& c) { return c.get<double>("x"); });
+
+    const auto limit = ht::Constraint::at_most("memory", 5.0);
+    const ht::PreparedWarmStart p =
+        ht::prepare_warm_start({.parents = {parent}}, space, "loss", ht::Direction::Minimize, {limit});
+    REQUIRE(p.parent_bests.size() == 1);
+    // Brute force over the parent's trials: the lowest loss among those with memory <= 5.
+    double expected = std::numeric_limits<double>::infinity();
+    for (const auto& t : parent.trials())
+        if (*parent.metric(t, "memory") <= 5.0) expected = std::min(expected, t.objective);
+    CHECK(p.parent_bests[0].objective == expected);
+    CHECK(p.parent_bests[0].objective > parent.best().objective);  // the parent's own best uses too much memory
+
+    // A parent that never recorded memory cannot be judged: no parent best, and a note says why.
+    const ht::PreparedWarmStart q =
+        ht::prepare_warm_start({.parents = {unconstrained_parent}}, space, "loss", ht::Direction::Minimize, {limit});
+    CHECK(q.parent_bests.empty());
+    CHECK(contains(q.notes, "warm start parent 0: none of its trials with a value is known to meet this run's constraints"));
+    CHECK(q.observations.size() == 30);  // the strategy still learns from its trials
 }

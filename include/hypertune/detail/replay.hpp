@@ -3,7 +3,8 @@
 // Resuming a run from its journal, in two steps the Tuner takes:
 // - check_same_run(): an existing journal must come from the same search space, strategy, seed,
 //   metric, max_resource, direction, objectives, constraints, instances per trial and instances
-//   parameter; otherwise resuming would mix two different runs.
+//   parameter; otherwise resuming would mix two different runs. check_same_warm_start(): and the
+//   same warm start, or none if it began without one, since the strategy learns from it.
 // - replay_journal(): the strategy is given the journal's calls in their order (ask for every new
 //   trial, report, tell), which brings it back to the state it had, since strategies are
 //   deterministic; its decisions must be the journal's, in the same order (a decision made in ask()
@@ -24,6 +25,7 @@
 #include <hypertune/run_state.hpp>
 #include <hypertune/scheduler.hpp>
 #include <hypertune/search_space.hpp>
+#include <hypertune/warm_start.hpp>
 
 #include <fmt/core.h>
 
@@ -118,6 +120,45 @@ inline void check_same_run(const std::string& path, const JsonValue& start, cons
     } catch (const JsonError& e) {
         throw IoError(fmt::format("journal '{}' line 1: {}", path, e.what()));
     }
+}
+
+/// Throws InvalidArgument when this run's warm start (`now`; parent_runs 0: none) is not the one the
+/// journal's run began with: the strategy learnt from that one, and with another, or none, it would
+/// suggest other trials than the journal holds (and the overall best would leave parents out).
+/// A journal written before the warm start's digest was kept is checked for having one at all.
+inline void check_same_warm_start(const std::string& path, const std::vector<JsonValue>& events,
+                                  const PreparedWarmStart& now) {
+    const JsonValue* then = nullptr;
+    for (const JsonValue& e : events)
+        if (e.string_or("event", "") == "warm_start") {
+            then = &e;
+            break;
+        }
+    auto runs = [](std::size_t n) { return fmt::format("{} earlier run{}", n, n == 1 ? "" : "s"); };
+    if (!then && now.parent_runs == 0) return;
+    if (!then)
+        throw InvalidArgument(fmt::format("journal '{}' began without a warm start, and this tuner has one (from {}); "
+                                          "resume without TunerOptions::warm_start, or give this run a new journal (its "
+                                          "trials were suggested without one)",
+                                          path, runs(now.parent_runs)));
+    const std::string fingerprint = then->string_or("fingerprint", "");
+    const auto parent_runs = static_cast<std::size_t>(then->number_or("parent_runs", 0.0));
+    const auto results = static_cast<std::size_t>(then->number_or("results", 0.0));
+    constexpr const char* learnt = " (the strategy learnt from it, and the overall best counts its parents)";
+    const std::string began = fingerprint.empty() ? std::string("a warm start")
+                                                  : fmt::format("a warm start from {} ({} results)", runs(parent_runs), results);
+    if (now.parent_runs == 0)
+        throw InvalidArgument(fmt::format("journal '{}' began with {}, and this tuner has none; resume with the same "
+                                          "TunerOptions::warm_start{}",
+                                          path, began, learnt));
+    if (!fingerprint.empty() && fingerprint != now.fingerprint)
+        throw InvalidArgument(fmt::format("journal '{}' began with {}, and this tuner's is from {} ({} results{}); "
+                                          "resume with the warm start it began with{}",
+                                          path, began, runs(now.parent_runs), now.observations.size(),
+                                          now.parent_runs == parent_runs && now.observations.size() == results
+                                              ? ", other ones"
+                                              : "",
+                                          learnt));
 }
 
 /// What replaying a journal leaves: the run's state, the decisions the strategy made that a crash

@@ -299,7 +299,9 @@ private:
         start.constraints = options_.constraints;
         start.instances_parameter = options_.instances_parameter;
         emit(start);
-        if (!warm_.parent_bests.empty()) emit(RunWarmStarted{session_start_, std::move(warm_.parent_bests)});
+        if (warm_.parent_runs > 0)
+            emit(RunWarmStarted{session_start_, std::move(warm_.parent_bests), warm_.parent_runs,
+                                warm_.observations.size(), warm_.fingerprint});
         for (auto& note : warm_.notes) warn(std::move(note), session_start_);
         warm_ = {};
     }

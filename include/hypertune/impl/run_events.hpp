@@ -132,7 +132,13 @@ HYPERTUNE_INLINE JsonValue to_json(const RunEvent& event) {
                                                      {"objective", JsonValue::number_or_null(p.objective)},
                                                      {"space", space_json(SearchSpace::of(p.config))},
                                                      {"config", config_json(p.config)}}));
-            return JsonValue::object({{"event", "warm_start"}, {"time", e.time}, {"parents", std::move(parents)}});
+            JsonValue j = JsonValue::object({{"event", "warm_start"}, {"time", e.time}, {"parents", std::move(parents)}});
+            if (!e.fingerprint.empty()) {
+                j["parent_runs"] = e.parent_runs;
+                j["results"] = e.results;
+                j["fingerprint"] = e.fingerprint;
+            }
+            return j;
         }
         JsonValue operator()(const RunEnded& e) const {
             return JsonValue::object({{"event", "run_ended"}, {"time", e.time}, {"reason", e.reason}});
@@ -217,11 +223,15 @@ HYPERTUNE_INLINE RunEvent event_from_json(const JsonValue& e, const SearchSpace&
         }
         if (kind == "warning") return RunWarned{time, e.at("message").as_string()};
         if (kind == "warm_start") {
-            RunWarmStarted w{time, {}};
+            RunWarmStarted w;
+            w.time = time;
             for (const auto& p : e.at("parents").elements())
                 w.parents.push_back({integer_at<std::size_t>(p, "parent"), integer_at<TrialId>(p, "trial"),
                                      number_from(p.at("objective")),
                                      config_from_json(space_from_json(p.at("space")), p.at("config"))});
+            w.parent_runs = integer_or<std::size_t>(e, "parent_runs", 0);
+            w.results = integer_or<std::size_t>(e, "results", 0);
+            w.fingerprint = e.string_or("fingerprint", "");
             return w;
         }
         if (kind == "run_ended") return RunEnded{time, e.string_or("reason", "")};

@@ -8,8 +8,12 @@
 #include <hypertune/linkage.hpp>
 #include <hypertune/run_state.hpp>
 #include <fmt/format.h>
+#include <hypertune/detail/config_json.hpp>
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <string_view>
 
 #if defined(HYPERTUNE_COMPILED) && !defined(HYPERTUNE_BUILDING_LIBRARY)
 #error "<hypertune/impl/warm_start.hpp> is compiled into hypertune::compiled: include <hypertune/warm_start.hpp>"
@@ -18,6 +22,47 @@
 namespace hypertune {
 
 namespace detail {
+
+// FNV-1a (64 bits) over the type and, per observation, its parent, trial, loss bits and
+// configuration (as the journal writes it).
+[[nodiscard]] inline std::string warm_start_fingerprint(const std::vector<WarmStartObservation>& observations,
+                                                        WarmStartType type) {
+    std::uint64_t h = 0xcbf29ce484222325ULL;
+    auto mix = [&](std::string_view bytes) {
+        for (const unsigned char c : bytes) h = (h ^ c) * 0x100000001b3ULL;
+    };
+    mix(to_string(type));
+    for (const WarmStartObservation& o : observations) {
+        std::uint64_t bits = 0;
+        static_assert(sizeof bits == sizeof o.loss);
+        std::memcpy(&bits, &o.loss, sizeof bits);
+        mix(fmt::format("|{}|{}|{:x}|", o.parent, o.trial, bits));
+        mix(config_json(o.config).dump());
+    }
+    return fmt::format("{:016x}", h);
+}
+
+// A parent's best trial among those that meet `constraints` on the metrics the parent recorded,
+// as Result::best() chooses (the completed ones first, then any with a value); nullptr if none.
+[[nodiscard]] inline const TrialRecord* best_meeting(const Result& parent, const std::vector<Constraint>& constraints,
+                                                     Direction direction) {
+    auto meets = [&](const TrialRecord& t) {
+        return std::all_of(constraints.begin(), constraints.end(), [&](const Constraint& c) {
+            const std::optional<double> v = parent.metric(t, c.metric);
+            return v && !std::isnan(*v) && c.satisfied_by(*v);
+        });
+    };
+    for (const bool completed_only : {true, false}) {
+        const TrialRecord* found = nullptr;
+        for (const TrialRecord& t : parent.trials()) {
+            if (!t.has_objective() || (completed_only && t.status != TrialStatus::Completed) || !meets(t)) continue;
+            if (!found || (direction == Direction::Maximize ? t.objective > found->objective : t.objective < found->objective))
+                found = &t;
+        }
+        if (found) return found;
+    }
+    return nullptr;
+}
 
 [[nodiscard]] inline std::string_view kind_name(ParameterKind k) noexcept {
     switch (k) {
@@ -119,7 +164,8 @@ HYPERTUNE_INLINE WarmStart WarmStart::from_journals(const std::vector<std::strin
 }
 
 HYPERTUNE_INLINE PreparedWarmStart prepare_warm_start(const WarmStart& w, const SearchSpace& space,
-                                                          const std::string& metric, Direction direction) {
+                                                          const std::string& metric, Direction direction,
+                                                          const std::vector<Constraint>& constraints) {
     PreparedWarmStart out;
     if (w.parents.size() > WarmStart::max_parents)
         throw InvalidArgument(fmt::format("warm start: at most {} parent runs, got {}", WarmStart::max_parents,
@@ -138,9 +184,18 @@ HYPERTUNE_INLINE PreparedWarmStart prepare_warm_start(const WarmStart& w, const 
             continue;
         }
         const auto from = detail::match_parameters(parent.trials().front().config, space, w.type, k, out.notes);
-        if (parent.has_best()) {
-            const auto& b = parent.best();
-            out.parent_bests.push_back({k, b.id, b.objective, b.config});
+        if (constraints.empty()) {
+            if (parent.has_best()) {
+                const auto& b = parent.best();
+                out.parent_bests.push_back({k, b.id, b.objective, b.config});
+            }
+        } else if (const TrialRecord* b = detail::best_meeting(parent, constraints, direction)) {
+            out.parent_bests.push_back({k, b->id, b->objective, b->config});
+        } else if (parent.has_best()) {
+            out.notes.push_back(fmt::format("warm start parent {}: none of its trials with a value is known to meet this "
+                                            "run's constraints (a constrained metric it did not record cannot be "
+                                            "judged); it does not count towards the overall best",
+                                            k));
         }
         for (const auto& t : parent.trials()) {
             const bool completed = t.status == TrialStatus::Completed && t.has_objective();
@@ -171,6 +226,8 @@ HYPERTUNE_INLINE PreparedWarmStart prepare_warm_start(const WarmStart& w, const 
             out.observations.push_back({space.make(std::move(values)), loss, k, t.id});
         }
     }
+    out.parent_runs = w.parents.size();
+    if (!w.parents.empty()) out.fingerprint = detail::warm_start_fingerprint(out.observations, w.type);
     if (!w.parents.empty())
         out.notes.push_back(fmt::format("warm start ({}): {} trials of {} parent run{} used, {} clipped to this run's "
                                         "ranges, {} dropped ({})",
