@@ -118,7 +118,15 @@ namespace detail {
 
     const std::size_t n = done.size();
     std::vector<double> objective(n);
-    for (std::size_t i = 0; i < n; ++i) objective[i] = done[i]->objective;
+    double largest = 0.0;
+    for (std::size_t i = 0; i < n; ++i) {
+        objective[i] = done[i]->objective;
+        largest = std::max(largest, std::abs(objective[i]));
+    }
+    // Scaled by a power of two (exactly) to at most 1 in magnitude: the shares do not depend on the
+    // scale, and the squares of objectives beyond about 1e154 would overflow to infinity.
+    if (largest > 0.0)
+        for (double& v : objective) v = std::ldexp(v, -std::ilogb(largest) - 1);
     const std::vector<double> y = detail::clamp_outliers(std::move(objective));
     const std::size_t bins = std::clamp<std::size_t>(static_cast<std::size_t>(std::sqrt(static_cast<double>(n))), 2, 10);
 

@@ -70,6 +70,31 @@ TEST_CASE("importance: a constant objective gives all zeros, never NaN") {
     CHECK(imp[0].name == "a");  // ties keep the parameters' order
 }
 
+TEST_CASE("importance: the same shares whatever the objective's magnitude, up to the largest doubles") {
+    // Squares of objectives beyond about 1e154 overflow; the objective is scaled first.
+    ht::SearchSpace space{ht::ContinuousParameter("x", 0.0, 1.0), ht::ContinuousParameter("noise", 0.0, 1.0)};
+    auto importance = [&](double scale) {
+        ht::Tuner tuner(space, ht::RandomSearch(), {.max_jobs = 40, .seed = 2});
+        return ht::parameter_importance(tuner.fit([&](const ht::Config& c) {
+            return scale * ((c.get<double>("x") > 0.5 ? 1.0 : -1.0) + 0.1 * c.get<double>("noise"));
+        }));
+    };
+    const auto unit = importance(1.0);
+    REQUIRE(unit.size() == 2);
+    CHECK(unit[0].name == "x");
+    CHECK(unit[0].share > 0.8);
+    for (const double scale : {1e-300, 1e155, 1e200, 1.5e307}) {
+        CAPTURE(scale);
+        const auto scaled = importance(scale);
+        REQUIRE(scaled.size() == 2);
+        for (std::size_t i = 0; i < 2; ++i) {
+            CHECK(scaled[i].name == unit[i].name);
+            CHECK(scaled[i].share == doctest::Approx(unit[i].share));
+            CHECK(scaled[i].first_order == doctest::Approx(unit[i].first_order));
+        }
+    }
+}
+
 TEST_CASE("importance: fewer than 3 completed trials give an empty result") {
     ht::SearchSpace space{ht::ContinuousParameter("a", 0.0, 1.0)};
     SUBCASE("two trials") {

@@ -9,6 +9,7 @@
 #include <hypertune/hypertune.hpp>
 #include <hypertune/report.hpp>
 #include <hypertune/strategies/asha.hpp>
+#include <regex>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -195,6 +196,22 @@ TEST_CASE("report: bad and unusual input") {
         CHECK(html.find("opt (categories)") != std::string::npos);
         CHECK(html.find(">gelu<") != std::string::npos);
         CHECK(html.find("class=\"cat\"") != std::string::npos);
+    }
+    SUBCASE("objectives near the largest doubles, of either sign") {
+        // Their differences overflow (1e308 - -1e308): the axes take them in halves.
+        ht::SearchSpace space{ht::ContinuousParameter("x", 0.0, 1.0)};
+        for (const double big : {1e300, 1.7e308}) {
+            CAPTURE(big);
+            ht::Tuner tuner(space, ht::RandomSearch({.max_resource = 3}), {.max_jobs = 30, .seed = 2});
+            auto html = ht::render_report(tuner.fit([&](const ht::Config& c, ht::Trial& trial) {
+                const double v = c.get<double>("x") > 0.5 ? big : -big;
+                for (ht::Resource r = 1; r <= 3; ++r) trial.report(r, v / static_cast<double>(4 - r));
+                return v;
+            }));
+            check_structure(html);
+            CHECK(html.find("nan") == std::string::npos);
+            CHECK_FALSE(std::regex_search(html, std::regex(R"([\s"\-,(]inf)")));  // no infinite coordinate
+        }
     }
     SUBCASE("a constant objective and a one-point range") {
         ht::SearchSpace space{ht::ContinuousParameter("x", 2.0, 2.0), ht::IntegerParameter("n", 5, 5)};

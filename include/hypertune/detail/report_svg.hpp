@@ -89,14 +89,18 @@ struct Tick {
     std::string label;
 };
 
-// A numeric axis over [lo, hi], linear or log10.
+// Half of b - a, which does not overflow where b - a would (values of either sign near 1e308).
+[[nodiscard]] inline double half_span(double a, double b) noexcept { return b / 2.0 - a / 2.0; }
+
+// A numeric axis over [lo, hi], linear or log10. Differences of values are taken in halves
+// (half_span), so objectives near the largest doubles still give finite coordinates.
 struct Axis {
     double lo = 0.0, hi = 1.0;
     bool log = false;
 
     [[nodiscard]] double at(double v) const {
         double a = log ? std::log10(lo) : lo, b = log ? std::log10(hi) : hi, x = log ? std::log10(v) : v;
-        return b > a ? (x - a) / (b - a) : 0.5;
+        return b > a ? half_span(a, x) / half_span(a, b) : 0.5;
     }
 
     [[nodiscard]] std::vector<double> tick_values() const {
@@ -112,10 +116,12 @@ struct Axis {
             return {lo, hi};
         }
         if (!(hi > lo)) return {lo};
-        double step = std::pow(10.0, std::floor(std::log10((hi - lo) / 5.0)));
+        const double half = half_span(lo, hi);
+        double step = std::pow(10.0, std::floor(std::log10(half / 2.5)));
         for (double m : {2.0, 2.5, 2.0})
-            if ((hi - lo) / step > 7.0) step *= m;
-        for (double x = std::ceil(lo / step - 1e-9) * step; x <= hi + step * 1e-9; x += step)
+            if (half / step > 3.5) step *= m;
+        // (finite: past the largest double, x would stay at infinity)
+        for (double x = std::ceil(lo / step - 1e-9) * step; std::isfinite(x) && x <= hi + step * 1e-9; x += step)
             v.push_back(std::abs(x) < step * 1e-9 ? 0.0 : x);
         return v;
     }
@@ -135,14 +141,15 @@ struct Axis {
         double lo = values.front(), hi = values.back();
         if (values.size() >= 20) {
             double qlo = values[values.size() / 50], qhi = values[values.size() - 1 - values.size() / 50];
-            if ((qhi - qlo) < 0.2 * (hi - lo)) {
-                lo = std::max(lo, qlo - 0.25 * (qhi - qlo));
-                hi = std::min(hi, qhi + 0.25 * (qhi - qlo));
+            if (half_span(qlo, qhi) < 0.2 * half_span(lo, hi)) {
+                lo = std::max(lo, qlo - 0.5 * half_span(qlo, qhi));
+                hi = std::min(hi, qhi + 0.5 * half_span(qlo, qhi));
             }
         }
-        if (log) return {lo, hi > lo ? hi : lo * 10.0, true};
-        double pad = hi > lo ? 0.05 * (hi - lo) : std::max(std::abs(lo) * 0.1, 1e-9);
-        return {lo - pad, hi + pad, false};
+        constexpr double largest = std::numeric_limits<double>::max();
+        if (log) return {lo, hi > lo ? hi : std::min(lo * 10.0, largest), true};
+        double pad = hi > lo ? 0.1 * half_span(lo, hi) : std::max(std::abs(lo) * 0.1, 1e-9);
+        return {std::max(lo - pad, -largest), std::min(hi + pad, largest), false};
     }
 };
 
