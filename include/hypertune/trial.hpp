@@ -93,6 +93,7 @@ public:
         if (!std::isfinite(value)) fail(fmt::format("trial {}: reported a non-finite value ({}) at step {}", id_, value, step));
         if (step <= last_step_)
             fail(fmt::format("trial {}: reported step {} after step {} (steps must increase)", id_, step, last_step_));
+        if (reports_ == 0) first_step_ = step;
         last_step_ = step;
         last_value_ = value;
         ++reports_;
@@ -117,6 +118,7 @@ public:
                 fail(fmt::format("trial {}: reported a non-finite value of '{}' ({}) at step {}", id_, name, value, step));
         if (step <= last_step_)
             fail(fmt::format("trial {}: reported step {} after step {} (steps must increase)", id_, step, last_step_));
+        if (reports_ == 0) first_step_ = step;
         last_step_ = step;
         ++reports_;
         if (detail::TrialHost* host = reaches_host(step))
@@ -282,6 +284,7 @@ private:
     Resource budget_;
     Resource resumed_from_;
     Resource last_step_;
+    Resource first_step_ = 0;  // of this call's reports (0 before the first)
     std::optional<double> last_value_;
     std::size_t reports_ = 0;
     std::optional<std::string> checkpoint_;

@@ -11,12 +11,14 @@
 #include <doctest/doctest.h>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <atomic>
 #include <filesystem>
 #include <fstream>
 #include <functional>
 #include <map>
 #include <mutex>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -340,4 +342,39 @@ TEST_CASE("checkpoint_dir(): one folder per trial, kept while the trial may run 
     ht::Trial alone(7, {}, 3);
     CHECK_THROWS_WITH_AS((void)alone.checkpoint_dir(), "trial 7: checkpoint_dir() is only available while a Tuner runs the trial",
                          ht::Error);
+    CHECK(std::none_of(r.setup().warnings.begin(), r.setup().warnings.end(), [](const std::string& w) {
+        return w.find("did not continue from its checkpoint folder") != std::string::npos;
+    }));
+}
+
+TEST_CASE("checkpoint_dir(): a trainer that removes its folder, so promoted trials train again, is warned about once") {
+    std::atomic<int> restarted{0};
+    std::set<ht::TrialId> seen;
+    std::mutex mu;
+    auto objective = [&](const ht::Config& c, ht::Trial& t) {
+        const fs::path dir = t.checkpoint_dir();
+        const fs::path state = dir / "epoch";
+        ht::Resource from = 0;
+        if (std::ifstream in(state); in) in >> from;
+        {
+            std::lock_guard lk(mu);
+            if (!seen.insert(t.id()).second && from == 0) ++restarted;  // promoted, and nothing to continue from
+        }
+        double loss = 0.0;
+        for (ht::Resource s = from + 1; s <= t.budget(); ++s) {
+            t.report(s, loss = checkpoint_loss(c, s));
+            std::ofstream(state) << s;
+            if (t.should_stop()) break;
+        }
+        fs::remove_all(dir);  // as a trainer that cleans up after itself would
+        return loss;
+    };
+    auto promotion = ht::ASHA({.min_resource = 1, .max_resource = 9, .reduction_factor = 3, .type = ht::HalvingType::Promotion});
+    const ht::Result r = ht::Tuner(checkpoint_space(), promotion, {.max_jobs = 12, .seed = 2}).fit(objective);
+    REQUIRE(restarted.load() > 0);
+    const auto warned = std::count_if(r.setup().warnings.begin(), r.setup().warnings.end(), [](const std::string& w) {
+        return w.find("its first report was step 1: the trainer did not continue from its checkpoint folder") !=
+               std::string::npos;
+    });
+    CHECK(warned == 1);
 }

@@ -521,6 +521,14 @@ private:
                              "never resumes a trial",
                              strategy_name_, s.trial, s.resume_from),
                  run_clock());
+        } else if (attempt.folder_restart > 0 && !attempt.failed && !warned_started_over_) {
+            warned_started_over_ = true;
+            warn(fmt::format("{} resumed trial {} from step {}, but its first report was step {}: the trainer did not "
+                             "continue from its checkpoint folder (did it save its state there, and leave it? a "
+                             "trainer that removes the folder, or a clean-up that empties it, makes every promoted "
+                             "trial train again)",
+                             strategy_name_, s.trial, s.resume_from, attempt.folder_restart),
+                 run_clock());
         }
         finish(s.trial, attempt);
         TrialRecord ended_copy;
@@ -544,6 +552,7 @@ private:
         double waited_seconds = 0.0;   // waiting for resources, every attempt's (not billed)
         Resource resumed_from = 0;     // the checkpoint's step it continued from
         bool started_over = false;     // promoted, but with no checkpoint to continue from
+        Resource folder_restart = 0;   // promoted with a checkpoint folder, but reported again from this step
         bool out_of_time = false;      // past max_trial_seconds: told to stop, or unstoppable
         bool timed_out = false;        // ... and cut short by it
     };
@@ -631,8 +640,11 @@ private:
                 a.failure = "the objective threw a non-standard exception";
             }
             trial.end();
-            // A checkpoint folder (CommandObjective's {checkpoint_dir}) is the trainer's to read.
+            // A checkpoint folder (CommandObjective's {checkpoint_dir}) is the trainer's to read:
+            // whether it continued shows in its first report.
             a.started_over = s.resume_from > 0 && !resumes && trial.folder_.empty();
+            if (s.resume_from > 0 && !trial.folder_.empty() && trial.reports() > 0 && trial.first_step_ <= s.resume_from)
+                a.folder_restart = trial.first_step_;
             if (trial.acquired_at_) waited += std::chrono::duration<double>(*trial.acquired_at_ - began).count();
             a.waited_seconds = waited;
             // Past max_trial_seconds: cut short when it returned before its budget after a report
