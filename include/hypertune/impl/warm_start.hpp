@@ -5,10 +5,10 @@
 // <hypertune/linkage.hpp>).
 
 #include <hypertune/warm_start.hpp>
+#include <hypertune/detail/config_json.hpp>
 #include <hypertune/linkage.hpp>
 #include <hypertune/run_state.hpp>
 #include <fmt/format.h>
-#include <hypertune/detail/config_json.hpp>
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
