@@ -41,7 +41,8 @@ enum Tag : int {
     report_metrics_tag, // leader -> 0: step and named metrics (JSON)
 };
 
-enum ReplyCode : char { reply_continue = 0, reply_stop = 1, reply_error = 2 };
+// What the group's leader broadcasts at each report (rank 0's answer), and once at its end (reply_end).
+enum ReplyCode : char { reply_continue = 0, reply_stop = 1, reply_error = 2, reply_end = 3 };
 
 HYPERTUNE_MPI_INLINE void check(int rc, const char* what);
 

@@ -38,37 +38,24 @@ namespace hypertune::mpi {
 
 namespace detail {
 
-// Where a rank of a group stands at each of the group's collective steps: at a report, or at the
-// end of the objective (returned or thrown).
-enum GroupStep : int { step_report = 0, step_end = 1 };
-
-// What the ranks of a group agree on at each collective step (agree()): the lowest group rank
-// that failed (INT_MAX: none) and whether every rank is at the same kind of step.
-struct GroupVerdict {
-    int first_failed = INT_MAX;
-    bool same_step = true;
-    [[nodiscard]] bool ok() const noexcept { return first_failed == INT_MAX && same_step; }
-};
-
-// Every collective step of a group starts here, in one MPI_Iallreduce of the same shape: so a rank
-// that failed, which goes to the end step, meets the others at the report they have entered, and
-// they all leave the objective together, instead of waiting in collectives of different shapes
-// (a hang, or MPI_ERR_TRUNCATE). failed_rank: this rank's group rank if it failed, else INT_MAX.
-HYPERTUNE_MPI_INLINE GroupVerdict agree(int failed_rank, GroupStep step, MPI_Comm internal, Channel& group_channel);
-
-// Why a group's trial failed when its ranks were not at the same step and none had failed.
+// Why a group's trial failed when its ranks did not report at the same steps and none had failed.
 inline constexpr const char* unequal_reports =
     "report() is collective: every rank of the group calls it at the same steps, but one rank returned from the "
     "objective while another was in report()";
 
 // The Trial's host on every rank of a group: the link to the coordinator (rank 0). A report is
-// collective over the group: the ranks first agree that none has failed (agree()), then the leader
-// sends its own (step, value) to rank 0 and every rank gets the answer (continue, stop, or the
-// InvalidArgument it rejected the report with). When a rank has failed, or the ranks are not all
-// at a report, report() throws on every rank that is, and throws again if called again (the
-// objective may catch it), with no further collective. Checkpoints are the leader's, sent to rank
-// 0 at once. Stops come with the answers to reports, so stop_requested() never differs between the
-// ranks of a group.
+// collective over the group: the leader sends its own (step, value) to rank 0 and broadcasts the
+// answer (continue, stop, or the InvalidArgument it rejected the report with). Checkpoints are the
+// leader's, sent to rank 0 at once. Stops come with the answers to reports, so stop_requested()
+// never differs between the ranks of a group.
+//
+// Every message the group exchanges at a report or at its end is one broadcast from the leader,
+// so ranks that are at different steps (one threw, or returned early) never wait in collectives of
+// different shapes: at its end the leader broadcasts reply_end, and the other ranks, at their
+// end, take the leader's broadcasts until that one. A rank in report() that gets reply_end (the
+// leader left) throws, and throws again if called again. The leader never waits for the others
+// at a report, as a broadcast's root does not. finish() then says whether the ranks reported
+// alike.
 class GroupHost final : public hypertune::detail::TrialHost {
 public:
     GroupHost(bool leader, MPI_Comm internal, Channel& channel, Channel& group_channel)
@@ -81,9 +68,14 @@ public:
     // Throws Error: the trial's folder would be on rank 0's file system.
     HYPERTUNE_MPI_INLINE std::string checkpoint_folder(Trial& trial) override;
 
-    // The verdict of the report at which the group found a failure or ranks at another step; the
-    // group's end step is then that verdict, not a collective of its own.
-    [[nodiscard]] const std::optional<GroupVerdict>& abandoned() const noexcept { return abandoned_; }
+    // At the objective's end on every rank, after it returned or threw: the leader broadcasts
+    // reply_end (unless it did), the others take broadcasts until it. Returns whether this rank
+    // saw the ranks report unequally (a report it did not make, or the leader's end in one it made).
+    HYPERTUNE_MPI_INLINE bool finish();
+
+    // Whether report() threw because the leader had left the objective: this rank's exception is
+    // then the leader's doing, not its own failure.
+    [[nodiscard]] bool left_by_leader() const noexcept { return left_by_leader_; }
 
 private:
     // The leader sends `message` with `tag` and receives rank 0's answer; the group shares it.
@@ -93,7 +85,9 @@ private:
     MPI_Comm internal_;  // a duplicate of the group's communicator for our own collectives
     Channel* channel_;
     Channel* group_channel_;
-    std::optional<GroupVerdict> abandoned_;
+    bool ended_ = false;           // reply_end broadcast (leader) or received (the others)
+    bool unequal_ = false;         // see finish()
+    bool left_by_leader_ = false;  // see left_by_leader()
 };
 
 struct GroupTrialAccess;

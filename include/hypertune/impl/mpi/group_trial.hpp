@@ -22,27 +22,8 @@ namespace hypertune::mpi {
 
 namespace detail {
 
-HYPERTUNE_MPI_INLINE GroupVerdict agree(int failed_rank, GroupStep step, MPI_Comm internal, Channel& group_channel) {
-    // MPI_MIN over (failed rank, step, -step): the first failed rank, the lowest and the highest step.
-    int mine[3] = {failed_rank, step, -static_cast<int>(step)};
-    int all[3] = {INT_MAX, 0, 0};
-    MPI_Request request = MPI_REQUEST_NULL;
-    check(MPI_Iallreduce(mine, all, 3, MPI_INT, MPI_MIN, internal, &request), "MPI_Iallreduce");
-    group_channel.wait(request);
-    return {all[0], all[1] == -all[2]};
-}
-
 HYPERTUNE_MPI_INLINE Decision GroupHost::exchange(int tag, const std::string& message) {
-    if (!abandoned_) {
-        const GroupVerdict verdict = agree(INT_MAX, step_report, internal_, *group_channel_);
-        if (!verdict.ok()) abandoned_ = verdict;
-    }
-    if (abandoned_)
-        throw Error(abandoned_->first_failed != INT_MAX
-                        ? fmt::format("hypertune::mpi: rank {} of the group failed; this report is abandoned and the "
-                                      "trial ends",
-                                      abandoned_->first_failed)
-                        : std::string("hypertune::mpi: ") + unequal_reports);
+    if (ended_) throw Error("hypertune::mpi: the group's leader has left the objective; this report is abandoned");
     std::string reply;
     if (leader_) {
         channel_->send(0, tag, message);
@@ -50,9 +31,32 @@ HYPERTUNE_MPI_INLINE Decision GroupHost::exchange(int tag, const std::string& me
     }
     broadcast(reply, 0, internal_, *group_channel_);
     if (reply.empty()) throw Error("hypertune::mpi: empty reply to a report");
+    if (reply[0] == reply_end) {
+        // The leader returned or threw while this rank reported: the trial ends (failed).
+        ended_ = true;
+        unequal_ = true;
+        left_by_leader_ = true;
+        throw Error("hypertune::mpi: the group's leader has left the objective; this report is abandoned");
+    }
     // Trial::report makes this the trial's failure and throws it, on every rank of the group.
     if (reply[0] == reply_error) throw InvalidArgument(reply.substr(1));
     return reply[0] == reply_stop ? Decision::Stop : Decision::Continue;
+}
+
+HYPERTUNE_MPI_INLINE bool GroupHost::finish() {
+    if (leader_ && !ended_) {
+        std::string end(1, reply_end);
+        broadcast(end, 0, internal_, *group_channel_);
+        ended_ = true;
+    }
+    while (!ended_) {
+        std::string reply;
+        broadcast(reply, 0, internal_, *group_channel_);
+        if (!reply.empty() && reply[0] == reply_end) ended_ = true;
+        else unequal_ = true;  // a report of the leader's that this rank did not make
+    }
+    ended_ = true;
+    return unequal_;
 }
 
 HYPERTUNE_MPI_INLINE Decision GroupHost::on_report(Trial&, Resource step, double value) {

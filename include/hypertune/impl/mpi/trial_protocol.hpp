@@ -93,14 +93,17 @@ HYPERTUNE_MPI_INLINE void run_in_group(const SearchSpace& space, const GroupObje
     } catch (...) {
         error = "a non-standard exception";
     }
-    // The group agrees on failure: the lowest group rank that failed tells why. When a report
-    // found the failure (or ranks at different steps), that report's verdict stands: the other
-    // ranks took part in it from here.
-    const GroupVerdict verdict = host.abandoned()
-                                     ? *host.abandoned()
-                                     : agree(error.empty() ? INT_MAX : group_rank, step_end, internal.get(), group_channel);
-    const int first = verdict.first_failed;
-    if (first == INT_MAX && !verdict.same_step) {
+    // The leader's broadcasts end (GroupHost::finish), then the group agrees on failure: the lowest
+    // group rank that failed tells why (a rank whose report() threw because the leader had left
+    // did not fail of itself), and whether any rank saw the ranks report unequally.
+    const bool unequal = host.finish();
+    int mine[2] = {error.empty() || host.left_by_leader() ? INT_MAX : group_rank, unequal ? 0 : 1};
+    int all[2] = {INT_MAX, 1};
+    MPI_Request request = MPI_REQUEST_NULL;
+    check(MPI_Iallreduce(mine, all, 2, MPI_INT, MPI_MIN, internal.get(), &request), "MPI_Iallreduce");
+    group_channel.wait(request);
+    const int first = all[0];
+    if (first == INT_MAX && all[1] == 0) {
         if (leader) channel.send(0, failed_tag, unequal_reports);
     } else if (first != INT_MAX) {
         broadcast(error, first, internal.get(), group_channel);
