@@ -127,11 +127,15 @@ inline void check_same_run(const std::string& path, const JsonValue& start, cons
 /// suggest other trials than the journal holds (and the overall best would leave parents out).
 /// A journal written before the warm start's digest was kept is checked for having one at all.
 inline void check_same_warm_start(const std::string& path, const std::vector<JsonValue>& events,
-                                  const PreparedWarmStart& now) {
-    const JsonValue* then = nullptr;
+                                  const SearchSpace& space, const PreparedWarmStart& now) {
+    std::optional<RunWarmStarted> then;
     for (const JsonValue& e : events)
         if (e.string_or("event", "") == "warm_start") {
-            then = &e;
+            try {
+                then = std::get<RunWarmStarted>(event_from_json(e, space));  // its fields, read in one place
+            } catch (const IoError& x) {
+                throw IoError(fmt::format("journal '{}': {}", path, x.what()));
+            }
             break;
         }
     auto runs = [](std::size_t n) { return fmt::format("{} earlier run{}", n, n == 1 ? "" : "s"); };
@@ -141,9 +145,9 @@ inline void check_same_warm_start(const std::string& path, const std::vector<Jso
                                           "resume without TunerOptions::warm_start, or give this run a new journal (its "
                                           "trials were suggested without one)",
                                           path, runs(now.parent_runs)));
-    const std::string fingerprint = then->string_or("fingerprint", "");
-    const auto parent_runs = static_cast<std::size_t>(then->number_or("parent_runs", 0.0));
-    const auto results = static_cast<std::size_t>(then->number_or("results", 0.0));
+    const std::string& fingerprint = then->fingerprint;
+    const std::size_t parent_runs = then->parent_runs;
+    const std::size_t results = then->results;
     constexpr const char* learnt = " (the strategy learnt from it, and the overall best counts its parents)";
     const std::string began = fingerprint.empty() ? std::string("a warm start")
                                                   : fmt::format("a warm start from {} ({} results)", runs(parent_runs), results);

@@ -183,7 +183,7 @@ HYPERTUNE_INLINE void Tuner::open_journal() {
             detail::check_same_run(path, began, space_, strategy_->name(), options_.seed, options_.metric,
                                    strategy_->max_resource(), options_.direction, options_.objectives,
                                    options_.constraints, options_.instances_parameter, options_.instances_per_trial);
-            detail::check_same_warm_start(path, earlier_->events, warm_);
+            detail::check_same_warm_start(path, earlier_->events, space_, warm_);
             // A resume may raise max_jobs; the sampler sizes its phases by the budget the run began
             // with (the GP sampler's initial design), or its replay would suggest other trials.
             // (A journal from before max_jobs was recorded reads as 0: the budget as it is now.)

@@ -69,7 +69,7 @@ public:
     HYPERTUNE_MPI_INLINE std::string checkpoint_folder(Trial& trial) override;
 
     // At the objective's end on every rank, after it returned or threw: the leader broadcasts
-    // reply_end (unless it did), the others take broadcasts until it. Returns whether this rank
+    // reply_end, the others take broadcasts until it (unless a report already brought it). Returns whether this rank
     // saw the ranks report unequally (a report it did not make, or the leader's end in one it made).
     HYPERTUNE_MPI_INLINE bool finish();
 

@@ -44,7 +44,7 @@ HYPERTUNE_MPI_INLINE Decision GroupHost::exchange(int tag, const std::string& me
 }
 
 HYPERTUNE_MPI_INLINE bool GroupHost::finish() {
-    if (leader_ && !ended_) {
+    if (leader_) {
         std::string end(1, reply_end);
         broadcast(end, 0, internal_, *group_channel_);
         ended_ = true;
@@ -55,7 +55,6 @@ HYPERTUNE_MPI_INLINE bool GroupHost::finish() {
         if (!reply.empty() && reply[0] == reply_end) ended_ = true;
         else unequal_ = true;  // a report of the leader's that this rank did not make
     }
-    ended_ = true;
     return unequal_;
 }
 
