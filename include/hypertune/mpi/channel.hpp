@@ -17,6 +17,7 @@
 #include <cstring>
 #include <limits>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <type_traits>
@@ -39,6 +40,7 @@ enum Tag : int {
     failed_tag,         // leader -> 0: why the trial failed
     group_tag,          // MPI_Comm_create_group among a trial's ranks (on a communicator of its own)
     report_metrics_tag, // leader -> 0: step and named metrics (JSON)
+    left_tag,           // another rank of a group -> its leader: this rank left the objective (threw or returned)
 };
 
 // What the group's leader broadcasts at each report (rank 0's answer), and once at its end (reply_end).
@@ -47,6 +49,13 @@ enum ReplyCode : char { reply_continue = 0, reply_stop = 1, reply_error = 2, rep
 HYPERTUNE_MPI_INLINE void check(int rc, const char* what);
 
 HYPERTUNE_MPI_INLINE int to_count(std::size_t n);
+
+// A message received: who sent it, its tag and its bytes.
+struct Message {
+    int source = 0;
+    int tag = 0;
+    std::string bytes;
+};
 
 // Waits politely: yields a few times, then sleeps longer and longer up to the cap.
 class Backoff {
@@ -67,9 +76,13 @@ public:
     Channel(MPI_Comm comm, int max_sleep_us) : comm_(comm), max_sleep_us_(max_sleep_us) {}
 
     HYPERTUNE_MPI_INLINE void send(int dest, int tag, const std::string& bytes);
+    // Starts sending `bytes` (which must outlive the request) and returns at once; wait() ends it.
+    HYPERTUNE_MPI_INLINE MPI_Request post(int dest, int tag, const std::string& bytes);
 
-    // The next message from `source` with `tag` (MPI_ANY_TAG: any), as (tag, bytes).
-    HYPERTUNE_MPI_INLINE std::pair<int, std::string> receive(int source, int tag = MPI_ANY_TAG);
+    // The next message from `source` (MPI_ANY_SOURCE: any) with `tag` (MPI_ANY_TAG: any).
+    HYPERTUNE_MPI_INLINE Message receive(int source, int tag = MPI_ANY_TAG);
+    // The same if one has arrived, without waiting.
+    HYPERTUNE_MPI_INLINE std::optional<Message> try_receive(int source, int tag = MPI_ANY_TAG);
 
     HYPERTUNE_MPI_INLINE void wait(MPI_Request& request);
 

@@ -23,6 +23,7 @@
 #include <mpi.h>
 #include <nlohmann/json.hpp>
 
+#include <chrono>
 #include <climits>
 #include <cmath>
 #include <concepts>
@@ -43,6 +44,10 @@ inline constexpr const char* unequal_reports =
     "report() is collective: every rank of the group calls it at the same steps, but one rank returned from the "
     "objective while another was in report()";
 
+// What another rank of a group tells its leader when it leaves the objective (left_tag).
+inline constexpr const char* left_threw = "threw";
+inline constexpr const char* left_returned = "returned";
+
 // The Trial's host on every rank of a group: the link to the coordinator (rank 0). A report is
 // collective over the group: the leader sends its own (step, value) to rank 0 and broadcasts the
 // answer (continue, stop, or the InvalidArgument it rejected the report with). Checkpoints are the
@@ -56,10 +61,16 @@ inline constexpr const char* unequal_reports =
 // leader left) throws, and throws again if called again. The leader never waits for the others
 // at a report, as a broadcast's root does not. finish() then says whether the ranks reported
 // alike.
+//
+// So that a group does not train on for nothing, every other rank tells the leader when it leaves
+// the objective (a left_tag message: it threw, or returned), and the leader looks for such notes
+// at its reports (one MPI_Iprobe, at most every 10 ms): when one has come, the leader ends the
+// trial there, as if it had left itself (reply_end), and its report() throws that this report is
+// abandoned. The trial fails with the leaving rank's message, or as unequal reports when that
+// rank had returned.
 class GroupHost final : public hypertune::detail::TrialHost {
 public:
-    GroupHost(bool leader, MPI_Comm internal, Channel& channel, Channel& group_channel)
-        : leader_(leader), internal_(internal), channel_(&channel), group_channel_(&group_channel) {}
+    HYPERTUNE_MPI_INLINE GroupHost(bool leader, MPI_Comm internal, Channel& channel, Channel& group_channel);
 
     HYPERTUNE_MPI_INLINE Decision on_report(Trial& trial, Resource step, double value) override;
     HYPERTUNE_MPI_INLINE Decision on_report_metrics(Trial& trial, Resource step, const Metrics& values) override;
@@ -68,26 +79,39 @@ public:
     // Throws Error: the trial's folder would be on rank 0's file system.
     HYPERTUNE_MPI_INLINE std::string checkpoint_folder(Trial& trial) override;
 
-    // At the objective's end on every rank, after it returned or threw: the leader broadcasts
-    // reply_end, the others take broadcasts until it (unless a report already brought it). Returns whether this rank
-    // saw the ranks report unequally (a report it did not make, or the leader's end in one it made).
-    HYPERTUNE_MPI_INLINE bool finish();
+    // At the objective's end on every rank, after it returned (threw = false) or threw: another
+    // rank tells the leader it left; the leader broadcasts reply_end (unless a report did) and
+    // takes every other rank's note, the others take broadcasts until reply_end (unless a report
+    // brought it). Returns whether this rank saw the ranks report unequally (a report it did not
+    // make, the leader's end in one it made, or a rank that returned while the leader reported).
+    HYPERTUNE_MPI_INLINE bool finish(bool threw);
 
-    // Whether report() threw because the leader had left the objective: this rank's exception is
-    // then the leader's doing, not its own failure.
-    [[nodiscard]] bool left_by_leader() const noexcept { return left_by_leader_; }
+    // Whether report() threw because another rank had left the objective (the leader, for the
+    // others; another rank, for the leader): this rank's exception is then not its own failure.
+    [[nodiscard]] bool abandoned() const noexcept { return abandoned_.has_value(); }
 
 private:
     // The leader sends `message` with `tag` and receives rank 0's answer; the group shares it.
     HYPERTUNE_MPI_INLINE Decision exchange(int tag, const std::string& message);
+    // The leader: takes the notes of ranks that left, blocking until every other rank's when `all`.
+    // Returns the first rank that left in this call, if any.
+    HYPERTUNE_MPI_INLINE std::optional<std::pair<int, bool>> take_notes(bool all);
+    // Ends the group's broadcasts from this rank's side: report() throws `why` from now on.
+    [[noreturn]] HYPERTUNE_MPI_INLINE void abandon(std::string why);
 
     bool leader_;
     MPI_Comm internal_;  // a duplicate of the group's communicator for our own collectives
     Channel* channel_;
     Channel* group_channel_;
-    bool ended_ = false;           // reply_end broadcast (leader) or received (the others)
-    bool unequal_ = false;         // see finish()
-    bool left_by_leader_ = false;  // see left_by_leader()
+    int size_ = 1;                       // ranks in the group
+    int notes_ = 0;                      // the leader: notes taken from ranks that left
+    bool ended_ = false;                 // reply_end broadcast (leader) or received (the others)
+    bool unequal_ = false;               // see finish()
+    std::optional<std::string> abandoned_;  // why report() throws, once the group's reports ended
+    std::string note_;                   // another rank: its note to the leader, alive until sent
+    // The leader looks for notes at a report at most this often (see exchange()).
+    static constexpr std::chrono::milliseconds look_every{10};
+    std::chrono::steady_clock::time_point next_look_{};
 };
 
 struct GroupTrialAccess;

@@ -239,10 +239,11 @@ void test_asha(int groups) {
 }
 
 void test_failures() {
-    const std::size_t max_jobs = 12;
+    const std::size_t max_jobs = 14;
+    const int long_run = 40;  // steps the leader of trials 12 and 13 would report, 25 ms apart
     ht::TunerOptions options{.max_jobs = max_jobs, .seed = 5, .progress = ht::ProgressBar::Never};
     ht::Result r = ht::mpi::fit(
-        MPI_COMM_WORLD, make_space(), ht::RandomSearch({.max_resource = 3}), options, {.ranks_per_trial = 2},
+        MPI_COMM_WORLD, make_space(), ht::RandomSearch({.max_resource = long_run}), options, {.ranks_per_trial = 2},
         [&](const ht::Config& cfg, ht::mpi::GroupTrial& trial, MPI_Comm group) {
             double x = cfg.get<double>("x");
             double y = cfg.get<double>("y");
@@ -268,6 +269,19 @@ void test_failures() {
             }
             // A non-finite result.
             if (trial.id() == 10) return std::nan("");
+            // The other rank throws (12) or returns (13) after step 1, outside any collective, while
+            // the leader trains on, reporting: the leader's next report learns it and ends the trial.
+            if (trial.id() == 12 || trial.id() == 13) {
+                trial.report(1, v);
+                if (!trial.is_leader()) {
+                    if (trial.id() == 12) throw std::runtime_error("worker lost its shard after step 1");
+                    return v;
+                }
+                for (int step = 2; step <= long_run; ++step) {
+                    std::this_thread::sleep_for(std::chrono::milliseconds(25));
+                    trial.report(step, v);
+                }
+            }
             return v;
         });
     if (world_rank != 0) return;
@@ -277,8 +291,8 @@ void test_failures() {
         return "(no such trial)";
     };
     check(r.trials().size() == max_jobs, fmt::format("the run went on after failures: {} trials", r.trials().size()));
-    check(r.count(ht::TrialStatus::Failed) == 8 && r.count(ht::TrialStatus::Completed) == max_jobs - 8,
-          fmt::format("exactly the 8 faulty trials failed ({} failed)", r.count(ht::TrialStatus::Failed)));
+    check(r.count(ht::TrialStatus::Failed) == 10 && r.count(ht::TrialStatus::Completed) == max_jobs - 10,
+          fmt::format("exactly the 10 faulty trials failed ({} failed)", r.count(ht::TrialStatus::Failed)));
     check(reason(2).find("diverged on every rank") != std::string::npos, "throw on every rank -> Failed: " + reason(2));
     check(reason(5).find("leader ran out of memory") != std::string::npos, "throw on the leader -> Failed: " + reason(5));
     check(reason(7).find("rank 1 of the group") != std::string::npos &&
@@ -291,6 +305,20 @@ void test_failures() {
           "throw on the leader while the other rank reports -> Failed: " + reason(4));
     check(reason(11).find("report() is collective") != std::string::npos,
           "a report on the leader alone -> Failed: " + reason(11));
+    // The leader stops at its first report after the other rank left, not after all 40 steps
+    // (25 ms apart, so 10 steps leave 225 ms for the note to arrive).
+    auto steps = [&](ht::TrialId id) {
+        for (const auto& t : r.trials())
+            if (t.id == id) return t.curve.size();
+        return std::size_t{0};
+    };
+    check(reason(12).find("rank 1 of the group") != std::string::npos &&
+              reason(12).find("worker lost its shard after step 1") != std::string::npos && steps(12) <= 10,
+          fmt::format("a non-leader throws while the leader trains on -> Failed after {} of {} steps: {}", steps(12),
+                      long_run, reason(12)));
+    check(reason(13).find("report() is collective") != std::string::npos && steps(13) <= 10,
+          fmt::format("a non-leader returns while the leader trains on -> Failed after {} of {} steps: {}", steps(13),
+                      long_run, reason(13)));
     check(reason(9).find("steps must increase") != std::string::npos, "rejected report -> Failed: " + reason(9));
     check(reason(10).find("nan") != std::string::npos, "NaN result -> Failed: " + reason(10));
 }

@@ -36,35 +36,40 @@ HYPERTUNE_MPI_INLINE void Backoff::pause() {
     std::this_thread::sleep_for(std::chrono::microseconds(sleep_us_));
 }
 
-HYPERTUNE_MPI_INLINE void Channel::send(int dest, int tag, const std::string& bytes) {
+HYPERTUNE_MPI_INLINE MPI_Request Channel::post(int dest, int tag, const std::string& bytes) {
     MPI_Request request = MPI_REQUEST_NULL;
-    {
-        std::lock_guard lk(mu_);
-        check(MPI_Isend(bytes.data(), to_count(bytes.size()), MPI_BYTE, dest, tag, comm_, &request), "MPI_Isend");
-    }
+    std::lock_guard lk(mu_);
+    check(MPI_Isend(bytes.data(), to_count(bytes.size()), MPI_BYTE, dest, tag, comm_, &request), "MPI_Isend");
+    return request;
+}
+
+HYPERTUNE_MPI_INLINE void Channel::send(int dest, int tag, const std::string& bytes) {
+    MPI_Request request = post(dest, tag, bytes);
     wait(request);
 }
 
-HYPERTUNE_MPI_INLINE std::pair<int, std::string> Channel::receive(int source, int tag) {
+HYPERTUNE_MPI_INLINE Message Channel::receive(int source, int tag) {
     Backoff backoff(max_sleep_us_);
     for (;;) {
-        {
-            std::lock_guard lk(mu_);
-            int found = 0;
-            MPI_Status status;
-            check(MPI_Iprobe(source, tag, comm_, &found, &status), "MPI_Iprobe");
-            if (found) {
-                int count = 0;
-                MPI_Get_count(&status, MPI_BYTE, &count);
-                std::string bytes(static_cast<std::size_t>(count), '\0');
-                // Matched by the probe and no other thread receives from this source: completes at once.
-                check(MPI_Recv(bytes.data(), count, MPI_BYTE, source, status.MPI_TAG, comm_, MPI_STATUS_IGNORE),
-                      "MPI_Recv");
-                return {status.MPI_TAG, std::move(bytes)};
-            }
-        }
+        if (auto message = try_receive(source, tag)) return std::move(*message);
         backoff.pause();
     }
+}
+
+HYPERTUNE_MPI_INLINE std::optional<Message> Channel::try_receive(int source, int tag) {
+    std::lock_guard lk(mu_);
+    int found = 0;
+    MPI_Status status;
+    check(MPI_Iprobe(source, tag, comm_, &found, &status), "MPI_Iprobe");
+    if (!found) return std::nullopt;
+    int count = 0;
+    MPI_Get_count(&status, MPI_BYTE, &count);
+    Message message{status.MPI_SOURCE, status.MPI_TAG, std::string(static_cast<std::size_t>(count), '\0')};
+    // Matched by the probe under the lock, and no other thread receives from this source: the
+    // probed message is the one received, at once.
+    check(MPI_Recv(message.bytes.data(), count, MPI_BYTE, message.source, message.tag, comm_, MPI_STATUS_IGNORE),
+          "MPI_Recv");
+    return message;
 }
 
 HYPERTUNE_MPI_INLINE void Channel::wait(MPI_Request& request) {

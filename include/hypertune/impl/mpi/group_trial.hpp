@@ -22,39 +22,78 @@ namespace hypertune::mpi {
 
 namespace detail {
 
+HYPERTUNE_MPI_INLINE GroupHost::GroupHost(bool leader, MPI_Comm internal, Channel& channel, Channel& group_channel)
+    : leader_(leader), internal_(internal), channel_(&channel), group_channel_(&group_channel) {
+    check(MPI_Comm_size(internal_, &size_), "MPI_Comm_size");
+}
+
+HYPERTUNE_MPI_INLINE void GroupHost::abandon(std::string why) {
+    ended_ = true;
+    abandoned_ = why;
+    throw Error(std::move(why));
+}
+
+HYPERTUNE_MPI_INLINE std::optional<std::pair<int, bool>> GroupHost::take_notes(bool all) {
+    std::optional<std::pair<int, bool>> first;
+    for (; notes_ < size_ - 1; ++notes_) {
+        std::optional<Message> note =
+            all ? group_channel_->receive(MPI_ANY_SOURCE, left_tag) : group_channel_->try_receive(MPI_ANY_SOURCE, left_tag);
+        if (!note) break;
+        if (!first) first = std::pair{note->source, note->bytes == left_threw};
+    }
+    return first;
+}
+
 HYPERTUNE_MPI_INLINE Decision GroupHost::exchange(int tag, const std::string& message) {
-    if (ended_) throw Error("hypertune::mpi: the group's leader has left the objective; this report is abandoned");
+    if (abandoned_) throw Error(*abandoned_);
     std::string reply;
     if (leader_) {
+        // A probe makes Open MPI run its progress engine, which yields the core when ranks are
+        // oversubscribed: a probe at every report doubled a report's cost, one per 10 ms does not.
+        const auto now = std::chrono::steady_clock::now();
+        const auto left = now >= next_look_ ? take_notes(false) : std::nullopt;
+        if (now >= next_look_) next_look_ = now + look_every;
+        if (left) {
+            if (!left->second) unequal_ = true;  // it returned, and the leader reports on
+            std::string end(1, reply_end);
+            broadcast(end, 0, internal_, *group_channel_);
+            abandon(fmt::format("hypertune::mpi: rank {} of the group {} the objective; this report is abandoned",
+                                left->first, left->second ? "threw and left" : "returned from"));
+        }
         channel_->send(0, tag, message);
-        reply = channel_->receive(0, reply_tag).second;
+        reply = channel_->receive(0, reply_tag).bytes;
     }
     broadcast(reply, 0, internal_, *group_channel_);
     if (reply.empty()) throw Error("hypertune::mpi: empty reply to a report");
     if (reply[0] == reply_end) {
         // The leader returned or threw while this rank reported: the trial ends (failed).
-        ended_ = true;
         unequal_ = true;
-        left_by_leader_ = true;
-        throw Error("hypertune::mpi: the group's leader has left the objective; this report is abandoned");
+        abandon("hypertune::mpi: the group's leader has left the objective; this report is abandoned");
     }
     // Trial::report makes this the trial's failure and throws it, on every rank of the group.
     if (reply[0] == reply_error) throw InvalidArgument(reply.substr(1));
     return reply[0] == reply_stop ? Decision::Stop : Decision::Continue;
 }
 
-HYPERTUNE_MPI_INLINE bool GroupHost::finish() {
+HYPERTUNE_MPI_INLINE bool GroupHost::finish(bool threw) {
     if (leader_) {
-        std::string end(1, reply_end);
-        broadcast(end, 0, internal_, *group_channel_);
-        ended_ = true;
+        if (!ended_) {
+            std::string end(1, reply_end);
+            broadcast(end, 0, internal_, *group_channel_);
+            ended_ = true;
+        }
+        take_notes(true);
+        return unequal_;
     }
+    note_ = threw ? left_threw : left_returned;
+    MPI_Request request = group_channel_->post(0, left_tag, note_);
     while (!ended_) {
         std::string reply;
         broadcast(reply, 0, internal_, *group_channel_);
         if (!reply.empty() && reply[0] == reply_end) ended_ = true;
         else unequal_ = true;  // a report of the leader's that this rank did not make
     }
+    group_channel_->wait(request);
     return unequal_;
 }
 

@@ -38,7 +38,7 @@ HYPERTUNE_MPI_INLINE std::string coordinate_trial(Channel& channel, const std::v
         channel.send(leader, reply_tag, reply);
     };
     for (;;) {
-        auto [tag, message] = channel.receive(leader);
+        auto [source, tag, message] = channel.receive(leader);
         switch (tag) {
             case report_tag: {
                 auto m = unpack<ReportMessage>(message);
@@ -75,7 +75,7 @@ HYPERTUNE_MPI_INLINE void run_in_group(const SearchSpace& space, const GroupObje
     std::optional<std::string> checkpoint;
     if (h.at("checkpoint").get<bool>()) {
         std::string bytes;
-        if (leader) bytes = channel.receive(0, checkpoint_tag).second;
+        if (leader) bytes = channel.receive(0, checkpoint_tag).bytes;
         broadcast(bytes, 0, internal.get(), group_channel);
         checkpoint = std::move(bytes);
     }
@@ -94,10 +94,10 @@ HYPERTUNE_MPI_INLINE void run_in_group(const SearchSpace& space, const GroupObje
         error = "a non-standard exception";
     }
     // The leader's broadcasts end (GroupHost::finish), then the group agrees on failure: the lowest
-    // group rank that failed tells why (a rank whose report() threw because the leader had left
+    // group rank that failed tells why (a rank whose report() threw because another rank had left
     // did not fail of itself), and whether any rank saw the ranks report unequally.
-    const bool unequal = host.finish();
-    int mine[2] = {error.empty() || host.left_by_leader() ? INT_MAX : group_rank, unequal ? 0 : 1};
+    const bool unequal = host.finish(!error.empty());
+    int mine[2] = {error.empty() || host.abandoned() ? INT_MAX : group_rank, unequal ? 0 : 1};
     int all[2] = {INT_MAX, 1};
     MPI_Request request = MPI_REQUEST_NULL;
     check(MPI_Iallreduce(mine, all, 2, MPI_INT, MPI_MIN, internal.get(), &request), "MPI_Iallreduce");
@@ -122,7 +122,7 @@ HYPERTUNE_MPI_INLINE void serve_rank(const SearchSpace& space, const GroupObject
                                      MPI_Comm groups_parent, int world_rank, int max_sleep_us) {
     Channel channel(world, max_sleep_us);
     for (;;) {
-        auto [tag, bytes] = channel.receive(0);
+        auto [source, tag, bytes] = channel.receive(0);
         if (tag == stop_tag) return;
         if (tag != trial_tag)
             throw Error(fmt::format("hypertune::mpi: rank {} expected a trial, got message tag {}", world_rank, tag));
