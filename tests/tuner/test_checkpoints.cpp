@@ -347,6 +347,37 @@ TEST_CASE("checkpoint_dir(): one folder per trial, kept while the trial may run 
     }));
 }
 
+TEST_CASE("trials that train again, some for want of a checkpoint and some for a removed folder: each cause is warned about once") {
+    std::set<ht::TrialId> seen;
+    std::set<ht::TrialId> restarted;
+    std::mutex mu;
+    // Even trials keep their state in a folder they then remove; odd ones keep none at all.
+    auto objective = [&](const ht::Config& c, ht::Trial& t) {
+        const bool folder = t.id() % 2 == 0;
+        {
+            std::lock_guard lk(mu);
+            if (!seen.insert(t.id()).second) restarted.insert(t.id());  // promoted, and nothing to continue from
+        }
+        double loss = 0.0;
+        for (ht::Resource s = 1; s <= t.budget(); ++s) {
+            t.report(s, loss = checkpoint_loss(c, s));
+            if (t.should_stop()) break;
+        }
+        if (folder) fs::remove_all(t.checkpoint_dir());
+        return loss;
+    };
+    auto promotion = ht::ASHA({.min_resource = 1, .max_resource = 9, .reduction_factor = 3, .type = ht::HalvingType::Promotion});
+    const ht::Result r = ht::Tuner(checkpoint_space(), promotion, {.max_jobs = 16, .seed = 2}).fit(objective);
+    REQUIRE(std::any_of(restarted.begin(), restarted.end(), [](ht::TrialId id) { return id % 2 == 0; }));
+    REQUIRE(std::any_of(restarted.begin(), restarted.end(), [](ht::TrialId id) { return id % 2 == 1; }));
+    auto count = [&](const std::string& text) {
+        return std::count_if(r.setup().warnings.begin(), r.setup().warnings.end(),
+                             [&](const std::string& w) { return w.find(text) != std::string::npos; });
+    };
+    CHECK(count("saved no checkpoint, so it trained again from the start") == 1);
+    CHECK(count("the trainer did not continue from its checkpoint folder") == 1);
+}
+
 TEST_CASE("checkpoint_dir(): a trainer that removes its folder, so promoted trials train again, is warned about once") {
     std::atomic<int> restarted{0};
     std::set<ht::TrialId> seen;

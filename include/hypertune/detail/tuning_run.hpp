@@ -521,8 +521,8 @@ private:
                              "never resumes a trial",
                              strategy_name_, s.trial, s.resume_from),
                  run_clock());
-        } else if (attempt.folder_restart > 0 && !attempt.failed && !warned_started_over_) {
-            warned_started_over_ = true;
+        } else if (attempt.folder_restart > 0 && !attempt.failed && !warned_folder_restart_) {
+            warned_folder_restart_ = true;
             warn(fmt::format("{} resumed trial {} from step {}, but its first report was step {}: the trainer did not "
                              "continue from its checkpoint folder (did it save its state there, and leave it? a "
                              "trainer that removes the folder, or a clean-up that empties it, makes every promoted "
@@ -822,7 +822,8 @@ private:
     bool observer_failed_ = false;
     std::optional<ProgressLine> progress_line_;  // an observer of the events, on stderr
     bool warned_no_reports_ = false;
-    bool warned_started_over_ = false;
+    bool warned_started_over_ = false;    // each warning once a run, each for its own cause
+    bool warned_folder_restart_ = false;
     bool warned_past_budget_ = false;
     bool warned_ignored_stop_ = false;
     std::size_t trials_out_of_time_ = 0;  // TunerOptions::max_trial_seconds: runs that went past it
