@@ -50,9 +50,11 @@ HYPERTUNE_MPI_INLINE Decision GroupHost::exchange(int tag, const std::string& me
     if (leader_) {
         // A probe makes Open MPI run its progress engine, which yields the core when ranks are
         // oversubscribed: a probe at every report doubled a report's cost, one per 10 ms does not.
-        const auto now = std::chrono::steady_clock::now();
-        const auto left = now >= next_look_ ? take_notes(false) : std::nullopt;
-        if (now >= next_look_) next_look_ = now + look_every;
+        std::optional<std::pair<int, bool>> left;
+        if (const auto now = std::chrono::steady_clock::now(); now >= next_look_) {
+            next_look_ = now + look_every;
+            left = take_notes(false);
+        }
         if (left) {
             if (!left->second) unequal_ = true;  // it returned, and the leader reports on
             std::string end(1, reply_end);
