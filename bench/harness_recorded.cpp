@@ -21,13 +21,18 @@
 //   rungs 1, 3, 9, 27),
 //   Hyperband asynchronous (the same four) and synchronous (min_resource 1, max_resource 30, eta 3),
 //   each with all four brackets of the paper and again with the two most aggressive (brackets = 2:
-//   rungs from 1 and from 3).
+//   rungs from 1 and from 3); then rows ranking by the best report (RankBy::BestReport), and ASHA's
+//   and Hyperband's defaults with min_rung_results = 9 (a rung promotes only from 9 results while
+//   new trials may start).
 // Printed per (scheduler, P), over the orders:
 // - reach: in how many orders the best final value (metric at 30 units of a trial that got there)
 //   is within 0.002 of random search's best for that order (which, running all 81, is the best of
 //   the file); worst gap: the largest shortfall from it;
 // - units trained, median and worst (random search: 81 x 30 = 2430);
-// - simulated wall time, median; utilisation = busy worker time / (P x wall), mean and worst;
+// - simulated wall time, median; the simulated time at which the run first had a final value
+//   within the tolerance of random search's best, median over the orders that reach it (how soon
+//   the best is found, against how long the whole run takes);
+// - utilisation = busy worker time / (P x wall), mean and worst;
 // - utilisation ceiling, mean: the most any schedule of the same work could reach on P workers
 //   (SimResult::utilisation_ceiling: the wall is at least busy / P and at least the longest trial's
 //   own running time, its runs being sequential), so that what the scheduler leaves idle shows
@@ -90,27 +95,29 @@ struct Contender {
 
 std::vector<Contender> contenders() {
     auto hyperband = [](ht::HyperbandMode mode, ht::HalvingType type, bool wait = false, bool fill = false,
-                        int brackets = 0, ht::RankBy rank_by = ht::RankBy::LastReport) {
-        return [mode, type, wait, fill, brackets, rank_by](ht::Resource r, ht::AnySampler s) {
+                        int brackets = 0, ht::RankBy rank_by = ht::RankBy::LastReport, std::size_t min_results = 0) {
+        return [mode, type, wait, fill, brackets, rank_by, min_results](ht::Resource r, ht::AnySampler s) {
             ht::HyperbandOptions o{.min_resource = 1, .max_resource = r, .eta = 3, .mode = mode};
             o.type = type;
             o.wait_for_peers = wait;
             o.fill_idle_workers = fill;
             o.brackets = brackets;
             o.rank_by = rank_by;
+            o.min_rung_results = min_results;
             return ht::AnyStrategy(ht::Hyperband(o, std::move(s)));
         };
     };
     auto asha = [](ht::HalvingType type, bool wait = false, bool fill = false,
-                   ht::RankBy rank_by = ht::RankBy::LastReport) {
-        return [type, wait, fill, rank_by](ht::Resource r, ht::AnySampler s) {
+                   ht::RankBy rank_by = ht::RankBy::LastReport, std::size_t min_results = 0) {
+        return [type, wait, fill, rank_by, min_results](ht::Resource r, ht::AnySampler s) {
             return ht::AnyStrategy(ht::ASHA({.min_resource = 1,
                                              .max_resource = r,
                                              .reduction_factor = 3,
                                              .type = type,
                                              .wait_for_peers = wait,
                                              .fill_idle_workers = fill,
-                                             .rank_by = rank_by},
+                                             .rank_by = rank_by,
+                                             .min_rung_results = min_results},
                                             std::move(s)));
         };
     };
@@ -137,6 +144,10 @@ std::vector<Contender> contenders() {
         {"Hyperband async stop, 2 brackets, best report", hyperband(Asynchronous, Stop, false, false, 2, ht::RankBy::BestReport)},
         {"Hyperband default, best report", hyperband(Asynchronous, Promotion, false, true, 2, ht::RankBy::BestReport)},
         {"Hyperband sync, 2 brackets, best report", hyperband(Synchronous, Promotion, false, false, 2, ht::RankBy::BestReport)},
+        {"ASHA promotion, fill idle workers, min_rung_results 9",
+         asha(Promotion, false, true, ht::RankBy::LastReport, 9)},
+        {"Hyperband default, min_rung_results 9",
+         hyperband(Asynchronous, Promotion, false, true, 2, ht::RankBy::LastReport, 9)},
     };
 }
 
@@ -166,6 +177,7 @@ struct Row {
     std::vector<double> best;  // best final metric, -inf when no trial completed
     std::vector<double> gap;   // random search's best - best
     std::vector<double> spent, wall, utilisation, while_work, ceiling;
+    std::vector<double> reach_time;  // simulated seconds to the first final value within the tolerance, orders that reach
     std::size_t reached = 0;
     std::size_t waits = 0;
     // At P = 4 once more, with a trainer that keeps no checkpoint (a resumed trial starts over).
@@ -268,6 +280,8 @@ std::vector<std::string> run_task(const Task& task, const std::filesystem::path&
                 row.best.push_back(got);
                 row.gap.push_back(reference - got);
                 row.reached += static_cast<std::size_t>(got >= reference - tolerance - 1e-12);
+                if (const auto* first = r.first_reaching(1.0 - (reference - tolerance) + 1e-12))
+                    row.reach_time.push_back(first->time);
                 row.spent.push_back(static_cast<double>(r.spent));
                 row.wall.push_back(r.wall);
                 row.utilisation.push_back(r.utilisation());
@@ -287,21 +301,22 @@ std::vector<std::string> run_task(const Task& task, const std::filesystem::path&
     }
 
     fmt::print("| scheduler | P | reach | median best {0} | worst gap | median units | worst units | median wall s "
-               "| utilisation mean | utilisation worst | ceiling mean | while work exists: mean | worst | Wait answers "
+               "| median s to reach | utilisation mean | utilisation worst | ceiling mean | while work exists: mean | worst | Wait answers "
                "| no checkpoints (P=4): reach | units |\n",
                task.metric);
-    fmt::print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+    fmt::print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     for (std::size_t c = 0; c < all.size(); ++c)
         for (std::size_t p = 0; p < std::size(worker_counts); ++p) {
             const Row& row = rows[c][p];
             auto mean = [&](const std::vector<double>& v) {
                 return std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(orders);
             };
-            fmt::print("| {} | {} | {}/{} | {:.4f} | {:.4f} | {:.0f} | {:.0f} | {:.4g} | {:.1f}% | {:.1f}% | {:.1f}% | "
+            fmt::print("| {} | {} | {}/{} | {:.4f} | {:.4f} | {:.0f} | {:.0f} | {:.4g} | {} | {:.1f}% | {:.1f}% | {:.1f}% | "
                        "{:.1f}% | {:.1f}% | {} | {} |\n",
                        all[c].name, worker_counts[p], row.reached, orders, median(row.best),
                        *std::max_element(row.gap.begin(), row.gap.end()), median(row.spent),
                        *std::max_element(row.spent.begin(), row.spent.end()), median(row.wall),
+                       row.reach_time.empty() ? std::string("-") : fmt::format("{:.4g}", median(row.reach_time)),
                        100.0 * mean(row.utilisation),
                        100.0 * *std::min_element(row.utilisation.begin(), row.utilisation.end()),
                        100.0 * mean(row.ceiling),

@@ -140,11 +140,18 @@ TEST_CASE("promotion-type ASHA waits, not ends, while a running trial may still 
     CHECK(s.trial == 2);
 }
 
-TEST_CASE("promotion-type ASHA matches a brute-force ranking over many interleaved trials") {
+namespace {
+
+// Runs 2,000 trials of promotion-type ASHA, 6 at a time, finishing them in random order, and checks
+// every answer of ask() against a brute-force ranking of each rung. With min_results > 0, a rung
+// with fewer results promotes nothing while new trials may start (min_rung_results).
+void check_promotions_against_brute_force(std::size_t min_results) {
     constexpr int eta = 3;
     constexpr Resource max_resource = 81;
-    ASHA asha = promotion_asha(max_resource, eta);
-    asha.start(promotion_space(), {.seed = 11, .max_trials = 2000});
+    constexpr std::size_t max_trials = 2000;
+    ASHA asha({.min_resource = 1, .max_resource = max_resource, .reduction_factor = eta,
+               .type = HalvingType::Promotion, .fill_idle_workers = false, .min_rung_results = min_results});
+    asha.start(promotion_space(), {.seed = 11, .max_trials = max_trials});
     const std::vector<Resource> rungs = asha.rung_resources();  // 1, 3, 9, 27
 
     // Brute force: per rung, every loss recorded there, and the trials paused there.
@@ -154,12 +161,15 @@ TEST_CASE("promotion-type ASHA matches a brute-force ranking over many interleav
     std::mt19937_64 rng(7);
     std::normal_distribution<double> noise(0.0, 0.05);
 
-    // The expected answer of ask(): the best promotable paused trial at the highest rung that has one.
+    // The expected answer of ask(): the best promotable paused trial at the highest rung that has
+    // one (and, while new trials may start, at least min_results results).
+    std::size_t started = 0;
     auto expected_promotion = [&]() -> std::optional<std::pair<TrialId, std::size_t>> {
+        const std::size_t at_least = started < max_trials ? min_results : 0;
         for (std::size_t k = rungs.size(); k-- > 0;) {
             auto& values = recorded[k];
             const std::size_t q = values.size() / eta;
-            if (q == 0 || waiting[k].empty()) continue;
+            if (q == 0 || waiting[k].empty() || values.size() < at_least) continue;
             std::vector<double> sorted = values;
             std::nth_element(sorted.begin(), sorted.begin() + static_cast<std::ptrdiff_t>(q - 1), sorted.end());
             const auto [value, id] = *waiting[k].begin();
@@ -192,6 +202,7 @@ TEST_CASE("promotion-type ASHA matches a brute-force ranking over many interleav
                 CHECK(s.budget == rungs.front());
                 CHECK(records.empty());
                 rung_of[s.trial] = 0;
+                ++started;
             } else {
                 CHECK(s.kind == (running.empty() ? Suggestion::Kind::Done : Suggestion::Kind::Wait));
                 std::size_t still_paused = 0;
@@ -224,11 +235,55 @@ TEST_CASE("promotion-type ASHA matches a brute-force ranking over many interleav
             ++completed;
         }
     }
-    CHECK(asks > 2000);
-    CHECK(recorded[0].size() == 2000);
+    CHECK(asks > max_trials);
+    CHECK(started == max_trials);
+    CHECK(recorded[0].size() == max_trials);
     // Every rung promotes about a third of what it records; some reach max_resource.
-    CHECK(promotions >= 2000 / 3);
+    CHECK(promotions >= max_trials / 3);
     CHECK(completed >= 20);
+}
+
+}  // namespace
+
+TEST_CASE("promotion-type ASHA matches a brute-force ranking over many interleaved trials") {
+    check_promotions_against_brute_force(0);
+}
+
+TEST_CASE("min_rung_results: while new trials may start, a rung promotes only from that many results (brute force)") {
+    check_promotions_against_brute_force(9);
+}
+
+TEST_CASE("min_rung_results: the first rung waits for its 9 results, then promotes its best, and once no new trial may start every rung promotes from eta") {
+    ASHA asha({.min_resource = 1, .max_resource = 9, .reduction_factor = 3, .type = HalvingType::Promotion,
+               .fill_idle_workers = false, .min_rung_results = 9});
+    CHECK(asha.name() == "ASHA-promotion-min9");
+    asha.start(promotion_space(), {.seed = 3, .max_trials = 10});
+    auto expect_run = [&](TrialId id, Resource from, Resource budget) {
+        Suggestion s = asha.ask();
+        REQUIRE(s.runs());
+        CHECK(s.trial == id);
+        CHECK(s.resume_from == from);
+        CHECK(s.budget == budget);
+    };
+    // Trials 0..8 reach rung 1 with losses 0.9, 0.8, ..., 0.1: the best is trial 8.
+    for (TrialId id = 0; id < 9; ++id) {
+        expect_run(id, 0, 1);  // new, though trials 0..2 would have promoted trial 2 after three
+        const double loss = 0.9 - 0.1 * static_cast<double>(id);
+        asha.tell(id, Outcome::completed(loss, 1));
+        (void)asha.take_decisions();
+    }
+    // 9 results: the top third is trials 8, 7, 6, best first.
+    for (TrialId want : {8, 7, 6}) expect_run(want, 1, 3);
+    // Trial 6 reaches rung 3 alone: with one result there, nothing to promote yet; the last new
+    // trial starts.
+    asha.tell(6, Outcome::completed(0.05, 3));
+    (void)asha.take_decisions();
+    expect_run(9, 0, 1);
+    // No new trial may start now: rung 3 promotes from eta = 3 results, as without the option.
+    asha.tell(7, Outcome::completed(0.5, 3));
+    asha.tell(8, Outcome::completed(0.6, 3));
+    (void)asha.take_decisions();
+    expect_run(6, 3, 9);
 }
 
 // ---- promotion type filling idle workers (fill_idle_workers) ------------------------------------
@@ -541,6 +596,15 @@ TEST_CASE("a halving rule set for the type that ignores it is refused, naming th
                          InvalidArgument);
     CHECK(Hyperband({.type = HalvingType::Promotion, .fill_idle_workers = true, .brackets = 0}).name() ==
           "Hyperband-promotion-fill");
+    CHECK_THROWS_WITH_AS(ASHA({.type = HalvingType::Stop, .min_rung_results = 9}),
+                         "ASHA: min_rung_results is a rule of the promotion type (.type = HalvingType::Promotion); for "
+                         "the stop type, wait_for_peers holds the first arrivals at a rung",
+                         InvalidArgument);
+    CHECK_THROWS_WITH_AS(Hyperband({.mode = HyperbandMode::Synchronous, .min_rung_results = 9}),
+                         "Hyperband: min_rung_results is for the asynchronous mode; the synchronous mode promotes at a "
+                         "rung only once all of its trials have reached it",
+                         InvalidArgument);
+    CHECK(Hyperband({.min_rung_results = 9}).name() == "Hyperband-promotion-fill-min9-brackets=2");
 }
 
 // ---- stop type without free passes (wait_for_peers) ---------------------------------------------

@@ -271,6 +271,21 @@ TEST_CASE("synchronous Hyperband cuts its bracket where a finite sampler runs dr
     CHECK(promoted.resume_from == 1);
 }
 
+TEST_CASE("min_rung_results: when the sampler runs dry before the budget, the rungs promote from eta results") {
+    // Three configurations in all: the first rung never holds 9 results, and it need not.
+    ht::ASHA asha({.max_resource = 9, .fill_idle_workers = false, .min_rung_results = 9}, ThreeOnly{});
+    asha.start(two_d(), {.seed = 1, .max_trials = 100});
+    for (ht::TrialId k = 0; k < 3; ++k) {
+        auto run = asha.ask();
+        REQUIRE(run.runs());
+        asha.tell(k, ht::Outcome::completed(static_cast<double>(k), 1));
+    }
+    auto promoted = asha.ask();  // floor(3 / 3) = 1 goes on: the best, trial 0
+    REQUIRE(promoted.runs());
+    CHECK(promoted.trial == 0);
+    CHECK(promoted.resume_from == 1);
+}
+
 TEST_CASE("hooks have defaults: a scheduler of a few lines runs through the tuner") {
     class RunTen : public ht::Scheduler {
     public:

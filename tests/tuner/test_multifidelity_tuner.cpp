@@ -157,6 +157,39 @@ TEST_CASE("promotion-type ASHA through the tuner: pause at each rung, promote fr
     CHECK(result.best().status == ht::TrialStatus::Completed);
 }
 
+TEST_CASE("min_rung_results through the tuner: promotions from the first rung judged on 9 results or more, and a "
+          "resume needs the same rule") {
+    const auto path = (std::filesystem::temp_directory_path() /
+                       fmt::format("hypertune-min-results-{}.jsonl", static_cast<long>(::getpid())))
+                          .string();
+    std::filesystem::remove(path);
+    auto asha = [](std::size_t min_results) {
+        return ht::ASHA({.min_resource = 1, .max_resource = 27, .reduction_factor = 3,
+                         .type = ht::HalvingType::Promotion, .fill_idle_workers = false,
+                         .min_rung_results = min_results});
+    };
+    const ht::TunerOptions options{.max_jobs = 60, .max_parallel_jobs = 4, .seed = 9, .journal = path};
+    const ht::Result live = ht::Tuner(curve_space(), asha(9), options).fit(checkpointed_trainer);
+    CHECK(live.setup().strategy == "ASHA-promotion-min9");
+    std::size_t from_first = 0;
+    for (const auto& t : live.trials())
+        for (const auto& d : t.decisions)
+            if (d.kind == ht::DecisionRecord::Kind::Promote && d.resource == 1) {
+                ++from_first;
+                CHECK(d.peers >= 9);  // without the rule, the first is judged on 3
+            }
+    CHECK(from_first >= 20);
+    CHECK(live.count(ht::TrialStatus::Completed) >= 2);
+    // The journal holds the rule: a resume without it is refused, one with it replays every decision.
+    CHECK_THROWS_WITH_AS((void)ht::Tuner(curve_space(), asha(0), options).fit(checkpointed_trainer),
+                         doctest::Contains("its strategy is ASHA-promotion-min9, this tuner's is ASHA-promotion"),
+                         ht::InvalidArgument);
+    const ht::Result resumed = ht::Tuner(curve_space(), asha(9), options).fit(checkpointed_trainer);
+    CHECK(decisions_by_trial(resumed) == decisions_by_trial(live));
+    CHECK(decisions_by_trial(ht::load_result(path)) == decisions_by_trial(live));
+    std::filesystem::remove(path);
+}
+
 TEST_CASE("filling idle workers through the tuner: a paused trial runs to the end beside the last climb, and "
           "a resume replays it") {
     // Rungs 1 and 3 below max_resource 9; 9 trials: rung 1 promotes 3, rung 3 promotes 1, which then

@@ -23,11 +23,16 @@
 namespace hypertune::detail {
 
 /// The scheduler's name with its rules: "ASHA", "ASHA-wait", "ASHA-promotion", "ASHA-promotion-fill",
-/// each with "-best" when trials are judged on their best report (RankBy::BestReport).
+/// the promotion type's with "-min<n>" when a rung promotes only from n results while new trials
+/// may start (min_rung_results), each with "-best" when trials are judged on their best report
+/// (RankBy::BestReport).
 [[nodiscard]] inline std::string halving_name(const std::string& scheduler, HalvingType type, bool wait_for_peers,
-                                              bool fill_idle_workers, RankBy rank_by = RankBy::LastReport) {
+                                              bool fill_idle_workers, RankBy rank_by = RankBy::LastReport,
+                                              std::size_t min_rung_results = 0) {
     const std::string best = rank_by == RankBy::BestReport ? "-best" : "";
-    if (type == HalvingType::Promotion) return scheduler + (fill_idle_workers ? "-promotion-fill" : "-promotion") + best;
+    if (type == HalvingType::Promotion)
+        return scheduler + (fill_idle_workers ? "-promotion-fill" : "-promotion") +
+               (min_rung_results > 0 ? "-min" + std::to_string(min_rung_results) : "") + best;
     return (wait_for_peers ? scheduler + "-wait" : scheduler) + best;
 }
 
@@ -38,9 +43,15 @@ namespace hypertune::detail {
 }
 
 /// Throws InvalidArgument, naming `scheduler`, when an option is set for the type that ignores it:
-/// wait_for_peers belongs to the stop type, fill_idle_workers (set to true) to the promotion type.
+/// wait_for_peers belongs to the stop type, fill_idle_workers (set to true) and min_rung_results
+/// to the promotion type.
 inline void validate_halving_rules(const char* scheduler, HalvingType type, bool wait_for_peers,
-                                   std::optional<bool> fill_idle_workers) {
+                                   std::optional<bool> fill_idle_workers, std::size_t min_rung_results = 0) {
+    if (type == HalvingType::Stop && min_rung_results > 0)
+        throw InvalidArgument(fmt::format("{}: min_rung_results is a rule of the promotion type (.type = "
+                                          "HalvingType::Promotion); for the stop type, wait_for_peers holds the first "
+                                          "arrivals at a rung",
+                                          scheduler));
     if (type == HalvingType::Promotion && wait_for_peers)
         throw InvalidArgument(fmt::format("{}: wait_for_peers is a rule of the stop type; the promotion type never "
                                           "lets a trial past a rung before eta trials reached it",
@@ -78,21 +89,33 @@ public:
         max_resource_ = max_resource;
     }
 
+    /// Promotion type: while new trials may start, a rung promotes only once it holds at least
+    /// `n` results (0: as soon as a paused trial is in its top 1/eta).
+    void set_min_rung_results(std::size_t n) noexcept { min_rung_results_ = n; }
+
     /// What the scheduler's ask() answers: a paused trial to run again, else the new trial that
     /// `start_new()` makes (a {suggestion, bracket} pair; its budget is set here), else, when no
-    /// new trial may start, nothing_new()'s answer. Records go to `out`.
+    /// new trial may start, nothing_new()'s answer. `new_may_start`: the budget allows a new trial
+    /// (min_rung_results applies). Records go to `out`.
     template <class StartNew>
-    [[nodiscard]] Suggestion next(StartNew&& start_new, std::vector<DecisionRecord>& out) {
-        if (auto r = resume(out)) return Suggestion::run(r->trial, std::move(r->config), r->to, r->from);
+    [[nodiscard]] Suggestion next(StartNew&& start_new, std::vector<DecisionRecord>& out, bool new_may_start = false) {
+        const std::size_t at_least = new_may_start ? min_rung_results_ : 0;
+        if (auto r = resume(out, at_least)) return Suggestion::run(r->trial, std::move(r->config), r->to, r->from);
         auto [s, bracket] = start_new();
-        if (!s.runs()) return nothing_new(std::move(s), out);
+        if (!s.runs()) {
+            // No new trial after all (the sampler has no more): rungs promote from their first eta.
+            if (at_least > 0)
+                if (auto r = resume(out)) return Suggestion::run(r->trial, std::move(r->config), r->to, r->from);
+            return nothing_new(std::move(s), out);
+        }
         s.budget = add_trial(s.trial, bracket, s.config);
         return s;
     }
 
-    /// A paused trial to run again now, if any (its record goes to `out`).
-    [[nodiscard]] std::optional<Resumption> resume(std::vector<DecisionRecord>& out) {
-        return type_ == HalvingType::Stop ? stop_.resume(out) : promotion_.promote(out);
+    /// A paused trial to run again now, if any (its record goes to `out`); promotion type: from a
+    /// rung with at least `at_least` results.
+    [[nodiscard]] std::optional<Resumption> resume(std::vector<DecisionRecord>& out, std::size_t at_least = 0) {
+        return type_ == HalvingType::Stop ? stop_.resume(out) : promotion_.promote(out, at_least);
     }
 
     /// Registers a new trial; returns its budget (max_resource for the stop type, the bracket's
@@ -150,6 +173,7 @@ public:
 private:
     HalvingType type_ = HalvingType::Stop;
     bool fill_idle_workers_ = false;
+    std::size_t min_rung_results_ = 0;
     std::size_t objectives_ = 1;
     Resource max_resource_ = 0;
     StopRungs stop_;

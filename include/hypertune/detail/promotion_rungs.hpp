@@ -14,7 +14,9 @@
 // resource (a Promote record), continuing from its checkpoint or starting over. Only when nothing
 // can be promoted does a new trial start. So no trial is judged before eta peers reached its rung,
 // and none is stopped for arriving early: it waits, paused, until later arrivals settle its rank.
-// A trial that reaches max_resource is over.
+// A trial that reaches max_resource is over. With min_rung_results = n (HalvingRungs), while new
+// trials may start, promote() skips rungs with fewer than n recorded losses, so that the first
+// promotions of a rung are judged on more peers; once none may start, every rung promotes from eta.
 //
 // The price is that a promising trial waits (paused) until enough peers reach its rung; with a
 // budget of new trials, some paused trials are never promoted: when ask() has nothing left to run,
@@ -94,9 +96,9 @@ public:
     /// its budget: the bracket's first rung, or max_resource for a bracket without rungs.
     Resource add_trial(TrialId id, std::size_t bracket, Config config);
 
-    /// The next paused trial to promote, if any (see the top of this file); appends its Promote
-    /// record to `out`.
-    [[nodiscard]] std::optional<Resumption> promote(std::vector<DecisionRecord>& out);
+    /// The next paused trial to promote, if any (see the top of this file), from a rung with at
+    /// least `at_least` recorded results; appends its Promote record to `out`.
+    [[nodiscard]] std::optional<Resumption> promote(std::vector<DecisionRecord>& out, std::size_t at_least = 0);
 
     /// Continue, unless the step overruns the trial's budget (Stop) or max_resource (Stop and a
     /// record). Unknown trials and repeated or older steps get Continue. The report's seconds, when

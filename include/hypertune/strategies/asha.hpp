@@ -54,6 +54,12 @@ struct AshaOptions {
     /// What a trial is judged on at a rung: the loss reported there, or its best so far
     /// (rank_by.hpp). One objective only.
     RankBy rank_by = RankBy::LastReport;
+    /// Promotion type: while new trials may still start, a rung promotes only once it holds at
+    /// least this many results; once none may, from its first reduction_factor as before. 0 (the
+    /// default): a paused trial is promoted as soon as it is in its rung's top 1/reduction_factor.
+    /// reduction_factor^2 (9) judges on more peers, so a run with a fixed number of trials trains
+    /// fewer units, but it finds its best later (README, "Recorded learning curves").
+    std::size_t min_rung_results = 0;
 };
 
 class ASHA : public Scheduler {
@@ -71,13 +77,14 @@ public:
     HYPERTUNE_INLINE ~ASHA() override;
 
     /// "ASHA" (stop type), "ASHA-wait" (stop type, wait_for_peers), "ASHA-promotion-fill" (the
-    /// default) or "ASHA-promotion" (.fill_idle_workers = false), with the
+    /// default) or "ASHA-promotion" (.fill_idle_workers = false), "-min<n>" after it with
+    /// min_rung_results = n, with the
     /// sampler's name when it is not random. A journal records it: a run resumes only with the
     /// same rules.
     [[nodiscard]] std::string name() const override {
         return with_sampler_name(detail::halving_name("ASHA", options_.type, options_.wait_for_peers,
                                                       detail::fills_idle_workers(options_.type, options_.fill_idle_workers),
-                                                      options_.rank_by));
+                                                      options_.rank_by, options_.min_rung_results));
     }
     [[nodiscard]] std::optional<Resource> max_resource() const override { return options_.max_resource; }
     /// Any number, as its sampler allows: with several objectives (or constraints) each rung ranks

@@ -112,6 +112,12 @@ struct HyperbandOptions {
     /// What a trial is judged on at a rung, in either mode: the loss reported there, or its best
     /// so far (rank_by.hpp). One objective only.
     RankBy rank_by = RankBy::LastReport;
+    /// Asynchronous promotion type: while new trials may still start, a rung promotes only once it
+    /// holds at least this many results; once none may, from its first eta as before. 0 (the
+    /// default): a paused trial is promoted as soon as it is in its rung's top 1/eta. eta^2 (9)
+    /// judges on more peers, so a run with a fixed number of trials trains fewer units, but it
+    /// finds its best later (README, "Recorded learning curves").
+    std::size_t min_rung_results = 0;
 };
 
 /// One rung of a bracket: how many configurations run there, and with how much resource.
@@ -171,7 +177,8 @@ public:
 
     /// Asynchronous: "Hyperband-promotion-fill" (the default), "Hyperband-promotion"
     /// (.fill_idle_workers = false), "Hyperband" (stop type) or "Hyperband-wait" (stop type,
-    /// wait_for_peers); synchronous: "Hyperband". Then "-brackets=k" when k brackets run and others
+    /// wait_for_peers), the promotion type's with "-min<n>" for min_rung_results = n; synchronous:
+    /// "Hyperband". Then "-brackets=k" when k brackets run and others
     /// do not ("Hyperband-promotion-fill-brackets=2" by default), with the sampler's name when it is
     /// not random.
     [[nodiscard]] std::string name() const override {
@@ -179,7 +186,7 @@ public:
                                 ? std::string("Hyperband")
                                 : detail::halving_name("Hyperband", options_.type, options_.wait_for_peers,
                                                        detail::fills_idle_workers(options_.type, options_.fill_idle_workers),
-                                                       options_.rank_by);
+                                                       options_.rank_by, options_.min_rung_results);
         if (options_.mode == HyperbandMode::Synchronous && options_.rank_by == RankBy::BestReport) rules += "-best";
         if (lowest_s_ > 0) rules += fmt::format("-brackets={}", brackets());
         return with_sampler_name(rules);

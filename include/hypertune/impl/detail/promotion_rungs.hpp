@@ -51,7 +51,8 @@ HYPERTUNE_INLINE Resource PromotionRungs::add_trial(TrialId id, std::size_t brac
     return budget;
 }
 
-HYPERTUNE_INLINE std::optional<Resumption> PromotionRungs::promote(std::vector<DecisionRecord>& out) {
+HYPERTUNE_INLINE std::optional<Resumption> PromotionRungs::promote(std::vector<DecisionRecord>& out,
+                                                                   std::size_t at_least) {
     // The best candidate of each bracket is at its highest rung that has one; among brackets, the
     // one closest to max_resource goes first (the first bracket on ties).
     Rung* best_rung = nullptr;
@@ -61,7 +62,7 @@ HYPERTUNE_INLINE std::optional<Resumption> PromotionRungs::promote(std::vector<D
         auto& ladder = ladders_[b];
         for (std::size_t k = ladder.size(); k-- > 0;) {
             Rung& rung = ladder[k];
-            if (!promotable(rung)) continue;
+            if (rung.ranking.size() < at_least || !promotable(rung)) continue;
             if (best_rung == nullptr || rung.resource > best_rung->resource) {
                 best_rung = &rung;
                 best_bracket = b;

@@ -17,7 +17,8 @@ HYPERTUNE_INLINE ASHA::ASHA(AshaOptions options, AnySampler sampler)
     : Scheduler(std::move(sampler)), options_(options) {
     detail::validate_rung_options("ASHA", "reduction_factor", options_.min_resource, options_.max_resource,
                                   options_.reduction_factor);
-    detail::validate_halving_rules("ASHA", options_.type, options_.wait_for_peers, options_.fill_idle_workers);
+    detail::validate_halving_rules("ASHA", options_.type, options_.wait_for_peers, options_.fill_idle_workers,
+                                   options_.min_rung_results);
     rungs_ = detail::geometric_rungs(options_.min_resource, options_.max_resource, options_.reduction_factor);
 }
 
@@ -35,11 +36,12 @@ HYPERTUNE_INLINE void ASHA::on_start() {
                                    detail::fills_idle_workers(options_.type, options_.fill_idle_workers),
                                    context().objectives,
                                    context().constrained);
+    ladder_.set_min_rung_results(options_.min_rung_results);
 }
 
 HYPERTUNE_INLINE Suggestion ASHA::next(const TrialBudget& budget) {
     Suggestion s = ladder_.next([&] { return std::pair{start_new(budget, options_.max_resource), std::size_t{0}}; },
-                                made_);
+                                made_, budget.allows_new());
     decide_all(made_);
     return s;
 }

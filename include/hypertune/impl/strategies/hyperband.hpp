@@ -64,8 +64,11 @@ HYPERTUNE_INLINE Hyperband::Hyperband(HyperbandOptions options, AnySampler sampl
     if (options_.mode == HyperbandMode::Synchronous && options_.fill_idle_workers.value_or(false))
         throw InvalidArgument("Hyperband: fill_idle_workers is for the asynchronous mode; the synchronous mode "
                               "starts the next bracket while one waits at a barrier");
+    if (options_.mode == HyperbandMode::Synchronous && options_.min_rung_results > 0)
+        throw InvalidArgument("Hyperband: min_rung_results is for the asynchronous mode; the synchronous mode "
+                              "promotes at a rung only once all of its trials have reached it");
     detail::validate_halving_rules("Hyperband", options_.type, options_.wait_for_peers,
-                                   options_.fill_idle_workers);
+                                   options_.fill_idle_workers, options_.min_rung_results);
     schedule_ = detail::hyperband_schedule(options_.min_resource, options_.max_resource, options_.eta);
     const int all = static_cast<int>(schedule_.size());
     if (options_.brackets && (*options_.brackets < 0 || *options_.brackets > all))
@@ -110,6 +113,7 @@ HYPERTUNE_INLINE void Hyperband::on_start() {
                                       options_.wait_for_peers,
                                       detail::fills_idle_workers(options_.type, options_.fill_idle_workers),
                                       context().objectives, context().constrained);
+        async_.set_min_rung_results(options_.min_rung_results);
     } else {
         std::vector<std::vector<detail::SynchronousBrackets::Rung>> brackets;
         for (const auto& b : schedule_) {
@@ -170,7 +174,7 @@ HYPERTUNE_INLINE Suggestion Hyperband::ask_async(const TrialBudget& budget) {
             bracket_of_.push_back(static_cast<std::int8_t>(bracket));
             return std::pair{std::move(s), static_cast<std::size_t>(bracket)};
         },
-        made_);
+        made_, budget.allows_new());
     decide_all(made_);
     return next;
 }
