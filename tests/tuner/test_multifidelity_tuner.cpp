@@ -61,6 +61,15 @@ double checkpointed_trainer(const ht::Config& c, ht::Trial& trial) {
     return paced_trainer(c, trial, std::chrono::microseconds(0));
 }
 
+// A journal path of this process in the temporary folder, with no file there yet.
+std::string fresh_journal(const char* name) {
+    const auto path = (std::filesystem::temp_directory_path() /
+                       fmt::format("hypertune-{}-{}.jsonl", name, static_cast<long>(::getpid())))
+                          .string();
+    std::filesystem::remove(path);
+    return path;
+}
+
 std::map<ht::TrialId, std::string> decisions_by_trial(const ht::Result& r) {
     std::map<ht::TrialId, std::string> out;
     for (const auto& t : r.trials()) {
@@ -159,10 +168,7 @@ TEST_CASE("promotion-type ASHA through the tuner: pause at each rung, promote fr
 
 TEST_CASE("min_rung_results through the tuner: promotions from the first rung judged on 9 results or more, and a "
           "resume needs the same rule") {
-    const auto path = (std::filesystem::temp_directory_path() /
-                       fmt::format("hypertune-min-results-{}.jsonl", static_cast<long>(::getpid())))
-                          .string();
-    std::filesystem::remove(path);
+    const auto path = fresh_journal("min-results");
     auto asha = [](std::size_t min_results) {
         return ht::ASHA({.min_resource = 1, .max_resource = 27, .reduction_factor = 3,
                          .type = ht::HalvingType::Promotion, .fill_idle_workers = false,
@@ -198,10 +204,7 @@ TEST_CASE("filling idle workers through the tuner: a paused trial runs to the en
     // each of the others has 6 units to the end that take less time than the climb still needs, and
     // runs beside it. The scheduler learns each trial's pace from the seconds of its reports; the
     // resume replays its decisions from the journaled times.
-    const auto path = (std::filesystem::temp_directory_path() /
-                       fmt::format("hypertune-fill-{}.jsonl", static_cast<long>(::getpid())))
-                          .string();
-    std::filesystem::remove(path);
+    const auto path = fresh_journal("fill");
     const ht::TunerOptions options{.max_jobs = 9, .max_parallel_jobs = 2, .seed = 4, .journal = path};
     auto paced = [](const ht::Config& c, ht::Trial& trial) {
         const double speed = std::min(1.0, loss_at(c, 3));  // the lower, the slower

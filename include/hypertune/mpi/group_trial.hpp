@@ -48,6 +48,12 @@ inline constexpr const char* unequal_reports =
 inline constexpr const char* left_threw = "threw";
 inline constexpr const char* left_returned = "returned";
 
+// A rank of the group that left the objective, as its note to the leader says.
+struct RankLeft {
+    int rank = 0;
+    bool threw = false;
+};
+
 // The Trial's host on every rank of a group: the link to the coordinator (rank 0). A report is
 // collective over the group: the leader sends its own (step, value) to rank 0 and broadcasts the
 // answer (continue, stop, or the InvalidArgument it rejected the report with). Checkpoints are the
@@ -95,7 +101,7 @@ private:
     HYPERTUNE_MPI_INLINE Decision exchange(int tag, const std::string& message);
     // The leader: takes the notes of ranks that left, blocking until every other rank's when `all`.
     // Returns the first rank that left in this call, if any.
-    HYPERTUNE_MPI_INLINE std::optional<std::pair<int, bool>> take_notes(bool all);
+    HYPERTUNE_MPI_INLINE std::optional<RankLeft> take_notes(bool all);
     // Ends the group's broadcasts from this rank's side: report() throws `why` from now on.
     [[noreturn]] HYPERTUNE_MPI_INLINE void abandon(std::string why);
 

@@ -33,13 +33,13 @@ HYPERTUNE_MPI_INLINE void GroupHost::abandon(std::string why) {
     throw Error(std::move(why));
 }
 
-HYPERTUNE_MPI_INLINE std::optional<std::pair<int, bool>> GroupHost::take_notes(bool all) {
-    std::optional<std::pair<int, bool>> first;
+HYPERTUNE_MPI_INLINE std::optional<RankLeft> GroupHost::take_notes(bool all) {
+    std::optional<RankLeft> first;
     for (; notes_ < size_ - 1; ++notes_) {
         std::optional<Message> note =
             all ? group_channel_->receive(MPI_ANY_SOURCE, left_tag) : group_channel_->try_receive(MPI_ANY_SOURCE, left_tag);
         if (!note) break;
-        if (!first) first = std::pair{note->source, note->bytes == left_threw};
+        if (!first) first = RankLeft{note->source, note->bytes == left_threw};
     }
     return first;
 }
@@ -50,17 +50,17 @@ HYPERTUNE_MPI_INLINE Decision GroupHost::exchange(int tag, const std::string& me
     if (leader_) {
         // A probe makes Open MPI run its progress engine, which yields the core when ranks are
         // oversubscribed: a probe at every report doubled a report's cost, one per 10 ms does not.
-        std::optional<std::pair<int, bool>> left;
+        std::optional<RankLeft> left;
         if (const auto now = std::chrono::steady_clock::now(); now >= next_look_) {
             next_look_ = now + look_every;
             left = take_notes(false);
         }
         if (left) {
-            if (!left->second) unequal_ = true;  // it returned, and the leader reports on
+            if (!left->threw) unequal_ = true;  // it returned, and the leader reports on
             std::string end(1, reply_end);
             broadcast(end, 0, internal_, *group_channel_);
             abandon(fmt::format("hypertune::mpi: rank {} of the group {} the objective; this report is abandoned",
-                                left->first, left->second ? "threw and left" : "returned from"));
+                                left->rank, left->threw ? "threw and left" : "returned from"));
         }
         channel_->send(0, tag, message);
         reply = channel_->receive(0, reply_tag).bytes;
