@@ -25,8 +25,9 @@
 //    its barrier (the case of the utilisation figures in ANCHORS.md). ASHA, for comparison, gets as
 //    many trials (its rungs are that bracket's when R is a power of 3).
 // Asynchronous Hyperband and ASHA run in both halving types (stop, and promotion: the default, a
-// promoted trial continuing from its checkpoint); model-based asynchronous Hyperband in the stop type
-// over all brackets and with its defaults (promotion type, two brackets).
+// promoted trial continuing from its checkpoint), and the default asynchronous Hyperband once more
+// with min_rung_results = 9 (comparisons 1 and 2); model-based asynchronous Hyperband in the stop
+// type over all brackets and with its defaults (promotion type, two brackets).
 // Then model-based against plain Hyperband in each mode, seed by seed, from comparison 1. A model has
 // something to learn here: the final loss is a weighted quadratic bowl f over the unit cube (see
 // simulator.hpp); only the learning curves' amplitude and time constant are per-configuration noise.
@@ -99,6 +100,9 @@ std::vector<Contender> contenders(bool with_models) {
         {"ASHA, promotion type", asha(ht::HalvingType::Promotion)},
         {"Hyperband async, promotion type, 2 brackets (the default)",
          hyperband(ht::HyperbandMode::Asynchronous, ht::HalvingType::Promotion, 2)},
+        // A rung promotes only from 9 results while new trials may start (min_rung_results).
+        {"The default with min_rung_results = 9",
+         [](ht::Resource r) { return ht::AnyStrategy(ht::Hyperband({.max_resource = r, .min_rung_results = 9})); }},
     };
     if (with_models) {
         all.push_back({"Model-based Hyperband async", model_based(ht::HyperbandMode::Asynchronous)});
@@ -116,6 +120,7 @@ enum : std::size_t {
     hyperband_promotion,
     asha_promotion,
     hyperband_two_brackets,
+    hyperband_min_results,
     model_async,
     model_sync,
     model_default
@@ -286,7 +291,8 @@ int main(int argc, char** argv) {
     };
     fmt::print("\n### 2. Same trials: max_trials = {}, run until Done\n\n", trials);
     std::vector<std::size_t> full_rows = {random_search,       hyperband_async, hyperband_sync,        asha,
-                                          hyperband_promotion, asha_promotion,  hyperband_two_brackets};
+                                          hyperband_promotion, asha_promotion,  hyperband_two_brackets,
+                                          hyperband_min_results};
     if (with_models == 1) full_rows.insert(full_rows.end(), {model_async, model_sync, model_default});
     run_table("full", full_rows);
     fmt::print("\n### 3. One bracket: max_trials = {} (synchronous Hyperband runs bracket s = {} alone)\n\n", bracket,
