@@ -151,8 +151,7 @@ public:
     /// Throws when no trial has a value, or none is feasible. With several objectives, see
     /// pareto_front().
     [[nodiscard]] const TrialRecord& best() const {
-        const TrialRecord* found = find_best(true);
-        if (!found) found = find_best(false);
+        const TrialRecord* found = best_among([](const TrialRecord& t) { return t.feasible; });
         if (!found) {
             if (trials_.empty()) throw Error("Result::best: no trial ran");
             const bool any_value = std::any_of(trials_.begin(), trials_.end(), [](const auto& t) { return t.has_objective(); });
@@ -161,7 +160,24 @@ public:
         }
         return *found;
     }
-    [[nodiscard]] bool has_best() const noexcept { return find_best(false) != nullptr; }
+    [[nodiscard]] bool has_best() const noexcept {
+        return best_among([](const TrialRecord& t) { return t.feasible; }) != nullptr;
+    }
+
+    /// best()'s choice among the trials `eligible` accepts instead of the feasible ones: the best
+    /// completed one, else the best with any final value; nullptr when none has a value.
+    template <class Eligible>
+    [[nodiscard]] const TrialRecord* best_among(Eligible&& eligible) const {
+        for (const bool completed_only : {true, false}) {
+            const TrialRecord* found = nullptr;
+            for (const auto& t : trials_) {
+                if (!t.has_objective() || (completed_only && t.status != TrialStatus::Completed) || !eligible(t)) continue;
+                if (!found || better(t.objective, found->objective)) found = &t;
+            }
+            if (found) return found;
+        }
+        return nullptr;
+    }
 
     /// best() over this run and the warm-start parents' best trials; a tie goes to this run.
     /// Throws when neither has a value.
@@ -273,15 +289,6 @@ public:
     [[nodiscard]] static std::string job_name(TrialId id) { return fmt::format("trial-{:04}", id); }
 
 private:
-    [[nodiscard]] const TrialRecord* find_best(bool completed_only) const noexcept {
-        const TrialRecord* found = nullptr;
-        for (const auto& t : trials_) {
-            if (!t.has_objective() || !t.feasible || (completed_only && t.status != TrialStatus::Completed)) continue;
-            if (!found || better(t.objective, found->objective)) found = &t;
-        }
-        return found;
-    }
-
     [[nodiscard]] bool better(double a, double b) const noexcept {
         return setup_.direction == Direction::Maximize ? a > b : a < b;
     }

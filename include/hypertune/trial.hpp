@@ -91,12 +91,8 @@ public:
             return;
         }
         if (!std::isfinite(value)) fail(fmt::format("trial {}: reported a non-finite value ({}) at step {}", id_, value, step));
-        if (step <= last_step_)
-            fail(fmt::format("trial {}: reported step {} after step {} (steps must increase)", id_, step, last_step_));
-        if (reports_ == 0) first_step_ = step;
-        last_step_ = step;
+        advance_to(step);
         last_value_ = value;
-        ++reports_;
         if (detail::TrialHost* host = reaches_host(step)) pass_on(step, [&] { return host->on_report(*this, step, value); });
     }
 
@@ -116,11 +112,7 @@ public:
         for (const auto& [name, value] : values.values())
             if (!std::isfinite(value))
                 fail(fmt::format("trial {}: reported a non-finite value of '{}' ({}) at step {}", id_, name, value, step));
-        if (step <= last_step_)
-            fail(fmt::format("trial {}: reported step {} after step {} (steps must increase)", id_, step, last_step_));
-        if (reports_ == 0) first_step_ = step;
-        last_step_ = step;
-        ++reports_;
+        advance_to(step);
         if (detail::TrialHost* host = reaches_host(step))
             pass_on(step, [&] { return host->on_report_metrics(*this, step, values); });
     }
@@ -206,6 +198,15 @@ protected:
 
 private:
     friend class detail::TuningRun;
+
+    // A report's step, accepted: steps must increase (else the trial fails); the first one is kept.
+    void advance_to(Resource step) {
+        if (step <= last_step_)
+            fail(fmt::format("trial {}: reported step {} after step {} (steps must increase)", id_, step, last_step_));
+        if (reports_ == 0) first_step_ = step;
+        last_step_ = step;
+        ++reports_;
+    }
 
     // A remote trial's report: the host judges it; its verdict is this trial's, on every rank.
     template <class Call>

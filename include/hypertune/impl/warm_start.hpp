@@ -42,28 +42,6 @@ namespace detail {
     return fmt::format("{:016x}", h);
 }
 
-// A parent's best trial among those that meet `constraints` on the metrics the parent recorded,
-// as Result::best() chooses (the completed ones first, then any with a value); nullptr if none.
-[[nodiscard]] inline const TrialRecord* best_meeting(const Result& parent, const std::vector<Constraint>& constraints,
-                                                     Direction direction) {
-    auto meets = [&](const TrialRecord& t) {
-        return std::all_of(constraints.begin(), constraints.end(), [&](const Constraint& c) {
-            const std::optional<double> v = parent.metric(t, c.metric);
-            return v && !std::isnan(*v) && c.satisfied_by(*v);
-        });
-    };
-    for (const bool completed_only : {true, false}) {
-        const TrialRecord* found = nullptr;
-        for (const TrialRecord& t : parent.trials()) {
-            if (!t.has_objective() || (completed_only && t.status != TrialStatus::Completed) || !meets(t)) continue;
-            if (!found || (direction == Direction::Maximize ? t.objective > found->objective : t.objective < found->objective))
-                found = &t;
-        }
-        if (found) return found;
-    }
-    return nullptr;
-}
-
 [[nodiscard]] inline std::string_view kind_name(ParameterKind k) noexcept {
     switch (k) {
         case ParameterKind::Integer: return "integer";
@@ -189,7 +167,13 @@ HYPERTUNE_INLINE PreparedWarmStart prepare_warm_start(const WarmStart& w, const 
                 const auto& b = parent.best();
                 out.parent_bests.push_back({k, b.id, b.objective, b.config});
             }
-        } else if (const TrialRecord* b = detail::best_meeting(parent, constraints, direction)) {
+        } else if (const TrialRecord* b = parent.best_among([&](const TrialRecord& t) {
+                       // judged on the metrics the parent recorded; one it did not record cannot be
+                       return std::all_of(constraints.begin(), constraints.end(), [&](const Constraint& c) {
+                           const std::optional<double> v = parent.metric(t, c.metric);
+                           return v && !std::isnan(*v) && c.satisfied_by(*v);
+                       });
+                   })) {
             out.parent_bests.push_back({k, b->id, b->objective, b->config});
         } else if (parent.has_best()) {
             out.notes.push_back(fmt::format("warm start parent {}: none of its trials with a value is known to meet this "

@@ -102,6 +102,8 @@ private:
     // The leader: takes the notes of ranks that left, blocking until every other rank's when `all`.
     // Returns the first rank that left in this call, if any.
     HYPERTUNE_MPI_INLINE std::optional<RankLeft> take_notes(bool all);
+    // The leader: broadcasts reply_end, once.
+    HYPERTUNE_MPI_INLINE void end_reports();
     // Ends the group's broadcasts from this rank's side: report() throws `why` from now on.
     [[noreturn]] HYPERTUNE_MPI_INLINE void abandon(std::string why);
 

@@ -27,6 +27,13 @@ HYPERTUNE_MPI_INLINE GroupHost::GroupHost(bool leader, MPI_Comm internal, Channe
     check(MPI_Comm_size(internal_, &size_), "MPI_Comm_size");
 }
 
+HYPERTUNE_MPI_INLINE void GroupHost::end_reports() {
+    if (ended_) return;
+    std::string end(1, reply_end);
+    broadcast(end, 0, internal_, *group_channel_);
+    ended_ = true;
+}
+
 HYPERTUNE_MPI_INLINE void GroupHost::abandon(std::string why) {
     ended_ = true;
     abandoned_ = why;
@@ -49,7 +56,7 @@ HYPERTUNE_MPI_INLINE Decision GroupHost::exchange(int tag, const std::string& me
     std::string reply;
     if (leader_) {
         // A probe makes Open MPI run its progress engine, which yields the core when ranks are
-        // oversubscribed: a probe at every report doubled a report's cost, one per 10 ms does not.
+        // oversubscribed: a probe at every report made reports slower, one per 10 ms does not.
         std::optional<RankLeft> left;
         if (const auto now = std::chrono::steady_clock::now(); now >= next_look_) {
             next_look_ = now + look_every;
@@ -57,8 +64,7 @@ HYPERTUNE_MPI_INLINE Decision GroupHost::exchange(int tag, const std::string& me
         }
         if (left) {
             if (!left->threw) unequal_ = true;  // it returned, and the leader reports on
-            std::string end(1, reply_end);
-            broadcast(end, 0, internal_, *group_channel_);
+            end_reports();
             abandon(fmt::format("hypertune::mpi: rank {} of the group {} the objective; this report is abandoned",
                                 left->rank, left->threw ? "threw and left" : "returned from"));
         }
@@ -79,11 +85,7 @@ HYPERTUNE_MPI_INLINE Decision GroupHost::exchange(int tag, const std::string& me
 
 HYPERTUNE_MPI_INLINE bool GroupHost::finish(bool threw) {
     if (leader_) {
-        if (!ended_) {
-            std::string end(1, reply_end);
-            broadcast(end, 0, internal_, *group_channel_);
-            ended_ = true;
-        }
+        end_reports();
         take_notes(true);
         return unequal_;
     }
