@@ -54,6 +54,18 @@
 //                     logarithmic), two categoricals, two continuous (one logarithmic), with
 //                     interactions; min by enumeration (mixed6_minimum())
 //
+// A fifth held-out set, added once the last setting was chosen, with none changed for it
+// (bench/peers/README.md):
+//   ellipsoid10r      a rotated ellipsoid, sum_i 1000^(i / 9) y_i^2 with y = H2 H1 z (two fixed
+//                     Householder reflections: every valley lies across the axes), on [-5, 5]^10,
+//                     optimum moved from 0 to the shifted point; min 0
+//   rastrigin10       Rastrigin on [-5.12, 5.12]^10, optimum moved from 0 to the shifted point; min 0
+//   lr_batch5         a stand-in for re-tuning a trainer after scaling out: the best learning rate
+//                     grows with the batch size (the linear scaling rule) and with 1 / (1 - momentum),
+//                     the best weight decay and warmup with the batch; an oblique valley in the
+//                     logarithms of learning rate and batch size; min by enumeration
+//                     (lr_batch5_minimum())
+//
 // The standard forms of three of them, beside the shifted ones: the forms that published figures
 // use, where a method that starts at the centre of the box is credited with most of the search:
 //   levy10_standard, rastrigin5_standard, griewank8_standard
@@ -465,6 +477,67 @@ inline double mixed6_minimum() {
     return best;
 }
 
+// The fifth held-out set.
+inline constexpr std::size_t ellipsoid_shift = 6, rastrigin10_shift = 7;
+inline constexpr double ellipsoid_half = 5.0;
+
+// y = H2 H1 z, H_k = I - 2 v_k v_k^T / (v_k^T v_k), v1_j = j + 1, v2_j = (-1)^j sqrt(j + 1): a fixed
+// rotation (with a reflection) that mixes every coordinate into every axis of the ellipsoid.
+inline std::vector<double> ellipsoid_rotate(std::vector<double> z) {
+    const auto reflect = [&z](auto v_of) {
+        double vv = 0.0, vz = 0.0;
+        for (std::size_t j = 0; j < z.size(); ++j) {
+            vv += v_of(j) * v_of(j);
+            vz += v_of(j) * z[j];
+        }
+        for (std::size_t j = 0; j < z.size(); ++j) z[j] -= 2.0 * vz / vv * v_of(j);
+    };
+    reflect([](std::size_t j) { return static_cast<double>(j + 1); });
+    reflect([](std::size_t j) { return (j % 2 == 0 ? 1.0 : -1.0) * std::sqrt(static_cast<double>(j + 1)); });
+    return z;
+}
+
+inline double ellipsoid10r(const ht::Config& c) {
+    const auto y = ellipsoid_rotate(shifted(c, 10, ellipsoid_shift, ellipsoid_half));
+    double total = 0.0;
+    for (std::size_t i = 0; i < y.size(); ++i) total += std::pow(1000.0, static_cast<double>(i) / 9.0) * y[i] * y[i];
+    return total;
+}
+
+inline double rastrigin10(const ht::Config& c) {
+    return rastrigin_of(shifted(c, 10, rastrigin10_shift, rastrigin_half));
+}
+
+// lr_batch5, with L = log10 lr, B = log2 batch, W = log10 weight_decay, m = momentum, w = warmup:
+//   f = 0.05 + 0.8 (L - log10(1 - m) + 1 - (B - 8) log10 2)^2 + 0.5 (m - 0.9)^2
+//       + 0.1 (W + 4 - 0.3 (B - 8))^2 + 0.02 (w - 0.5 (B - 5))^2 + 0.01 (B - 9.3)^2
+// For every batch and warmup the continuous terms reach 0 inside their ranges (m = 0.9, L from
+// -2.9 to -0.5, W from -4.9 to -2.5), so the minimum is the smallest value of the discrete part.
+inline double lr_batch5_value(double lr, double batch, double momentum, double warmup, double weight_decay) {
+    const double b = std::log2(batch);
+    const double l = std::log10(lr) - std::log10(1.0 - momentum) + 1.0 - (b - 8.0) * std::log10(2.0);
+    const double m = momentum - 0.9, w = std::log10(weight_decay) + 4.0 - 0.3 * (b - 8.0);
+    const double u = warmup - 0.5 * (b - 5.0), s = b - 9.3;
+    return 0.05 + 0.8 * l * l + 0.5 * m * m + 0.1 * w * w + 0.02 * u * u + 0.01 * s * s;
+}
+
+inline double lr_batch5(const ht::Config& c) {
+    return lr_batch5_value(c.get<double>("lr"), static_cast<double>(c.get<std::int64_t>("batch")),
+                           c.get<double>("momentum"), static_cast<double>(c.get<std::int64_t>("warmup")),
+                           c.get<double>("weight_decay"));
+}
+
+inline double lr_batch5_minimum() {
+    double best = std::numeric_limits<double>::infinity();
+    for (int batch = 32; batch <= 8192; ++batch)
+        for (int warmup = 0; warmup <= 10; ++warmup) {
+            const double b = std::log2(batch);
+            const double lr = 0.1 * std::pow(2.0, b - 8.0) * (1.0 - 0.9);
+            best = std::min(best, lr_batch5_value(lr, batch, 0.9, warmup, std::pow(10.0, -4.0 + 0.3 * (b - 8.0))));
+        }
+    return best;
+}
+
 // mixed4: a stand-in for a small network's validation loss.
 //   f = offset[kind] + (log10 units - 2.2)^2 + 0.05 (depth - 7.3)^2
 //       + 0.5 (log10 lr - lr_centre[kind] + 0.3 (log10 units - 2.2))^2
@@ -590,6 +663,15 @@ inline std::vector<TestFunction> test_functions() {
                                    ht::ContinuousParameter("lr", 1e-5, 1.0, ht::Scaling::Logarithmic),
                                    ht::ContinuousParameter("dropout", 0.0, 0.8, ht::Scaling::Linear)},
                    mixed6, mixed6_minimum()});
+    out.push_back({"ellipsoid10r", unit_cube(10, -ellipsoid_half, ellipsoid_half), ellipsoid10r, 0.0});
+    out.push_back({"rastrigin10", unit_cube(10, -rastrigin_half, rastrigin_half), rastrigin10, 0.0});
+    out.push_back({"lr_batch5",
+                   ht::SearchSpace{ht::ContinuousParameter("lr", 1e-4, 10.0, ht::Scaling::Logarithmic),
+                                   ht::IntegerParameter<std::int64_t>("batch", 32, 8192, ht::Scaling::Logarithmic),
+                                   ht::ContinuousParameter("momentum", 0.0, 0.99, ht::Scaling::Linear),
+                                   ht::IntegerParameter<std::int64_t>("warmup", 0, 10, ht::Scaling::Linear),
+                                   ht::ContinuousParameter("weight_decay", 1e-6, 1e-2, ht::Scaling::Logarithmic)},
+                   lr_batch5, lr_batch5_minimum()});
     out.push_back({"levy10_standard", unit_cube(10, -levy_half, levy_half), levy10_standard, 0.0});
     out.push_back({"rastrigin5_standard", unit_cube(5, -rastrigin_half, rastrigin_half), rastrigin5_standard, 0.0});
     out.push_back({"griewank8_standard", unit_cube(8, -griewank_half, griewank_half), griewank8_standard, 0.0});

@@ -336,6 +336,56 @@ MIXED6_ARGMIN = [{"layers": 5, "width": 208, "optimizer": "adam", "activation": 
                   "lr": 10.0 ** (-3.1 - 0.2), "dropout": 0.1 + 0.05 * (math.log2(208) - 4.0)}]
 
 
+# The fifth held-out set (test_functions.hpp).
+ELLIPSOID_SHIFT, ELLIPSOID_HALF, RASTRIGIN10_SHIFT = 6, 5.0, 7
+
+
+def _ellipsoid_rotate(z):
+    """y = H2 H1 z: two fixed Householder reflections, v1_j = j + 1, v2_j = (-1)^j sqrt(j + 1)."""
+    for v in ([j + 1.0 for j in range(len(z))],
+              [(1.0 if j % 2 == 0 else -1.0) * math.sqrt(j + 1.0) for j in range(len(z))]):
+        vv = vz = 0.0
+        for vj, zj in zip(v, z):
+            vv += vj * vj
+            vz += vj * zj
+        z = [zj - 2.0 * vz / vv * vj for vj, zj in zip(v, z)]
+    return z
+
+
+def ellipsoid10r(p):
+    y = _ellipsoid_rotate(_offsets(p, 10, ELLIPSOID_SHIFT, ELLIPSOID_HALF))
+    return sum(1000.0 ** (i / 9.0) * yi * yi for i, yi in enumerate(y))
+
+
+def rastrigin10(p):
+    return rastrigin_of(_offsets(p, 10, RASTRIGIN10_SHIFT, RASTRIGIN_HALF))
+
+
+def _lr_batch5_value(lr, batch, momentum, warmup, weight_decay):
+    b = math.log2(batch)
+    l = math.log10(lr) - math.log10(1.0 - momentum) + 1.0 - (b - 8.0) * math.log10(2.0)
+    m, w = momentum - 0.9, math.log10(weight_decay) + 4.0 - 0.3 * (b - 8.0)
+    u, s = warmup - 0.5 * (b - 5.0), b - 9.3
+    return 0.05 + 0.8 * l * l + 0.5 * m * m + 0.1 * w * w + 0.02 * u * u + 0.01 * s * s
+
+
+def lr_batch5(p):
+    return _lr_batch5_value(p["lr"], p["batch"], p["momentum"], p["warmup"], p["weight_decay"])
+
+
+def _lr_batch5_best(batch, warmup):
+    """The best point at this batch and warmup: every continuous term at 0."""
+    b = math.log2(batch)
+    return {"lr": 0.1 * 2.0 ** (b - 8.0) * (1.0 - 0.9), "batch": batch, "momentum": 0.9, "warmup": warmup,
+            "weight_decay": 10.0 ** (-4.0 + 0.3 * (b - 8.0))}
+
+
+def lr_batch5_argmin():
+    best = min(((b, w) for b in range(32, 8193) for w in range(11)),
+               key=lambda bw: lr_batch5(_lr_batch5_best(*bw)))
+    return _lr_batch5_best(*best)
+
+
 def _point(values):
     return {f"x{j}": v for j, v in enumerate(values)}
 
@@ -474,6 +524,15 @@ def functions():
                                 ("activation", "categorical", MIXED6_ACTIVATIONS),
                                 ("lr", "float", 1e-5, 1.0, True), ("dropout", "float", 0.0, 0.8, False)],
                      mixed6, mixed6_minimum(), MIXED6_ARGMIN),
+        # The fifth held-out set.
+        PeerFunction("ellipsoid10r", _cube(10, -ELLIPSOID_HALF, ELLIPSOID_HALF), ellipsoid10r, 0.0,
+                     _shifted(10, ELLIPSOID_HALF, ELLIPSOID_SHIFT)),
+        PeerFunction("rastrigin10", _cube(10, -RASTRIGIN_HALF, RASTRIGIN_HALF), rastrigin10, 0.0,
+                     _shifted(10, RASTRIGIN_HALF, RASTRIGIN10_SHIFT)),
+        PeerFunction("lr_batch5", [("lr", "float", 1e-4, 10.0, True), ("batch", "int", 32, 8192, True),
+                                   ("momentum", "float", 0.0, 0.99, False), ("warmup", "int", 0, 10, False),
+                                   ("weight_decay", "float", 1e-6, 1e-2, True)],
+                     lr_batch5, lr_batch5(lr_batch5_argmin()), [lr_batch5_argmin()]),
         # The standard forms (optimum at x = 1 for Levy, at the centre for the others).
         PeerFunction("levy10_standard", _cube(10, -LEVY_HALF, LEVY_HALF), levy10_standard, 0.0, [_point([1.0] * 10)]),
         PeerFunction("rastrigin5_standard", _cube(5, -RASTRIGIN_HALF, RASTRIGIN_HALF), rastrigin5_standard, 0.0,
