@@ -43,6 +43,16 @@ inline SearchSpace softmax_space() {
                        ContinuousParameter("l2", 1e-6, 1e-1, Scaling::Logarithmic)};
 }
 
+/// The one-hidden-layer network's space (record_curves.cpp): SGD's learning rate, minibatch size
+/// and momentum, the hidden layer's width and the L2 penalty.
+inline SearchSpace mlp_space() {
+    return SearchSpace{ContinuousParameter("learning_rate", 1e-3, 1.0, Scaling::Logarithmic),
+                       IntegerParameter("batch_size", 16, 512, Scaling::Logarithmic),
+                       IntegerParameter("hidden", 16, 256, Scaling::Logarithmic),
+                       ContinuousParameter("momentum", 0.0, 0.95, Scaling::Linear),
+                       ContinuousParameter("l2", 1e-6, 1e-2, Scaling::Logarithmic)};
+}
+
 /// One file's configurations and curves.
 struct RecordedCurves {
     SearchSpace space;
