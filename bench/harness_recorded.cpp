@@ -19,7 +19,7 @@
 // answers Done, at P = 1, 4 and 16 workers:
 //   random search (RunToCompletion: all 81 to 30 units, the reference), ASHA (stop type, stop type
 //   with wait_for_peers, promotion type with fill_idle_workers = false and with it, the default;
-//   rungs 1, 3, 9, 27),
+//   rungs 1, 3, 9: none within a factor 3 of 30),
 //   Hyperband asynchronous (the same four) and synchronous (min_resource 1, max_resource 30, eta 3),
 //   each with all four brackets of the paper and again with the two most aggressive (brackets = 2:
 //   rungs from 1 and from 3); then rows ranking by the best report (RankBy::BestReport), and ASHA's

@@ -55,14 +55,22 @@ TEST_CASE("ASHA validates its options and names them in the message") {
     CHECK_NOTHROW(ASHA({.min_resource = 1, .max_resource = 2, .reduction_factor = 2}));
 }
 
-TEST_CASE("ASHA rung levels are min_resource * factor^k below max_resource") {
-    CHECK(ASHA().rung_resources() == std::vector<Resource>{1, 3, 9, 27});
+TEST_CASE("ASHA rung levels are min_resource * factor^k up to max_resource / factor") {
+    CHECK(ASHA().rung_resources() == std::vector<Resource>{1, 3, 9, 27});  // 27 * 3 = 81: kept
+    CHECK(ASHA({.min_resource = 1, .max_resource = 27}).rung_resources() == std::vector<Resource>{1, 3, 9});
+    // 27 of 30 would judge trials on their last three units' noise: no rung within a factor of the end.
     CHECK(ASHA({.min_resource = 1, .max_resource = 30, .type = HalvingType::Stop}).rung_resources() ==
-          std::vector<Resource>{1, 3, 9, 27});
+          std::vector<Resource>{1, 3, 9});
+    CHECK(ASHA({.min_resource = 1, .max_resource = 30}).rung_resources() == std::vector<Resource>{1, 3, 9});
     CHECK(ASHA({.min_resource = 2, .max_resource = 100, .reduction_factor = 4, .type = HalvingType::Stop})
-              .rung_resources() == std::vector<Resource>{2, 8, 32});
+              .rung_resources() == std::vector<Resource>{2, 8});  // 32 * 4 > 100
+    CHECK(ASHA({.min_resource = 2, .max_resource = 128, .reduction_factor = 4}).rung_resources() ==
+          std::vector<Resource>{2, 8, 32});
+    // The grace period is a rung however close it is to max_resource.
     CHECK(ASHA({.min_resource = 5, .max_resource = 6, .type = HalvingType::Stop}).rung_resources() ==
           std::vector<Resource>{5});
+    CHECK(ASHA({.min_resource = 1, .max_resource = 2, .reduction_factor = 2}).rung_resources() ==
+          std::vector<Resource>{1});
     // No overflow near the top of the range.
     auto big = ASHA({.min_resource = 1,
                      .max_resource = std::int64_t{1} << 62,

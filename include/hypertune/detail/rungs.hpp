@@ -59,8 +59,12 @@ namespace hypertune::detail {
 void validate_rung_options(std::string_view who, std::string_view factor_name, Resource min_resource,
                                   Resource max_resource, int factor);
 
-/// The rungs min_resource * factor^k that lie strictly below max_resource (ASHA's rung levels; the
-/// trial completes at max_resource, so no decision is taken there).
+/// ASHA's rung levels: min_resource, then min_resource * factor^k for k >= 1 as long as the rung is
+/// at most max_resource / factor (1, 3, 9, 27 for max_resource 81; 1, 3, 9 for 30). Every decision
+/// is then taken at least a factor below max_resource, as at Hyperband's rungs (max_resource /
+/// eta^k): a rung closer to it (27 of 30) would stop or hold trials on values that differ from
+/// their final ones by the noise of the last few units, to save a tenth of a trial's units. The
+/// first rung is min_resource whatever its distance to max_resource (the grace period asked for).
 [[nodiscard]] std::vector<Resource> geometric_rungs(Resource min_resource, Resource max_resource, int factor);
 
 /// A paused trial to run again: its configuration, from the resource it reached to its new budget.

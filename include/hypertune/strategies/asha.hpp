@@ -2,8 +2,10 @@
 #pragma once
 // ASHA: asynchronous successive halving (Li, Jamieson, Rostamizadeh, Gonina, Ben-tzur, Hardt, Recht,
 // Talwalkar, "A System for Massively Parallel Hyperparameter Tuning", MLSys 2020): one bracket whose
-// rungs are min_resource * reduction_factor^k below max_resource (1, 3, 9, 27 for 1..81 with factor
-// 3; 1, 3, 9, 27 for 1..30 too), in one of two types (HalvingType; Promotion by default):
+// rungs are min_resource * reduction_factor^k up to max_resource / reduction_factor (1, 3, 9, 27 for
+// 1..81 with factor 3; 1, 3, 9 for 1..30: no decision within a factor of max_resource, where the last
+// few units' noise would decide it; detail/rungs.hpp, geometric_rungs), in one of two types
+// (HalvingType; Promotion by default):
 // - Stop, as Ray Tune's ASHA scheduler: every trial starts with budget = max_resource; the first
 //   time it reaches a rung, it continues only if its loss is in the top 1/reduction_factor of the
 //   losses recorded at that rung so far (the first reduction_factor - 1 trials at a rung always
@@ -93,7 +95,8 @@ public:
         return objectives == 1 || !sampler() || sampler()->supports_objectives(objectives);
     }
 
-    /// The rung resources where trials are judged, increasing, all below max_resource.
+    /// The rung resources where trials are judged, increasing: min_resource, then each further one
+    /// at most max_resource / reduction_factor.
     [[nodiscard]] const std::vector<Resource>& rung_resources() const noexcept { return rungs_; }
     [[nodiscard]] const AshaOptions& options() const noexcept { return options_; }
 

@@ -28,11 +28,10 @@ HYPERTUNE_INLINE void validate_rung_options(std::string_view who, std::string_vi
 }
 
 HYPERTUNE_INLINE std::vector<Resource> geometric_rungs(Resource min_resource, Resource max_resource, int factor) {
-    std::vector<Resource> rungs;
-    for (Resource r = min_resource; r < max_resource; r *= factor) {
-        rungs.push_back(r);
-        if (r > max_resource / factor) break;  // the next one is >= max_resource (and might overflow)
-    }
+    std::vector<Resource> rungs{min_resource};
+    // The next rung r * factor is taken while r * factor * factor <= max_resource (integer division:
+    // no overflow).
+    for (Resource r = min_resource; r <= max_resource / factor / factor; r *= factor) rungs.push_back(r * factor);
     return rungs;
 }
 
