@@ -350,31 +350,45 @@ void train_softmax(const fashion_mnist::Dataset& train, const fashion_mnist::Dat
     }
 }
 
-ht::bench::RecordedCurves record_softmax(const Args& args) {
-    constexpr std::size_t classes = 10;
+// The 10-class task of the softmax and network trainers: 1000 training and 200 validation rows of
+// each class; every configuration of `space` (RandomSampler's trials 0..80 of `seed`) trained by
+// train(train rows, validation rows, configuration, seed, on_epoch), which reports the validation
+// accuracy after each epoch.
+using EpochTrainer = std::function<void(const fashion_mnist::Dataset&, const fashion_mnist::Dataset&,
+                                        const ht::Config&, std::uint64_t, const std::function<void(int, double)>&)>;
+constexpr std::size_t class_count = 10;
+
+ht::bench::RecordedCurves record_ten_classes(const Args& args, std::string_view title, const ht::SearchSpace& space,
+                                             std::uint64_t seed, const EpochTrainer& train) {
     std::mt19937_64 rng{data_seed};
     const auto label = [](std::uint8_t c) { return static_cast<float>(c); };
-    auto train = pick(read_split(args.data, "train"), std::vector<std::size_t>(classes, 1000), label, rng);
-    auto valid = pick(read_split(args.data, "t10k"), std::vector<std::size_t>(classes, 200), label, rng);
-    fmt::print("Softmax regression, Fashion-MNIST 10 classes: {} training rows, {} validation rows, {} features\n",
-               train.rows, valid.rows, train.cols);
+    const auto rows = pick(read_split(args.data, "train"), std::vector<std::size_t>(class_count, 1000), label, rng);
+    const auto valid = pick(read_split(args.data, "t10k"), std::vector<std::size_t>(class_count, 200), label, rng);
+    fmt::print("{}, Fashion-MNIST 10 classes: {} training rows, {} validation rows, {} features\n", title, rows.rows,
+               valid.rows, rows.cols);
 
-    const ht::SearchSpace space = ht::bench::softmax_space();
-    ht::bench::RecordedCurves c{space, "accuracy", draw(space), std::vector<double>(configurations),
+    ht::bench::RecordedCurves c{space, "accuracy", draw(space, seed), std::vector<double>(configurations),
                                 std::vector<std::vector<double>>(configurations)};
     const auto t0 = std::chrono::steady_clock::now();
     for_each_config(configurations, args.threads, [&](std::size_t i) {
-        const ht::Config& cfg = c.configs[i];
-        const SoftmaxParams p{cfg.get<double>("learning_rate"), cfg.get<std::size_t>("batch_size"),
-                              cfg.get<double>("l2")};
         std::vector<double> curve;
         const double start = thread_cpu_seconds();
-        train_softmax(train, valid, classes, p, units, data_seed + i, [&](int, double acc) { curve.push_back(acc); });
+        train(rows, valid, c.configs[i], data_seed + i, [&](int, double acc) { curve.push_back(acc); });
         c.seconds[i] = thread_cpu_seconds() - start;
         c.values[i] = std::move(curve);
     });
     summarise(c, seconds_since(t0));
     return c;
+}
+
+ht::bench::RecordedCurves record_softmax(const Args& args) {
+    return record_ten_classes(args, "Softmax regression", ht::bench::softmax_space(), config_seed,
+                              [](const auto& train, const auto& valid, const ht::Config& cfg, std::uint64_t seed,
+                                 const auto& on_epoch) {
+                                  const SoftmaxParams p{cfg.get<double>("learning_rate"),
+                                                        cfg.get<std::size_t>("batch_size"), cfg.get<double>("l2")};
+                                  train_softmax(train, valid, class_count, p, units, seed, on_epoch);
+                              });
 }
 
 // ---- a one-hidden-layer network -------------------------------------------------------------------
@@ -473,31 +487,14 @@ void train_mlp(const fashion_mnist::Dataset& train, const fashion_mnist::Dataset
 }
 
 ht::bench::RecordedCurves record_mlp(const Args& args) {
-    constexpr std::size_t classes = 10;
-    std::mt19937_64 rng{data_seed};
-    const auto label = [](std::uint8_t c) { return static_cast<float>(c); };
-    auto train = pick(read_split(args.data, "train"), std::vector<std::size_t>(classes, 1000), label, rng);
-    auto valid = pick(read_split(args.data, "t10k"), std::vector<std::size_t>(classes, 200), label, rng);
-    fmt::print("One-hidden-layer network, Fashion-MNIST 10 classes: {} training rows, {} validation rows, {} "
-               "features\n",
-               train.rows, valid.rows, train.cols);
-
-    const ht::SearchSpace space = ht::bench::mlp_space();
-    ht::bench::RecordedCurves c{space, "accuracy", draw(space, mlp_config_seed), std::vector<double>(configurations),
-                                std::vector<std::vector<double>>(configurations)};
-    const auto t0 = std::chrono::steady_clock::now();
-    for_each_config(configurations, args.threads, [&](std::size_t i) {
-        const ht::Config& cfg = c.configs[i];
-        const MlpParams p{cfg.get<double>("learning_rate"), cfg.get<std::size_t>("batch_size"),
-                          cfg.get<std::size_t>("hidden"), cfg.get<double>("momentum"), cfg.get<double>("l2")};
-        std::vector<double> curve;
-        const double start = thread_cpu_seconds();
-        train_mlp(train, valid, classes, p, units, data_seed + i, [&](int, double acc) { curve.push_back(acc); });
-        c.seconds[i] = thread_cpu_seconds() - start;
-        c.values[i] = std::move(curve);
-    });
-    summarise(c, seconds_since(t0));
-    return c;
+    return record_ten_classes(args, "One-hidden-layer network", ht::bench::mlp_space(), mlp_config_seed,
+                              [](const auto& train, const auto& valid, const ht::Config& cfg, std::uint64_t seed,
+                                 const auto& on_epoch) {
+                                  const MlpParams p{cfg.get<double>("learning_rate"),
+                                                    cfg.get<std::size_t>("batch_size"), cfg.get<std::size_t>("hidden"),
+                                                    cfg.get<double>("momentum"), cfg.get<double>("l2")};
+                                  train_mlp(train, valid, class_count, p, units, seed, on_epoch);
+                              });
 }
 
 void save(const std::filesystem::path& file, const ht::bench::RecordedCurves& c) {
