@@ -697,3 +697,21 @@ TEST_CASE("stop-type ASHA with wait_for_peers: when nothing else can run, the be
     asha.tell(1, Outcome::completed(0.05, 9));
     CHECK(asha.ask().kind == Suggestion::Kind::Done);
 }
+
+TEST_CASE("promotion-type ASHA: from its last rung a trial is promoted to max_resource, a factor away") {
+    // Rungs 1, 3, 9 for 30 units: no rung at 27, where the last three units' noise would decide.
+    ASHA asha({.min_resource = 9, .max_resource = 30, .type = HalvingType::Promotion, .fill_idle_workers = false});
+    REQUIRE(asha.rung_resources() == std::vector<Resource>{9});
+    asha.start(promotion_space(), {.seed = 2, .max_trials = 3});
+    for (TrialId id = 0; id < 3; ++id) {
+        Suggestion s = asha.ask();
+        REQUIRE(s.runs());
+        CHECK(s.budget == 9);
+    }
+    for (TrialId id = 0; id < 3; ++id) asha.tell(id, Outcome::completed(0.1 * static_cast<double>(id + 1), 9));
+    Suggestion promoted = asha.ask();
+    REQUIRE(promoted.runs());
+    CHECK(promoted.trial == 0);
+    CHECK(promoted.resume_from == 9);
+    CHECK(promoted.budget == 30);
+}
