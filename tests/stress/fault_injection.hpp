@@ -261,13 +261,27 @@ private:
 
     [[nodiscard]] double value(const Config& cfg, Resource step) const { return sign_ * stress_loss(cfg, step); }
 
-    [[nodiscard]] std::string checkpoint_at(Resource step) const {
-        std::string s = fmt::format("{};", step);
+    // "step;segment start;budget;", padded: the step it holds, and the run segment it was saved in,
+    // so that a segment resumed after a crash fires its fault where the uninterrupted one would.
+    [[nodiscard]] std::string checkpoint_at(Resource step, Resource segment_start, Resource budget) const {
+        std::string s = fmt::format("{};{};{};", step, segment_start, budget);
         s.resize(std::max(s.size(), plan_->checkpoint_bytes), '.');
         return s;
     }
     [[nodiscard]] static Resource step_of(const std::string& checkpoint) {
         return std::strtoll(checkpoint.c_str(), nullptr, 10);
+    }
+    // Where the run segment that `trial` continues began: its resumed_from, unless it resumes the
+    // same segment (the same budget) from a checkpoint saved within it, after a crash.
+    [[nodiscard]] static Resource segment_start(const Trial& trial) {
+        const Resource from = trial.resumed_from();
+        if (!trial.checkpoint()) return from;
+        const std::string& c = *trial.checkpoint();
+        const auto first = c.find(';'), second = first == std::string::npos ? first : c.find(';', first + 1);
+        if (second == std::string::npos) return from;
+        const Resource start = std::strtoll(c.c_str() + first + 1, nullptr, 10);
+        const Resource budget = std::strtoll(c.c_str() + second + 1, nullptr, 10);
+        return budget == trial.budget() && start < from ? start : from;
     }
 
     double body(const Config& cfg, Trial& trial, int call, CallLog& log) const {
@@ -279,11 +293,15 @@ private:
         const auto started = std::chrono::steady_clock::now();
         const Resource first = trial.resumed_from() + 1;
         const Resource last = f == Fault::Overrun ? trial.budget() + 3 : trial.budget();
-        const auto steps = static_cast<std::size_t>(trial.budget() - trial.resumed_from());
+        // The fault fires after a fixed number of the segment's reports, counted from where the
+        // segment began, so that a kill and a resume from a checkpoint inside it move nothing.
+        const Resource segment = segment_start(trial);
+        const auto steps = static_cast<std::size_t>(trial.budget() - segment);
         const std::size_t fire_after = plan_->fire_after(id) % std::max<std::size_t>(1, steps);
+        auto segment_reports = static_cast<std::size_t>(trial.resumed_from() - segment);
         double latest = std::numeric_limits<double>::quiet_NaN();
         for (Resource step = first; step <= last; ++step) {
-            if (armed && !log.fired && log.reports == fire_after) {
+            if (armed && !log.fired && segment_reports == fire_after) {
                 switch (f) {
                     case Fault::Throw:
                     case Fault::TransientThrow:
@@ -323,13 +341,14 @@ private:
             latest = value(cfg, step);
             trial.report(step, latest);
             ++log.reports;
+            ++segment_reports;
             log.last_step = step;
             if (trial.should_stop()) {
                 log.saw_stop = true;
                 log.stop_decided = trial.stop_decided();
                 return log.returned = latest;
             }
-            if (plan_->checkpoints(id)) trial.save_checkpoint(checkpoint_at(step));
+            if (plan_->checkpoints(id)) trial.save_checkpoint(checkpoint_at(step, segment, trial.budget()));
         }
         if (armed && f == Fault::ReturnNaN) {
             log.fired = true;

@@ -181,7 +181,11 @@ LoopFigures kill_loop(const hs::StrategyCase& c, bool cut, const std::string& pa
         ::close(fds[1]);
         // Wait until this session has ended a few trials, then kill it in the middle of the next one.
         // Then a few resource units into the trials after it, so the kill lands deep in a trial.
+        // Every other round then waits on for a step of a trial that checkpoints at every step, so
+        // that kills land in such trials (the bound on the resource they redo is checked below)
+        // whatever the timing: a sanitizer's pace once left none of the 20 kills there.
         const int steps_to_wait = 1 + static_cast<int>((rng >> 8) % 6);
+        const bool wait_for_checkpointing = round % 2 == 0;
         int ends = 0, steps = 0;
         char last_step = 0;  // the kind of trial that trained last
         auto count = [&](char b) {
@@ -191,12 +195,12 @@ LoopFigures kill_loop(const hs::StrategyCase& c, bool cut, const std::string& pa
             if (b != 'e') last_step = b;
         };
         char b = 0;
-        while (ends < ends_to_wait || steps < steps_to_wait) {
+        while (ends < ends_to_wait || steps < steps_to_wait || (wait_for_checkpointing && last_step != 'c')) {
             if (::read(fds[0], &b, 1) <= 0) break;  // the child is gone: it finished or failed
             if (ends >= ends_to_wait && b != 'e') ++steps;
             count(b);
         }
-        const bool waited = ends >= ends_to_wait && steps == steps_to_wait;
+        const bool waited = ends >= ends_to_wait && steps >= steps_to_wait;
         std::this_thread::sleep_for(std::chrono::microseconds(rng % 300));
         ::kill(child, SIGKILL);
         int status = 0;
