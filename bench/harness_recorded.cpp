@@ -252,7 +252,7 @@ std::vector<std::string> run_task(const Task& task, const std::filesystem::path&
     };
     const int all_brackets = static_cast<int>(ht::Hyperband({.min_resource = 1, .max_resource = R}).schedule().size());
     fmt::print("Units per new trial of Hyperband's schedule for (1, {}, 3), every rung keeping exactly its n_i "
-               "(random search: {}): all {} brackets {:.2f}; brackets = 2: {:.2f}; the first bracket alone, ASHA's "
+               "(random search: {}): all {} brackets {:.2f}; brackets = 2: {:.2f}; the first bracket alone, a single "
                "ladder: {:.2f}.\n\n",
                R, R, all_brackets, schedule_units(0), schedule_units(2), schedule_units(1));
 
