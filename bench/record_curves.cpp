@@ -410,14 +410,14 @@ struct Mlp {
     RowVector b1, b2;
 
     // The logits of `x`'s rows.
-    [[nodiscard]] Matrix logits(const Matrix& x) const {
+    [[nodiscard]] Matrix logits(const Eigen::Ref<const Matrix>& x) const {
         const Matrix h = ((x * w1).rowwise() + b1).cwiseMax(0.0f);
         return (h * w2).rowwise() + b2;
     }
 };
 
-// The rows of `data` as a matrix (features) and their labels.
-Matrix as_matrix(const fashion_mnist::Dataset& data) {
+// The rows of `data` seen as a matrix of features (no copy).
+Eigen::Map<const Matrix> as_matrix(const fashion_mnist::Dataset& data) {
     return Eigen::Map<const Matrix>(data.features.data(), static_cast<Eigen::Index>(data.rows),
                                     static_cast<Eigen::Index>(data.cols));
 }
@@ -450,7 +450,7 @@ void train_mlp(const fashion_mnist::Dataset& train, const fashion_mnist::Dataset
     for (Eigen::Index i = 0; i < net.w2.size(); ++i) net.w2.data()[i] = s2 * normal(rng);
     Mlp velocity{Matrix::Zero(cols, hidden), Matrix::Zero(hidden, k), RowVector::Zero(hidden), RowVector::Zero(k)};
 
-    const Matrix x_all = as_matrix(train), x_valid = as_matrix(valid);
+    const auto x_all = as_matrix(train), x_valid = as_matrix(valid);
     std::vector<std::size_t> order(train.rows);
     std::iota(order.begin(), order.end(), std::size_t{0});
     const auto lr = static_cast<float>(p.learning_rate), mu = static_cast<float>(p.momentum),

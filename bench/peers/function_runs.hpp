@@ -13,6 +13,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -83,7 +84,9 @@ public:
             best_observed_ = observed;
             best_true_ = fn_.noise > 0.0 ? fn_.value(c) : observed;
         }
-        if (on_bound(c)) ++bounded_;
+        const std::vector<std::string> bound = bound_parameters(c);
+        if (!bound.empty()) ++bounded_;
+        for (const auto& name : bound) ++bounded_by_[name];
         ++done_;
         while (next_ < budgets_.size() && budgets_[next_] == done_) {
             nlohmann::ordered_json j;
@@ -94,6 +97,10 @@ public:
             j["seed"] = seed_;
             j["regret"] = best_true_ - fn_.minimum;
             j["bound_fraction"] = static_cast<double>(bounded_) / static_cast<double>(done_);
+            // Which parameters those trials had on which bound (a trial counts for each of them).
+            nlohmann::ordered_json by = nlohmann::ordered_json::object();
+            for (const auto& [name, count] : bounded_by_) by[name] = static_cast<double>(count) / static_cast<double>(done_);
+            j["bound_fraction_by_parameter"] = by;
             j["seconds"] = now() - t0_;
             j["cpu_seconds"] = cpu_now() - c0_;  // less sensitive than wall time to other load
             for (const auto& [key, value] : fields_.items()) j[key] = value;
@@ -112,6 +119,7 @@ private:
     double best_observed_ = std::numeric_limits<double>::infinity();
     double best_true_ = std::numeric_limits<double>::infinity();  // f at the best observed configuration
     std::size_t done_ = 0, next_ = 0, bounded_ = 0;
+    std::map<std::string, std::size_t> bounded_by_;  // per "<parameter> at min|max", trials there
     nlohmann::ordered_json fields_ = nlohmann::ordered_json::object();
 };
 

@@ -678,21 +678,30 @@ inline std::vector<TestFunction> test_functions() {
     return out;
 }
 
-// True when a continuous or integer parameter is on a bound of its range (within 1e-12 of the
-// range's width, for values that went through a logarithm); categoricals never count.
-// test_functions.py's on_bound is the same rule.
-inline bool on_bound(const ht::Config& c) {
+// The continuous or integer parameters that are on a bound of their range (within 1e-12 of the
+// range's width, for values that went through a logarithm), as "<name> at min" or "<name> at max";
+// categoricals never count.
+inline std::vector<std::string> bound_parameters(const ht::Config& c) {
+    std::vector<std::string> out;
     for (std::size_t i = 0; i < c.size(); ++i) {
         const auto& p = c.parameter(i);
+        double v = 0.0, tol = 0.0;
         if (p.kind == ht::ParameterKind::Integer) {
-            const auto v = static_cast<double>(std::get<std::int64_t>(c.value(i)));
-            if (v == p.min || v == p.max) return true;
+            v = static_cast<double>(std::get<std::int64_t>(c.value(i)));
         } else if (p.kind == ht::ParameterKind::Continuous) {
-            const double v = std::get<double>(c.value(i)), tol = 1e-12 * (p.max - p.min);
-            if (std::abs(v - p.min) <= tol || std::abs(p.max - v) <= tol) return true;
+            v = std::get<double>(c.value(i));
+            tol = 1e-12 * (p.max - p.min);
+        } else {
+            continue;
         }
+        if (std::abs(v - p.min) <= tol) out.push_back(p.name + " at min");
+        else if (std::abs(p.max - v) <= tol) out.push_back(p.name + " at max");
     }
-    return false;
+    return out;
 }
+
+// True when some parameter is on a bound (bound_parameters); test_functions.py's on_bound is the
+// same rule.
+inline bool on_bound(const ht::Config& c) { return !bound_parameters(c).empty(); }
 
 }  // namespace peers

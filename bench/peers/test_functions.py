@@ -472,6 +472,7 @@ MIXED4_ARGMIN = [{"units": 158, "depth": 7, "kind": "beta", "lr": 10.0 ** (-1.4 
 
 
 def functions():
+    lr_batch5_best = lr_batch5_argmin()  # an enumeration: once
     return {f.name: f for f in [
         PeerFunction("branin", [("x1", "float", -5.0, 10.0, False), ("x2", "float", 0.0, 15.0, False)],
                      branin, BRANIN_MIN, BRANIN_ARGMIN),
@@ -532,7 +533,7 @@ def functions():
         PeerFunction("lr_batch5", [("lr", "float", 1e-4, 10.0, True), ("batch", "int", 32, 8192, True),
                                    ("momentum", "float", 0.0, 0.99, False), ("warmup", "int", 0, 10, False),
                                    ("weight_decay", "float", 1e-6, 1e-2, True)],
-                     lr_batch5, lr_batch5(lr_batch5_argmin()), [lr_batch5_argmin()]),
+                     lr_batch5, lr_batch5(lr_batch5_best), [lr_batch5_best]),
         # The standard forms (optimum at x = 1 for Levy, at the centre for the others).
         PeerFunction("levy10_standard", _cube(10, -LEVY_HALF, LEVY_HALF), levy10_standard, 0.0, [_point([1.0] * 10)]),
         PeerFunction("rastrigin5_standard", _cube(5, -RASTRIGIN_HALF, RASTRIGIN_HALF), rastrigin5_standard, 0.0,
