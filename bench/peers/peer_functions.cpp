@@ -9,7 +9,7 @@
 //   peer_functions [--functions a,b] [--budgets 50,200] [--seeds N] [--first-seed S]
 //                  [--samplers Bayesian,Random] [--candidates N] [--no-trust-region]
 //                  [--refine | --no-refine] [--design-margin M] [--initial-points N] [--no-centre-first]
-//                  [--no-active-direction] [--random-proposals P] [--portfolio]
+//                  [--no-active-direction] [--random-proposals P] [--portfolio] [--discrete-end-margin M]
 //   peer_functions --overhead [--trials 100,200,1000] [--timed 20] [--no-trust-region] [--refine | --no-refine]
 //   peer_functions --evaluate   < JSON lines {"function":..., "params":{...}, "seed":s, "index":i}
 //   peer_functions --list
@@ -135,6 +135,7 @@ int usage(const char* message) {
                  "                      [--samplers Bayesian,Random] [--candidates N]\n"
                  "                      [--no-trust-region] [--refine | --no-refine] [--design-margin M] [--initial-points N]\n"
                  "                      [--no-centre-first] [--no-active-direction] [--random-proposals P] [--portfolio]\n"
+                 "                      [--discrete-end-margin M]\n"
                  "       peer_functions --overhead [--trials 100,200,1000] [--timed 20] [--no-trust-region] [--refine | --no-refine]\n"
                  "       peer_functions --evaluate | --list\n",
                  message);
@@ -155,6 +156,7 @@ int main(int argc, char** argv) try {
     double design_margin = ht::BayesianOptions{}.design_margin;
     double random_proposals = ht::BayesianOptions{}.random_proposals;
     bool portfolio = ht::BayesianOptions{}.portfolio;
+    double discrete_end_margin = ht::BayesianOptions{}.discrete_end_margin;
     std::string mode = "run";
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
@@ -172,6 +174,7 @@ int main(int argc, char** argv) try {
         else if (a == "--design-margin") design_margin = std::stod(value());
         else if (a == "--random-proposals") random_proposals = std::stod(value());
         else if (a == "--portfolio") portfolio = true;
+        else if (a == "--discrete-end-margin") discrete_end_margin = std::stod(value());
         else if (a == "--initial-points") initial_points = std::stoul(value());
         else if (a == "--trials") counts = split_sizes(value());
         else if (a == "--timed") timed = std::stoul(value());
@@ -181,7 +184,8 @@ int main(int argc, char** argv) try {
     const ht::BayesianOptions options{.initial_points = initial_points, .centre_first = centre_first,
                                       .design_margin = design_margin, .candidates = candidates, .refine = refine,
                                       .trust_region = trust_region, .active_direction = active_direction,
-                                      .random_proposals = random_proposals, .portfolio = portfolio};
+                                      .random_proposals = random_proposals, .portfolio = portfolio,
+                                      .discrete_end_margin = discrete_end_margin};
     if (mode == "overhead") {
         std::sort(counts.begin(), counts.end());
         overhead(counts, timed, options);

@@ -66,6 +66,11 @@
 //                     logarithms of learning rate and batch size; min by enumeration
 //                     (lr_batch5_minimum())
 //
+// A check of the integer ends (BayesianOptions::discrete_end_margin), added with that rule:
+//   integer_end4      a bowl in three continuous parameters, 10 ((x - 0.3)^2 + (y - 0.6)^2 +
+//                     (z - 0.45)^2) on [0, 1]^3, plus 0.1 k for an integer k in 0..10: the best k
+//                     is the lower end of its range, by a small margin; min 0
+//
 // The standard forms of three of them, beside the shifted ones: the forms that published figures
 // use, where a method that starts at the centre of the box is credited with most of the search:
 //   levy10_standard, rastrigin5_standard, griewank8_standard
@@ -538,6 +543,12 @@ inline double lr_batch5_minimum() {
     return best;
 }
 
+// integer_end4: an optimum with an integer on a bound, where the integer matters little.
+inline double integer_end4(const ht::Config& c) {
+    const double x = c.get<double>("x") - 0.3, y = c.get<double>("y") - 0.6, z = c.get<double>("z") - 0.45;
+    return 10.0 * (x * x + y * y + z * z) + 0.1 * static_cast<double>(c.get<std::int64_t>("k"));
+}
+
 // mixed4: a stand-in for a small network's validation loss.
 //   f = offset[kind] + (log10 units - 2.2)^2 + 0.05 (depth - 7.3)^2
 //       + 0.5 (log10 lr - lr_centre[kind] + 0.3 (log10 units - 2.2))^2
@@ -672,6 +683,10 @@ inline std::vector<TestFunction> test_functions() {
                                    ht::IntegerParameter<std::int64_t>("warmup", 0, 10, ht::Scaling::Linear),
                                    ht::ContinuousParameter("weight_decay", 1e-6, 1e-2, ht::Scaling::Logarithmic)},
                    lr_batch5, lr_batch5_minimum()});
+    out.push_back({"integer_end4",
+                   ht::SearchSpace{ht::ContinuousParameter("x", 0.0, 1.0), ht::ContinuousParameter("y", 0.0, 1.0),
+                                   ht::ContinuousParameter("z", 0.0, 1.0), ht::IntegerParameter<std::int64_t>("k", 0, 10)},
+                   integer_end4, 0.0});
     out.push_back({"levy10_standard", unit_cube(10, -levy_half, levy_half), levy10_standard, 0.0});
     out.push_back({"rastrigin5_standard", unit_cube(5, -rastrigin_half, rastrigin_half), rastrigin5_standard, 0.0});
     out.push_back({"griewank8_standard", unit_cube(8, -griewank_half, griewank_half), griewank8_standard, 0.0});

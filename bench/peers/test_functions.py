@@ -386,6 +386,11 @@ def lr_batch5_argmin():
     return _lr_batch5_best(*best)
 
 
+def integer_end4(p):
+    x, y, z = p["x"] - 0.3, p["y"] - 0.6, p["z"] - 0.45
+    return 10.0 * (x * x + y * y + z * z) + 0.1 * p["k"]
+
+
 def _point(values):
     return {f"x{j}": v for j, v in enumerate(values)}
 
@@ -534,6 +539,10 @@ def functions():
                                    ("momentum", "float", 0.0, 0.99, False), ("warmup", "int", 0, 10, False),
                                    ("weight_decay", "float", 1e-6, 1e-2, True)],
                      lr_batch5, lr_batch5(lr_batch5_best), [lr_batch5_best]),
+        # A check of the integer ends (BayesianOptions::discrete_end_margin).
+        PeerFunction("integer_end4", [("x", "float", 0.0, 1.0, False), ("y", "float", 0.0, 1.0, False),
+                                      ("z", "float", 0.0, 1.0, False), ("k", "int", 0, 10, False)],
+                     integer_end4, 0.0, [{"x": 0.3, "y": 0.6, "z": 0.45, "k": 0}]),
         # The standard forms (optimum at x = 1 for Levy, at the centre for the others).
         PeerFunction("levy10_standard", _cube(10, -LEVY_HALF, LEVY_HALF), levy10_standard, 0.0, [_point([1.0] * 10)]),
         PeerFunction("rastrigin5_standard", _cube(5, -RASTRIGIN_HALF, RASTRIGIN_HALF), rastrigin5_standard, 0.0,

@@ -572,3 +572,67 @@ TEST_CASE("Bayesian trust region in 20-D: a suggestion moves a few coordinates f
     CHECK(median >= 1);
     CHECK(median <= 10);
 }
+
+namespace {
+
+// A bowl in three continuous parameters plus a term in an integer k in 0..10 (`integer_term`).
+struct IntegerEnds {
+    double share_at_ends;   // of all trials, k at 0 or 10
+    double share_at_low;    // of the second half of the trials, k at 0
+    double best;
+};
+
+template <class Term>
+IntegerEnds integer_run(double margin, std::uint64_t seed, Term integer_term) {
+    const ht::SearchSpace space{ht::ContinuousParameter("x", 0.0, 1.0), ht::ContinuousParameter("y", 0.0, 1.0),
+                                ht::ContinuousParameter("z", 0.0, 1.0), ht::IntegerParameter<std::int64_t>("k", 0, 10)};
+    const std::size_t budget = 50;
+    ht::Bayesian b({.candidates = boundary_test_candidates, .discrete_end_margin = margin});
+    b.start(space, {seed, budget});
+    std::size_t at_ends = 0, low_late = 0;
+    double best = 1e300;
+    for (std::size_t i = 0; i < budget; ++i) {
+        auto s = b.ask();
+        REQUIRE(s.runs());
+        const double x = s.config.get<double>("x") - 0.3, y = s.config.get<double>("y") - 0.6,
+                     z = s.config.get<double>("z") - 0.45;
+        const auto k = s.config.get<std::int64_t>("k");
+        const double loss = 10.0 * (x * x + y * y + z * z) + integer_term(static_cast<double>(k));
+        best = std::min(best, loss);
+        at_ends += k == 0 || k == 10 ? 1 : 0;
+        if (i >= budget / 2) low_late += k == 0 ? 1 : 0;
+        b.tell(s.trial, ht::Outcome::completed(loss, 1));
+    }
+    return {static_cast<double>(at_ends) / static_cast<double>(budget),
+            static_cast<double>(low_late) / static_cast<double>(budget - budget / 2), best};
+}
+
+}  // namespace
+
+TEST_CASE("Bayesian: an integer that matters little stays off the ends of its range, unless an end is the best") {
+    // Every value of an integer owns a cell of the unit cube, its ends included; where the integer
+    // matters little, the model's variance tips near-ties towards the ends
+    // (BayesianOptions::discrete_end_margin moves them one value inward).
+    const auto weak_interior = [](double k) { return 0.002 * (k - 4.0) * (k - 4.0); };
+    const auto best_at_low_end = [](double k) { return 0.1 * k; };
+    double with = 0.0, without = 0.0, low_late = 0.0, worst_best = 0.0;
+    for (std::uint64_t seed = 1; seed <= 3; ++seed) {
+        with += integer_run(0.5, seed, weak_interior).share_at_ends / 3.0;
+        without += integer_run(0.0, seed, weak_interior).share_at_ends / 3.0;
+        const IntegerEnds end = integer_run(0.5, seed, best_at_low_end);
+        low_late += end.share_at_low / 3.0;
+        worst_best = std::max(worst_best, end.best);
+    }
+    std::printf("integer of weak effect, 50 trials: mean share at its ends %.2f (margin 0: %.2f); best at the low "
+                "end: share there in the second half %.2f, worst best loss %.3g\n",
+                with, without, low_late, worst_best);
+    CHECK(with <= 0.10);
+    CHECK(without > 0.10);  // what the margin avoids
+    CHECK(low_late >= 0.5);  // an end that is better is still where the search goes
+    CHECK(worst_best < 0.01);  // the optimum (k = 0 and the bowl's centre) is reached
+}
+
+TEST_CASE("Bayesian: discrete_end_margin must be >= 0") {
+    CHECK_THROWS_WITH_AS(ht::Bayesian({.discrete_end_margin = -1.0}),
+                         doctest::Contains("discrete_end_margin must be >= 0"), ht::InvalidArgument);
+}

@@ -50,6 +50,7 @@
 #include <set>
 #include <string>
 #include <utility>
+#include <variant>
 #include <vector>
 
 namespace hypertune::detail {
@@ -89,6 +90,9 @@ public:
         if (!(options_.design_margin >= 0.0 && options_.design_margin < 0.5))
             throw InvalidArgument(
                 fmt::format("Bayesian: design_margin must be in [0, 0.5), got {}", options_.design_margin));
+        if (!(options_.discrete_end_margin >= 0.0))
+            throw InvalidArgument(fmt::format("Bayesian: discrete_end_margin must be >= 0 (nats), got {}",
+                                              options_.discrete_end_margin));
         if (!(options_.random_proposals >= 0.0 && options_.random_proposals <= 1.0))
             throw InvalidArgument(
                 fmt::format("Bayesian: random_proposals must be in [0, 1], got {}", options_.random_proposals));
@@ -697,6 +701,34 @@ private:
         return false;
     }
 
+    // BayesianOptions::discrete_end_margin: an integer coordinate of `u` (three values or more) at
+    // an end of its range moves one value inward unless the acquisition at the end is higher by
+    // more than the margin. One coordinate at a time, each against the point as moved so far.
+    void keep_off_discrete_ends(const GpAcquisition& acquisition, std::vector<double>& u) const {
+        if (!(options_.discrete_end_margin > 0.0)) return;
+        Eigen::VectorXd features(static_cast<Eigen::Index>(encoding_.features())), gradient;
+        const auto score = [&](const std::vector<double>& x) {
+            encoding_.to_features(x.data(), features.data());
+            return acquisition.at(features, gradient);
+        };
+        std::optional<double> current;  // scored once some coordinate is at an end
+        for (std::size_t j = 0; j < encoding_.dimensions(); ++j) {
+            const ParameterSpec& p = encoding_.spec(j);
+            if (p.kind != ParameterKind::Integer || !(p.max - p.min >= 2.0)) continue;
+            const auto value = std::get<std::int64_t>(p.from_unit(u[j]));
+            const auto min = static_cast<std::int64_t>(p.min), max = static_cast<std::int64_t>(p.max);
+            if (value != min && value != max) continue;
+            if (!current) current = score(u);
+            std::vector<double> inward = u;
+            inward[j] = p.to_unit(Value{value == min ? min + 1 : max - 1});
+            const double moved = score(inward);
+            if (!(*current - moved > options_.discrete_end_margin)) {
+                u = std::move(inward);
+                current = moved;
+            }
+        }
+    }
+
     // The acquisition (gp_acquisition.hpp: log EI below `best`, standardised, none: left out, plus
     // the log probability of feasibility when there are constraint models) over the candidates
     // (gp_candidates.hpp) not excluded, the best of them polished (gp_refinement.hpp) as
@@ -732,6 +764,7 @@ private:
             const double* winner = c.row(top.front().second).data();
             std::vector<double> u(winner, winner + c.cols());
             if (polish) u = refine_best(encoding_, acquisition, exclusion, c, top, box ? &*box : nullptr);
+            keep_off_discrete_ends(acquisition, u);
             if (!known_configuration(u)) return u;
             for (const auto& [value, row] : acquisition.top(screened, exact_at_most, repeat_alternatives)) {
                 u.assign(c.row(row).data(), c.row(row).data() + c.cols());
