@@ -20,9 +20,9 @@
 //   is always exact (the argmax transformation of Garrido-Merchan and Hernandez-Lobato), so the
 //   acquisition never scores a point between two values and no order of the values is assumed.
 //   Local perturbations of a categorical switch it to a random value. A range with min == max is
-//   a constant coordinate (0.5). An integer of three values or more is suggested at an end of its
-//   range only when the acquisition there beats the next value inward by more than
-//   `discrete_end_margin` (0.5 nats): its end values are whole cells, and where it matters little
+//   a constant coordinate (0.5). An integer of three to about twenty values is suggested at an end
+//   of its range only when the acquisition there beats the next value inward by more than
+//   `discrete_end_margin` (0.5 nats): its end values are wide cells, and where it matters little
 //   the model's variance, largest at the edges of its data, tips near-ties towards them.
 // - Model: Matern 5/2 ARD on standardised losses; log length scales, signal and noise variance
 //   fitted by MAP (log marginal likelihood + weak priors, L-BFGS-B in a box, several starts).
