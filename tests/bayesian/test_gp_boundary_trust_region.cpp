@@ -2,7 +2,8 @@
 // The Gaussian-process sampler off the box's faces, and its trust region (TuRBO): the space-filling
 // design's margin, the share of suggestions on a bound where the optimum is interior, the region's
 // shrinking and restarts, its centre when the results are noisy, how many coordinates a
-// suggestion in a region moves, polishing inside a region, and random proposals beside it.
+// suggestion in a region moves, polishing inside a region, random proposals beside it, and the
+// ends of integer ranges.
 #include <hypertune/detail/gp_encoding.hpp>
 #include <hypertune/detail/gp_refinement.hpp>
 #include <hypertune/detail/gp_trust_region.hpp>

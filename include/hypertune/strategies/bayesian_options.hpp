@@ -127,7 +127,7 @@ struct BayesianOptions {
     /// as often as any other, and where the parameter matters little the model's variance, largest
     /// at the edges of the data, tips near-ties towards the ends: on `lr_batch5` of bench/peers (a
     /// warmup of 0..10 epochs whose effect is small), 26% and 11.5% of trials had a parameter on a
-    /// bound at 50 and 200 evaluations without this rule (6% and 3.3% with it). A real preference
+    /// bound at 50 and 200 evaluations without this rule (6% and 3.2% with it). A real preference
     /// for an end still wins: a lower mean there counts in expected improvement. An integer of more
     /// values is left alone: its end cells are narrow, and one value inward is nearly the same
     /// point. 0: none (ends as the acquisition ranks them). Measured in README ("Integer ends").
