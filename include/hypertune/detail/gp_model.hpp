@@ -714,8 +714,9 @@ private:
     // against the point as moved so far.
     void keep_off_discrete_ends(const GpAcquisition& acquisition, std::vector<double>& u) const {
         if (!(options_.discrete_end_margin > 0.0)) return;
-        Eigen::VectorXd features(static_cast<Eigen::Index>(encoding_.features())), gradient;
+        Eigen::VectorXd features, gradient;  // sized on the first score: most suggestions need none
         const auto score = [&](const std::vector<double>& x) {
+            features.resize(static_cast<Eigen::Index>(encoding_.features()));
             encoding_.to_features(x.data(), features.data());
             return acquisition.at(features, gradient);
         };
