@@ -88,6 +88,22 @@ TEST_CASE("scrambled Sobol: points in (0,1), stratified, deterministic for a see
     CHECK(wide.at(5, 39) == hd::ScrambledSobol(40, 1).at(5, 39));
 }
 
+TEST_CASE("scrambled Sobol: a run of consecutive points equals the points one by one, across 2^32 and past the table") {
+    const hd::ScrambledSobol s(34, 9);
+    const std::size_t count = 300;
+    for (const std::uint32_t first : {0U, 1U, 1000U, 0xFFFFFF00U}) {  // the last wraps past 2^32 - 1 to 0
+        for (const std::size_t dim : {std::size_t{0}, std::size_t{1}, std::size_t{7}, std::size_t{31}, std::size_t{33}}) {
+            std::vector<double> run(2 * count, -1.0);
+            s.coordinates(first, count, dim, run.data(), 2);
+            for (std::size_t i = 0; i < count; ++i) {
+                INFO("first " << first << ", dimension " << dim << ", point " << i);
+                REQUIRE(run[2 * i] == s.at(first + static_cast<std::uint32_t>(i), dim));
+                REQUIRE(run[2 * i + 1] == -1.0);  // the stride leaves the gaps alone
+            }
+        }
+    }
+}
+
 TEST_CASE("log EI matches the direct formula where that is accurate and stays finite far below") {
     for (double z : {-0.9, -0.5, 0.0, 0.7, 2.0, 5.0}) {
         double h = z * hd::normal_cdf(z) + hd::normal_pdf(z);
@@ -186,6 +202,45 @@ TEST_CASE("GP log marginal likelihood gradient matches central finite difference
     }
 }
 
+TEST_CASE("K^-1 from a Cholesky factor by halving matches solving for the identity, at sizes around its leaf") {
+    Eigen::MatrixXd out, scratch;  // reused from size to size, larger and smaller, as a fit reuses them
+    for (const Eigen::Index n : {1, 2, 47, 48, 49, 97, 150, 301, 60}) {
+        INFO("n = " << n);
+        Eigen::MatrixXd a = Eigen::MatrixXd::Random(n, n);
+        Eigen::MatrixXd k = a * a.transpose() + 0.1 * Eigen::MatrixXd::Identity(n, n);
+        const Eigen::LLT<Eigen::MatrixXd> llt(k);
+        REQUIRE(llt.info() == Eigen::Success);
+        const Eigen::MatrixXd reference = llt.solve(Eigen::MatrixXd::Identity(n, n));
+        hd::inverse_from_cholesky(llt.matrixLLT(), out, scratch);
+        REQUIRE(out.rows() == n);
+        REQUIRE(out.cols() == n);
+        CHECK((out - reference).cwiseAbs().maxCoeff() <= 1e-10 * reference.cwiseAbs().maxCoeff());
+        CHECK(out == out.transpose());  // both triangles, exactly symmetric
+        CHECK((out * k - Eigen::MatrixXd::Identity(n, n)).cwiseAbs().maxCoeff() < 1e-8);
+    }
+}
+
+TEST_CASE("GP log marginal likelihood gradient matches finite differences past the inverse's leaf size") {
+    // 120 points: K^-1 comes from two levels of halving (cholesky_inverse.hpp), not the leaf alone.
+    Eigen::MatrixXd x;
+    Eigen::VectorXd y;
+    sample_data(x, y, 120);
+    hd::GaussianProcess gp;
+    gp.set_data(x, y);
+    const Eigen::VectorXd theta = hyper(0.2, 0.6, 1.2, 1e-3).pack();
+    Eigen::VectorXd grad;
+    hd::GaussianProcess::LikelihoodWorkspace workspace;
+    REQUIRE(std::isfinite(gp.log_marginal_likelihood(theta, &grad, workspace)));
+    for (Eigen::Index i = 0; i < theta.size(); ++i) {
+        Eigen::VectorXd plus = theta, minus = theta;
+        plus[i] += 1e-5;
+        minus[i] -= 1e-5;
+        const double fd = (gp.log_marginal_likelihood(plus, nullptr) - gp.log_marginal_likelihood(minus, nullptr)) / 2e-5;
+        INFO("parameter " << i);
+        CHECK(grad[i] == doctest::Approx(fd).epsilon(1e-5).scale(1e-2));
+    }
+}
+
 TEST_CASE("GP prediction gradients match finite differences") {
     const hd::GaussianProcess gp = sample_model();
     Eigen::VectorXd p(2);
@@ -243,6 +298,26 @@ TEST_CASE("GP screening of a candidate set, a block of rows at a time, matches t
         CHECK(screening.bound[i] == doctest::Approx(bound[i]).epsilon(1e-12).scale(1.0));
     }
     CHECK(screening.nearest[m - 1] == doctest::Approx(gp.signal_variance()).epsilon(1e-12));
+}
+
+TEST_CASE("GP screening with one workspace kept across models of growing and shrinking size matches a fresh one") {
+    Eigen::MatrixXd workspace;
+    const Eigen::MatrixXd probe = sobol_points(hd::GaussianProcess::screen_block + 11, 5);
+    for (const int n : {12, 70, 71, 30, 130}) {
+        INFO("n = " << n);
+        Eigen::MatrixXd x;
+        Eigen::VectorXd y;
+        sample_data(x, y, n);
+        hd::GaussianProcess gp;
+        gp.set_data(x, y);
+        REQUIRE(gp.condition(hyper(0.3, 0.5, 1.0, 1e-3)));
+        const hd::GaussianProcess::Screening kept = gp.screen(probe, workspace);
+        const hd::GaussianProcess::Screening fresh = gp.screen(probe);
+        CHECK(kept.mean == fresh.mean);
+        CHECK(kept.nearest == fresh.nearest);
+        CHECK(kept.bound == fresh.bound);
+        CHECK(workspace.size() >= std::min<Eigen::Index>(probe.rows(), hd::GaussianProcess::screen_block) * n);
+    }
 }
 
 TEST_CASE("GP acquisition: screened top candidates equal exact scoring, for EI and the confidence bounds alike") {

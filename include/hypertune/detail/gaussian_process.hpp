@@ -14,6 +14,8 @@
 //
 // This header pulls in Eigen's Cholesky and LBFGSpp: include it only where the model is used.
 
+#include <hypertune/detail/cholesky_inverse.hpp>
+
 #include <Eigen/Cholesky>
 #include <Eigen/Core>
 #include <LBFGSB.h>
@@ -227,12 +229,15 @@ public:
     [[nodiscard]] Screening screen(const Eigen::MatrixXd& xs, Eigen::MatrixXd& workspace) const {
         const Eigen::Index m = xs.rows();
         Screening out{Eigen::VectorXd(m), Eigen::VectorXd(m), Eigen::VectorXd(m)};
-        // Sized once for the largest block (a resize to the same size keeps the storage); a
-        // shorter last block uses the start of it.
-        workspace.resize(std::min(screen_block, m), scaled_.rows());
+        // Storage for the largest block, grown in steps of 64 model points and never shrunk: the
+        // model gains a point with nearly every suggestion, and storage resized to the exact block
+        // each time was allocated and faulted in anew each time. Each block uses the start of it.
+        const Eigen::Index n = scaled_.rows();
+        const Eigen::Index rows = std::min(screen_block, m);
+        if (workspace.size() < rows * n) workspace.resize(rows * ((n + 63) / 64 * 64), 1);
         for (Eigen::Index start = 0; start < m; start += screen_block) {
             const Eigen::Index count = std::min(screen_block, m - start);
-            Eigen::Map<Eigen::MatrixXd> cross(workspace.data(), count, workspace.cols());  // contiguous
+            Eigen::Map<Eigen::MatrixXd> cross(workspace.data(), count, n);  // contiguous
             cross_kernel_into(xs.middleRows(start, count), cross);
             out.mean.segment(start, count).noalias() = cross * alpha_;
             auto nearest = out.nearest.segment(start, count);
@@ -309,7 +314,7 @@ public:
     /// next: allocated afresh each time (300 x 300 at the model's cap), the allocator hands the
     /// memory back to the system in between and its pages are faulted in again.
     struct LikelihoodWorkspace {
-        Eigen::MatrixXd r, k, w;
+        Eigen::MatrixXd r, e, k, w, scratch;
         Eigen::LLT<Eigen::MatrixXd> llt;
     };
 
@@ -330,8 +335,11 @@ public:
         Eigen::MatrixXd s = x_.array().rowwise() * inv.transpose();
         ws.r.resize(n, n);
         distances_into(s, s, true, ws.r);
-        ws.k = ws.r;
-        matern_in_place(ws.k, sf2);
+        // The Matern kernel of matern_in_place(), with its exponentials kept for the gradient
+        // (an exponential is the dearest part of a kernel value).
+        ws.r.array() *= std::sqrt(5.0);  // s = sqrt(5) r from here on
+        ws.e = (-ws.r.array()).exp();
+        ws.k = (sf2 * (1.0 + ws.r.array() + ws.r.array().square() * (1.0 / 3.0)) * ws.e.array()).matrix();
         double jitter = 0.0;
         if (!factorise(ws.k, sn2, sf2, ws.llt, jitter)) {
             if (grad) grad->setZero(theta.size());
@@ -344,15 +352,13 @@ public:
             grad->resize(theta.size());
             // d lml / d theta = 0.5 tr(W dK/dtheta), W = alpha alpha^T - K^-1.
             Eigen::MatrixXd& w = ws.w;
-            w.setIdentity(n, n);
-            ws.llt.solveInPlace(w);
+            inverse_from_cholesky(ws.llt.matrixLLT(), w, ws.scratch);
             w = -w;
             w.noalias() += alpha * alpha.transpose();
             // dK/dlog l_i = sf2 (5/3) (1 + s) exp(-s) (x_i - x'_i)^2 / l_i^2, s = sqrt(5) r; m
-            // (W times that, without the distance term) overwrites r, which is not needed again.
+            // (W times that, without the distance term) overwrites s, which is not needed again.
             Eigen::MatrixXd& m = ws.r;
-            m.array() *= std::sqrt(5.0);
-            m.array() = w.array() * (sf2 * (5.0 / 3.0)) * (1.0 + m.array()) * (-m.array()).exp();
+            m.array() = w.array() * (sf2 * (5.0 / 3.0)) * (1.0 + m.array()) * ws.e.array();
             Eigen::VectorXd row_sums = m.rowwise().sum();
             Eigen::MatrixXd ms = m * s;
             for (Eigen::Index i = 0; i < d; ++i) {

@@ -85,11 +85,11 @@ inline constexpr std::size_t gp_local_parents = 5;
     auto upper = [&](std::size_t j) { return region ? region->upper[j] : 1.0; };
     SplitMix rng(local_stream);
 
-    // Quasi-random candidates: a fresh block of the sequence for every trial.
-    const std::uint64_t base = static_cast<std::uint64_t>(id) * count;
+    // Quasi-random candidates: a fresh block of the sequence for every trial (indices modulo 2^32).
+    const auto base = static_cast<std::uint32_t>(static_cast<std::uint64_t>(id) * count);
+    for (std::size_t j = 0; j < dims; ++j) sequence.coordinates(base, count, j, c.data() + j, dims);
     for (std::size_t i = 0; i < count; ++i) {
         double* row = c.row(static_cast<Eigen::Index>(i)).data();
-        for (std::size_t j = 0; j < dims; ++j) row[j] = sequence.at(static_cast<std::uint32_t>(base + i), j);
         if (region) {
             const auto forced = static_cast<std::size_t>(rng.uniform() * static_cast<double>(dims)) % dims;
             for (std::size_t j = 0; j < dims; ++j) {
