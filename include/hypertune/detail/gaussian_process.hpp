@@ -146,6 +146,13 @@ struct LogPhi {
     return {log_normal_pdf(-z) + std::log(mills), 1.0 / mills};
 }
 
+/// Matern 5/2 from s = sqrt(5) r and exp(-s), coefficient-wise: sf2 (1 + s + s^2 / 3) exp(-s).
+/// An Eigen expression: evaluate it within the statement that makes it.
+template <typename S, typename E>
+[[nodiscard]] auto matern_of(const Eigen::ArrayBase<S>& s, const Eigen::ArrayBase<E>& e, double sf2) {
+    return sf2 * (1.0 + s.derived() + s.derived().square() * (1.0 / 3.0)) * e.derived();
+}
+
 class GaussianProcess {
 public:
     /// Training inputs (rows, in the unit cube) and raw outputs (finite). Standardises the outputs.
@@ -181,6 +188,9 @@ public:
     [[nodiscard]] const GpHyperparameters& hyperparameters() const noexcept { return h_; }
     [[nodiscard]] double signal_variance() const noexcept { return signal_; }
     [[nodiscard]] double noise_variance() const noexcept { return noise_; }
+    /// The lower Cholesky factor of K + (noise + jitter) I in the lower triangle (the upper one is
+    /// K's own), as Eigen::LLT::matrixLLT() keeps it. Call after condition().
+    [[nodiscard]] const Eigen::MatrixXd& cholesky_factor() const noexcept { return llt_.matrixLLT(); }
 
     /// Factorises K + noise I for `h`. False when the factorisation fails even with the largest
     /// jitter (the model is then unusable).
@@ -335,11 +345,11 @@ public:
         Eigen::MatrixXd s = x_.array().rowwise() * inv.transpose();
         ws.r.resize(n, n);
         distances_into(s, s, true, ws.r);
-        // The Matern kernel of matern_in_place(), with its exponentials kept for the gradient
+        // The kernel as matern_in_place() makes it, with its exponentials kept for the gradient
         // (an exponential is the dearest part of a kernel value).
         ws.r.array() *= std::sqrt(5.0);  // s = sqrt(5) r from here on
         ws.e = (-ws.r.array()).exp();
-        ws.k = (sf2 * (1.0 + ws.r.array() + ws.r.array().square() * (1.0 / 3.0)) * ws.e.array()).matrix();
+        ws.k = matern_of(ws.r.array(), ws.e.array(), sf2).matrix();
         double jitter = 0.0;
         if (!factorise(ws.k, sn2, sf2, ws.llt, jitter)) {
             if (grad) grad->setZero(theta.size());
@@ -483,10 +493,10 @@ private:
         if (same) r.diagonal().setZero();
     }
 
-    // Matern 5/2 of distances r, overwriting r: sf2 (1 + s + s^2 / 3) exp(-s), s = sqrt(5) r.
+    // Matern 5/2 of distances r, overwriting r.
     static void matern_in_place(Eigen::Map<Eigen::MatrixXd> r, double sf2) {
         r.array() *= std::sqrt(5.0);
-        r.array() = sf2 * (1.0 + r.array() + r.array().square() * (1.0 / 3.0)) * (-r.array()).exp();
+        r.array() = matern_of(r.array(), (-r.array()).exp(), sf2);
     }
     // The two above on a whole matrix.
     static void matern_in_place(Eigen::MatrixXd& r, double sf2) {
