@@ -6,6 +6,7 @@
 // nothing new may start asks nothing_new() whether to wait, release a held trial, or end.
 
 #include <hypertune/detail/promotion_rungs.hpp>
+#include <hypertune/detail/report_noise.hpp>
 #include <hypertune/detail/rungs.hpp>
 #include <hypertune/error.hpp>
 #include <hypertune/strategies/halving_type.hpp>
@@ -14,6 +15,7 @@
 
 #include <fmt/core.h>
 
+#include <cmath>
 #include <cstddef>
 #include <optional>
 #include <string>
@@ -25,15 +27,16 @@ namespace hypertune::detail {
 /// The scheduler's name with its rules: "ASHA", "ASHA-wait", "ASHA-promotion", "ASHA-promotion-fill",
 /// the promotion type's with "-min<n>" when a rung promotes only from n results while new trials
 /// may start (min_rung_results), each with "-best" when trials are judged on their best report
-/// (RankBy::BestReport).
+/// (RankBy::BestReport) and "-noise<t>" with a noise tolerance of t.
 [[nodiscard]] inline std::string halving_name(const std::string& scheduler, HalvingType type, bool wait_for_peers,
                                               bool fill_idle_workers, RankBy rank_by = RankBy::LastReport,
-                                              std::size_t min_rung_results = 0) {
-    const std::string best = rank_by == RankBy::BestReport ? "-best" : "";
+                                              std::size_t min_rung_results = 0, double noise_tolerance = 0.0) {
+    const std::string judged = (rank_by == RankBy::BestReport ? "-best" : "") +
+                               (noise_tolerance > 0 ? fmt::format("-noise{:g}", noise_tolerance) : std::string());
     if (type == HalvingType::Promotion)
         return scheduler + (fill_idle_workers ? "-promotion-fill" : "-promotion") +
-               (min_rung_results > 0 ? "-min" + std::to_string(min_rung_results) : "") + best;
-    return (wait_for_peers ? scheduler + "-wait" : scheduler) + best;
+               (min_rung_results > 0 ? "-min" + std::to_string(min_rung_results) : "") + judged;
+    return (wait_for_peers ? scheduler + "-wait" : scheduler) + judged;
 }
 
 /// Whether idle workers are filled: as set, else on for the promotion type (the default, chosen by
@@ -71,6 +74,23 @@ inline void validate_rank_by(const char* scheduler, RankBy rank_by, std::size_t 
                                           scheduler, objectives));
 }
 
+/// Throws InvalidArgument, naming `scheduler`, unless noise_tolerance is a finite number >= 0, and
+/// when it is set in a run whose rungs rank by Pareto priority (several objectives, or
+/// constraints): no single loss is compared with a cut-off there. `objectives` = 0: not known yet
+/// (the constructor's check).
+inline void validate_noise_tolerance(const char* scheduler, double noise_tolerance, std::size_t objectives = 0,
+                                     bool constrained = false) {
+    if (!std::isfinite(noise_tolerance) || noise_tolerance < 0)
+        throw InvalidArgument(fmt::format("{}: noise_tolerance must be a finite number >= 0 (a multiple of the "
+                                          "measured noise of the reports; 0: off), got {}",
+                                          scheduler, noise_tolerance));
+    if (noise_tolerance > 0 && (objectives > 1 || constrained))
+        throw InvalidArgument(fmt::format(
+            "{}: noise_tolerance compares one loss with a rung's cut-off; this run's rungs rank by Pareto "
+            "priority ({}): leave noise_tolerance at 0",
+            scheduler, objectives > 1 ? fmt::format("{} objectives", objectives) : std::string("constraints")));
+}
+
 class HalvingRungs {
 public:
     HalvingRungs() = default;
@@ -92,6 +112,13 @@ public:
     /// Promotion type: while new trials may start, a rung promotes only once it holds at least
     /// `n` results (0: as soon as a paused trial is in its top 1/eta).
     void set_min_rung_results(std::size_t n) noexcept { min_rung_results_ = n; }
+
+    /// Either type, one objective: a loss within `multiple` x the measured noise of the reports
+    /// (detail/report_noise.hpp) above a rung's cut-off counts as in its top 1/eta. 0: off, and
+    /// the reports are not measured.
+    void set_noise_tolerance(double multiple) noexcept { noise_multiple_ = multiple; }
+    /// The noise of the reports as measured so far (0 while off or too few reports).
+    [[nodiscard]] double report_noise() const noexcept { return noise_.sigma(); }
 
     /// What the scheduler's ask() answers: a paused trial to run again, else the new trial that
     /// `start_new()` makes (a {suggestion, bracket} pair; its budget is set here), else, when no
@@ -137,6 +164,14 @@ public:
                 scheduler, objectives_, id,
                 report.losses.empty() ? std::string("a single value") : fmt::format("{} losses", report.losses.size()),
                 step));
+        if (noise_multiple_ > 0) {
+            noise_.observe(id, step, report.loss);
+            const double tolerance = noise_multiple_ * noise_.sigma();
+            if (type_ == HalvingType::Stop)
+                stop_.set_tolerance(tolerance);
+            else
+                promotion_.set_tolerance(tolerance);
+        }
         return type_ == HalvingType::Stop ? stop_.report(id, step, report, out)
                                           : promotion_.report(id, step, report, out);
     }
@@ -174,6 +209,8 @@ private:
     HalvingType type_ = HalvingType::Stop;
     bool fill_idle_workers_ = false;
     std::size_t min_rung_results_ = 0;
+    double noise_multiple_ = 0.0;
+    ReportNoise noise_;
     std::size_t objectives_ = 1;
     Resource max_resource_ = 0;
     StopRungs stop_;

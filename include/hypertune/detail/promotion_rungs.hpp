@@ -14,7 +14,9 @@
 // resource (a Promote record), continuing from its checkpoint or starting over. Only when nothing
 // can be promoted does a new trial start. So no trial is judged before eta peers reached its rung,
 // and none is stopped for arriving early: it waits, paused, until later arrivals settle its rank.
-// A trial that reaches max_resource is over. With min_rung_results = n (HalvingRungs), while new
+// A trial that reaches max_resource is over. With a noise tolerance t (HalvingRungs, from the
+// measured noise of the reports), "in the top 1/eta" means a loss <= the cut-off + t. With
+// min_rung_results = n (HalvingRungs), while new
 // trials may start, promote() skips rungs with fewer than n recorded losses, so that the first
 // promotions of a rung are judged on more peers; once none may start, every rung promotes from eta.
 //
@@ -117,6 +119,9 @@ public:
 
     /// Trials running now (started or promoted, not yet finished).
     [[nodiscard]] std::size_t running() const noexcept { return running_.size(); }
+    /// A paused trial whose loss is this far above its rung's cut-off still counts as in the top
+    /// 1/eta (by loss only; the rungs' noise tolerance, detail/report_noise.hpp).
+    void set_tolerance(double tolerance) noexcept { tolerance_ = tolerance; }
     /// Trials paused at a rung, waiting for a promotion that may never come.
     [[nodiscard]] std::size_t paused() const noexcept;
     /// How many losses are recorded at rung `rung` of bracket `b`.
@@ -197,6 +202,7 @@ private:
     std::vector<int> labels_;
     std::size_t eta_ = 3;
     Resource max_resource_ = 0;
+    double tolerance_ = 0.0;
     LiveTrials<TrialState> trials_;
     std::vector<TrialId> running_;  // the trials running now, in no order (swap-removed in O(1))
     double pace_sum_ = 0.0;         // the latest pace of each trial measured so far, summed

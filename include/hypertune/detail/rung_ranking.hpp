@@ -47,10 +47,12 @@ public:
     [[nodiscard]] std::size_t top_size() const noexcept { return size() / eta_; }
 
     /// Whether trial `id`, recorded here with rank value `value` (rank_value of its loss), is in
-    /// the top 1/eta now. False while q == 0.
-    [[nodiscard]] bool in_top(TrialId id, double value) {
+    /// the top 1/eta now: by loss, value <= the cut-off + `tolerance` (the rungs' noise tolerance,
+    /// detail/report_noise.hpp; 0 by Pareto priority, where no single value decides). False while
+    /// q == 0.
+    [[nodiscard]] bool in_top(TrialId id, double value, double tolerance = 0.0) {
         if (top_size() == 0) return false;
-        return pareto_ ? ahead_of(id, value) < top_size() : value <= values_.lower_max();
+        return pareto_ ? ahead_of(id, value) < top_size() : value <= values_.lower_max() + tolerance;
     }
 
     /// By loss: the q-th smallest rank value, the value to beat; NaN while q == 0 and by Pareto
@@ -89,6 +91,13 @@ private:
     std::unordered_map<TrialId, std::size_t> place_;
     bool sorted_ = true;
 };
+
+/// For a record's reason: said when `value` made the top 1/eta only by the noise tolerance (it is
+/// above the cut-off); "" otherwise. The values stay out of the text, as in every reason: the
+/// record holds the value and the cut-off.
+[[nodiscard]] inline const char* tolerance_note(double value, double cutoff, double tolerance) noexcept {
+    return tolerance > 0 && value > cutoff ? ", within the noise tolerance of the cut-off" : "";
+}
 
 }  // namespace hypertune::detail
 

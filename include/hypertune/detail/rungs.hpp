@@ -115,6 +115,9 @@ public:
 
     /// Trials running now.
     [[nodiscard]] std::size_t running() const noexcept { return running_; }
+    /// A loss this far above a rung's cut-off still counts as in its top 1/eta (by loss only; the
+    /// rungs' noise tolerance, detail/report_noise.hpp).
+    void set_tolerance(double tolerance) noexcept { tolerance_ = tolerance; }
     /// Trials held at a rung (wait_for_peers), waiting to be judged or to run again.
     [[nodiscard]] std::size_t waiting() const noexcept { return waiting_; }
 
@@ -202,9 +205,9 @@ private:
         }
         if (!rung.held.empty()) judge_held(t.bracket, rung_index, *out);
         rec.threshold = rung.ranking.cutoff();
-        if (rung.ranking.in_top(id, value)) {
+        if (rung.ranking.in_top(id, value, tolerance_)) {
             rec.reason = str_cat({"in the top 1/", eta_, " (", q, " of ", m, ") at resource ", rung.resource,
-                                  by_what(rung), ": continues"});
+                                  by_what(rung), tolerance_note(value, rec.threshold, tolerance_), ": continues"});
             out->push_back(std::move(rec));
             return Decision::Continue;
         }
@@ -236,6 +239,7 @@ private:
     std::size_t eta_ = 3;
     Resource max_resource_ = 0;
     bool wait_for_peers_ = false;
+    double tolerance_ = 0.0;
     LiveTrials<TrialState> trials_;
     std::deque<TrialId> cleared_;  // held, judged in the top, returned: to resume, oldest first
     std::size_t running_ = 0;

@@ -62,6 +62,14 @@ struct AshaOptions {
     /// reduction_factor^2 (9) judges on more peers, so a run with a fixed number of trials trains
     /// fewer units, but it finds its best later (README, "Recorded learning curves").
     std::size_t min_rung_results = 0;
+    /// Either type: a trial whose loss at a rung is within noise_tolerance x the measured noise of
+    /// the reports above the rung's cut-off counts as in its top 1/reduction_factor, so that one
+    /// unlucky epoch does not decide. The noise: how far a trial's loss moves from one unit to the
+    /// next beyond its trend, over every trial's reports so far (detail/report_noise.hpp; a trainer
+    /// that reports every unit). 0 (the default): off. 1 keeps the best configuration of noisy
+    /// SGD curves that the report at the rung cuts, for more units (README, "Noisy learning
+    /// curves"). One objective and no constraints.
+    double noise_tolerance = 0.0;
 };
 
 class ASHA : public Scheduler {
@@ -80,13 +88,14 @@ public:
 
     /// "ASHA" (stop type), "ASHA-wait" (stop type, wait_for_peers), "ASHA-promotion-fill" (the
     /// default) or "ASHA-promotion" (.fill_idle_workers = false), "-min<n>" after it with
-    /// min_rung_results = n, with the
+    /// min_rung_results = n, "-noise<t>" with noise_tolerance = t, with the
     /// sampler's name when it is not random. A journal records it: a run resumes only with the
     /// same rules.
     [[nodiscard]] std::string name() const override {
         return with_sampler_name(detail::halving_name("ASHA", options_.type, options_.wait_for_peers,
                                                       detail::fills_idle_workers(options_.type, options_.fill_idle_workers),
-                                                      options_.rank_by, options_.min_rung_results));
+                                                      options_.rank_by, options_.min_rung_results,
+                                                      options_.noise_tolerance));
     }
     [[nodiscard]] std::optional<Resource> max_resource() const override { return options_.max_resource; }
     /// Any number, as its sampler allows: with several objectives (or constraints) each rung ranks

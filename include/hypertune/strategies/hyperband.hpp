@@ -118,6 +118,14 @@ struct HyperbandOptions {
     /// judges on more peers, so a run with a fixed number of trials trains fewer units, but it
     /// finds its best later (README, "Recorded learning curves").
     std::size_t min_rung_results = 0;
+    /// Asynchronous mode, either type: a trial whose loss at a rung is within noise_tolerance x the
+    /// measured noise of the reports above the rung's cut-off counts as in its top 1/eta, so that
+    /// one unlucky epoch does not decide. The noise: how far a trial's loss moves from one unit to
+    /// the next beyond its trend, over every trial's reports so far (detail/report_noise.hpp; a
+    /// trainer that reports every unit). 0 (the default): off. 1 kept the best configuration in
+    /// every order on every recorded set, for more units (README, "Noisy learning curves"). One
+    /// objective and no constraints.
+    double noise_tolerance = 0.0;
 };
 
 /// One rung of a bracket: how many configurations run there, and with how much resource.
@@ -177,7 +185,8 @@ public:
 
     /// Asynchronous: "Hyperband-promotion-fill" (the default), "Hyperband-promotion"
     /// (.fill_idle_workers = false), "Hyperband" (stop type) or "Hyperband-wait" (stop type,
-    /// wait_for_peers), the promotion type's with "-min<n>" for min_rung_results = n; synchronous:
+    /// wait_for_peers), the promotion type's with "-min<n>" for min_rung_results = n, "-noise<t>"
+    /// for noise_tolerance = t; synchronous:
     /// "Hyperband". Then "-brackets=k" when k brackets run and others
     /// do not ("Hyperband-promotion-fill-brackets=2" by default), with the sampler's name when it is
     /// not random.
@@ -186,7 +195,8 @@ public:
                                 ? std::string("Hyperband")
                                 : detail::halving_name("Hyperband", options_.type, options_.wait_for_peers,
                                                        detail::fills_idle_workers(options_.type, options_.fill_idle_workers),
-                                                       options_.rank_by, options_.min_rung_results);
+                                                       options_.rank_by, options_.min_rung_results,
+                                                       options_.noise_tolerance);
         if (options_.mode == HyperbandMode::Synchronous && options_.rank_by == RankBy::BestReport) rules += "-best";
         if (lowest_s_ > 0) rules += fmt::format("-brackets={}", brackets());
         return with_sampler_name(rules);

@@ -28,7 +28,7 @@ HYPERTUNE_INLINE PromotionRungs::PromotionRungs(const std::vector<std::vector<Re
 HYPERTUNE_INLINE std::optional<std::pair<double, TrialId>> PromotionRungs::promotable(Rung& rung) {
     if (rung.ranking.top_size() == 0) return std::nullopt;  // nothing in the top yet: no scan
     const auto best = best_waiting(rung);
-    return best && rung.ranking.in_top(best->second, best->first) ? best : std::nullopt;
+    return best && rung.ranking.in_top(best->second, best->first, tolerance_) ? best : std::nullopt;
 }
 
 HYPERTUNE_INLINE void PromotionRungs::run_towards(TrialId id, TrialState& t) {
@@ -77,7 +77,8 @@ HYPERTUNE_INLINE std::optional<Resumption> PromotionRungs::promote(std::vector<D
     const std::size_t m = best_rung->ranking.size();
     return resume(best_bracket, best_index, value, id,
                   str_cat({"in the top 1/", eta_, " (", best_rung->ranking.top_size(), " of ", m, ") at resource ",
-                           best_rung->resource, best_rung->ranking.pareto() ? " by Pareto priority" : ""}),
+                           best_rung->resource, best_rung->ranking.pareto() ? " by Pareto priority" : "",
+                           tolerance_note(value, best_rung->ranking.cutoff(), tolerance_)}),
                   out);
 }
 

@@ -102,7 +102,7 @@ HYPERTUNE_INLINE void StopRungs::judge_held(std::size_t bracket, std::size_t run
     const std::size_t q = rung.ranking.top_size();
     for (TrialId id : rung.held) {
         TrialState& t = trials_.at(id);
-        if (rung.ranking.in_top(id, t.value)) {
+        if (rung.ranking.in_top(id, t.value, tolerance_)) {
             t.held = false;
             t.cleared = true;
             if (!t.running) cleared_.push_back(id);  // paused already; else at finish()

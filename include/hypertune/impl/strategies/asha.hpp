@@ -19,6 +19,7 @@ HYPERTUNE_INLINE ASHA::ASHA(AshaOptions options, AnySampler sampler)
                                   options_.reduction_factor);
     detail::validate_halving_rules("ASHA", options_.type, options_.wait_for_peers, options_.fill_idle_workers,
                                    options_.min_rung_results);
+    detail::validate_noise_tolerance("ASHA", options_.noise_tolerance);
     rungs_ = detail::geometric_rungs(options_.min_resource, options_.max_resource, options_.reduction_factor);
 }
 
@@ -30,6 +31,7 @@ HYPERTUNE_INLINE ASHA::~ASHA() = default;
 
 HYPERTUNE_INLINE void ASHA::on_start() {
     detail::validate_rank_by("ASHA", options_.rank_by, context().objectives);
+    detail::validate_noise_tolerance("ASHA", options_.noise_tolerance, context().objectives, context().constrained);
     best_.clear();
     ladder_ = detail::HalvingRungs(options_.type, {rungs_}, {-1}, options_.reduction_factor, options_.max_resource,
                                    options_.wait_for_peers,
@@ -37,6 +39,7 @@ HYPERTUNE_INLINE void ASHA::on_start() {
                                    context().objectives,
                                    context().constrained);
     ladder_.set_min_rung_results(options_.min_rung_results);
+    ladder_.set_noise_tolerance(options_.noise_tolerance);
 }
 
 HYPERTUNE_INLINE Suggestion ASHA::next(const TrialBudget& budget) {

@@ -67,8 +67,12 @@ HYPERTUNE_INLINE Hyperband::Hyperband(HyperbandOptions options, AnySampler sampl
     if (options_.mode == HyperbandMode::Synchronous && options_.min_rung_results > 0)
         throw InvalidArgument("Hyperband: min_rung_results is for the asynchronous mode; the synchronous mode "
                               "promotes at a rung only once all of its trials have reached it");
+    if (options_.mode == HyperbandMode::Synchronous && options_.noise_tolerance != 0)
+        throw InvalidArgument("Hyperband: noise_tolerance is for the asynchronous mode; the synchronous mode "
+                              "ranks a whole rung at its barrier");
     detail::validate_halving_rules("Hyperband", options_.type, options_.wait_for_peers,
                                    options_.fill_idle_workers, options_.min_rung_results);
+    detail::validate_noise_tolerance("Hyperband", options_.noise_tolerance);
     schedule_ = detail::hyperband_schedule(options_.min_resource, options_.max_resource, options_.eta);
     const int all = static_cast<int>(schedule_.size());
     if (options_.brackets && (*options_.brackets < 0 || *options_.brackets > all))
@@ -97,6 +101,8 @@ HYPERTUNE_INLINE Hyperband::~Hyperband() = default;
 
 HYPERTUNE_INLINE void Hyperband::on_start() {
     detail::validate_rank_by("Hyperband", options_.rank_by, context().objectives);
+    detail::validate_noise_tolerance("Hyperband", options_.noise_tolerance, context().objectives,
+                                     context().constrained);
     best_.clear();
     bracket_of_.clear();
     credit_.assign(schedule_.size(), 0);
@@ -114,6 +120,7 @@ HYPERTUNE_INLINE void Hyperband::on_start() {
                                       detail::fills_idle_workers(options_.type, options_.fill_idle_workers),
                                       context().objectives, context().constrained);
         async_.set_min_rung_results(options_.min_rung_results);
+        async_.set_noise_tolerance(options_.noise_tolerance);
     } else {
         std::vector<std::vector<detail::SynchronousBrackets::Rung>> brackets;
         for (const auto& b : schedule_) {
