@@ -221,6 +221,12 @@ void BM_HyperbandPromotion(benchmark::State& state) {
     measure(state, ht::Hyperband({.max_resource = max_resource, .type = ht::HalvingType::Promotion,
                                   .fill_idle_workers = false, .brackets = 0}));
 }
+void BM_HyperbandDefault(benchmark::State& state) { measure(state, ht::Hyperband({.max_resource = max_resource})); }
+// The default with noise_tolerance: every report is measured for the noise (a hash lookup and a
+// heap insertion) and the tolerance moves the rungs' cut-offs.
+void BM_HyperbandDefaultNoiseTolerance(benchmark::State& state) {
+    measure(state, ht::Hyperband({.max_resource = max_resource, .noise_tolerance = 1.0}));
+}
 void BM_ModelBasedHyperband(benchmark::State& state) {
     // The stop type over all brackets, as README's figures for it were measured.
     measure(state, ht::ModelBasedHyperband({.max_resource = max_resource, .type = ht::HalvingType::Stop, .brackets = 0}));
@@ -235,4 +241,6 @@ BENCHMARK(BM_ASHAWait)->Arg(1000)->Arg(10000)->UseManualTime()->Unit(benchmark::
 BENCHMARK(BM_ASHAPromotion)->Arg(1000)->Arg(10000)->UseManualTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_ASHAPromotionFill)->Arg(1000)->Arg(10000)->UseManualTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_HyperbandPromotion)->Arg(1000)->Arg(10000)->UseManualTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_HyperbandDefault)->Arg(1000)->Arg(10000)->UseManualTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_HyperbandDefaultNoiseTolerance)->Arg(1000)->Arg(10000)->UseManualTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_ModelBasedHyperband)->Arg(100)->Arg(500)->UseManualTime()->Unit(benchmark::kMillisecond);

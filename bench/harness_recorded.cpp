@@ -5,7 +5,7 @@
 // configurations, a held-out set recorded after the defaults were chosen, and on Sneaker vs Ankle
 // boot with others again, a second held-out set; softmax regression on Fashion-MNIST, validation
 // accuracy per epoch; a one-hidden-layer network on Fashion-MNIST, a third held-out set; softmax and
-// the network again with other configurations, a fourth and fifth; 81
+// the network again with other configurations, a fourth and fifth, and a sixth and seventh; 81
 // configurations x 30 units each) replayed on a simulated cluster
 // (bench/simulator.hpp: P workers, a simulated clock, no training and no sleeping).
 //   harness_recorded [data_dir=bench/data] [orders=20] [--unit-time]
@@ -25,7 +25,9 @@
 //   each with all four brackets of the paper and again with the two most aggressive (brackets = 2:
 //   rungs from 1 and from 3); then rows ranking by the best report (RankBy::BestReport), and ASHA's
 //   and Hyperband's defaults with min_rung_results = 9 (a rung promotes only from 9 results while
-//   new trials may start).
+//   new trials may start), and with noise_tolerance = 1 (a loss within the measured noise of the
+//   reports above a rung's cut-off counts as in its top), with the stop type and without filling
+//   too.
 // Printed per (scheduler, P), over the orders:
 // - reach: in how many orders the best final value (metric at 30 units of a trial that got there)
 //   is within 0.002 of random search's best for that order (which, running all 81, is the best of

@@ -37,9 +37,16 @@ double loss_at(const ht::Config& c, ht::Resource r) {
     return final_loss(c) + std::exp(-c.get<double>("rate") * static_cast<double>(r));
 }
 
+// The same curve with deterministic noise of amplitude `noise` from unit to unit, as a validation
+// metric of SGD moves from epoch to epoch.
+double noisy_loss_at(const ht::Config& c, ht::Resource r, double noise) {
+    if (noise == 0) return loss_at(c, r);
+    return loss_at(c, r) + noise * std::sin(7919.0 * c.get<double>("x") + 104.729 * static_cast<double>(r));
+}
+
 // Trains from its checkpoint (the last step reached, as text) up to its budget, each unit taking
-// `unit_time`.
-double paced_trainer(const ht::Config& c, ht::Trial& trial, std::chrono::microseconds unit_time) {
+// `unit_time`, reporting noisy_loss_at(..., noise).
+double paced_trainer(const ht::Config& c, ht::Trial& trial, std::chrono::microseconds unit_time, double noise = 0) {
     ht::Resource from = 0;
     if (trial.resumed_from() > 0) {
         REQUIRE(trial.checkpoint().has_value());
@@ -49,7 +56,7 @@ double paced_trainer(const ht::Config& c, ht::Trial& trial, std::chrono::microse
     double loss = 0.0;
     for (ht::Resource r = from + 1; r <= trial.budget(); ++r) {
         if (unit_time.count() > 0) std::this_thread::sleep_for(unit_time);
-        loss = loss_at(c, r);
+        loss = noisy_loss_at(c, r, noise);
         trial.report(r, loss);
         if (trial.should_stop()) break;
         trial.save_checkpoint(std::to_string(r));
@@ -191,6 +198,38 @@ TEST_CASE("min_rung_results through the tuner: promotions from the first rung ju
                          doctest::Contains("its strategy is ASHA-promotion-min9, this tuner's is ASHA-promotion"),
                          ht::InvalidArgument);
     const ht::Result resumed = ht::Tuner(curve_space(), asha(9), options).fit(checkpointed_trainer);
+    CHECK(decisions_by_trial(resumed) == decisions_by_trial(live));
+    CHECK(decisions_by_trial(ht::load_result(path)) == decisions_by_trial(live));
+    std::filesystem::remove(path);
+}
+
+TEST_CASE("noise_tolerance through the tuner: promotions within the measured noise are on record, and a resume "
+          "needs the same rule") {
+    const auto path = fresh_journal("noise");
+    auto hyperband = [](double k) {
+        return ht::Hyperband({.min_resource = 1, .max_resource = 27, .eta = 3, .noise_tolerance = k});
+    };
+    auto noisy = [](const ht::Config& c, ht::Trial& trial) {
+        return paced_trainer(c, trial, std::chrono::microseconds(0), 0.02);
+    };
+    const ht::TunerOptions options{.max_jobs = 60, .max_parallel_jobs = 4, .seed = 11, .journal = path};
+    const ht::Result live = ht::Tuner(curve_space(), hyperband(1), options).fit(noisy);
+    CHECK(live.setup().strategy == "Hyperband-promotion-fill-noise1-brackets=2");
+    std::size_t within = 0;
+    for (const auto& t : live.trials())
+        for (const auto& d : t.decisions)
+            if (d.reason.find("within the noise tolerance") != std::string::npos) {
+                ++within;
+                CHECK(d.kind == ht::DecisionRecord::Kind::Promote);
+                CHECK(d.loss > d.threshold);
+            }
+    CHECK(within >= 1);
+    CHECK(live.count(ht::TrialStatus::Completed) >= 2);
+    CHECK_THROWS_WITH_AS((void)ht::Tuner(curve_space(), hyperband(0), options).fit(noisy),
+                         doctest::Contains("its strategy is Hyperband-promotion-fill-noise1-brackets=2, this tuner's "
+                                           "is Hyperband-promotion-fill-brackets=2"),
+                         ht::InvalidArgument);
+    const ht::Result resumed = ht::Tuner(curve_space(), hyperband(1), options).fit(noisy);
     CHECK(decisions_by_trial(resumed) == decisions_by_trial(live));
     CHECK(decisions_by_trial(ht::load_result(path)) == decisions_by_trial(live));
     std::filesystem::remove(path);
