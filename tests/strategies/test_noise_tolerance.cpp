@@ -154,6 +154,42 @@ TEST_CASE("noise_tolerance, stop type: a trial within k x the noise above the cu
     }
 }
 
+TEST_CASE("noise_tolerance, stop type with wait_for_peers: a held trial within the tolerance is cleared and resumed") {
+    for (const double k : {0.0, 1.0}) {
+        CAPTURE(k);
+        ASHA asha({.min_resource = 9, .max_resource = 27, .reduction_factor = 3, .type = HalvingType::Stop,
+                   .wait_for_peers = true, .noise_tolerance = k});
+        asha.start(noise_space(), {.seed = 3, .max_trials = 3});
+        for (TrialId id = 0; id < 3; ++id) REQUIRE(asha.ask().trial == id);
+        // Trials 0 and 1 arrive first and are held; trial 2 arrives third, lowest, and sets the
+        // cut-off: trial 0 is half a standard deviation above it, trial 1 far above.
+        const double levels[] = {0.20 + 0.5 * measured_sigma, 0.40, 0.20};
+        for (TrialId id = 0; id < 2; ++id) {
+            for (Resource step = 1; step < 9; ++step) (void)asha.report(id, step, zigzag(levels[id], step, delta));
+            CHECK(asha.report(id, 9, zigzag(levels[id], 9, delta)) == Decision::Stop);  // held
+            asha.tell(id, Outcome::stopped(zigzag(levels[id], 9, delta), 9));
+        }
+        (void)asha.take_decisions();
+        for (Resource step = 1; step <= 9; ++step)
+            CHECK(asha.report(2, step, zigzag(levels[2], step, delta)) == Decision::Continue);
+        auto records = asha.take_decisions();
+        const auto stopped = std::count_if(records.begin(), records.end(), [](const auto& r) { return r.kind == Kind::Stop; });
+        CHECK(stopped == (k == 0.0 ? 2 : 1));  // trial 1 either way, trial 0 without the tolerance
+        Suggestion next = asha.ask();
+        if (k == 0.0) {
+            CHECK(next.kind == Suggestion::Kind::Done);  // nothing held, no new trial: trial 2 runs on alone
+            continue;
+        }
+        REQUIRE(next.runs());
+        CHECK(next.trial == 0);
+        CHECK(next.resume_from == 9);
+        records = asha.take_decisions();
+        REQUIRE(records.size() == 1);
+        CHECK(records[0].reason == "in the top 1/3 at resource 9 once 3 trials reached it, within the noise tolerance "
+                                   "of the cut-off: resumes from 9 to 27");
+    }
+}
+
 TEST_CASE("noise_tolerance: asynchronous Hyperband promotes within it too") {
     // min_resource 9 of 27, eta 3: brackets s = 1 (rung 9) and s = 0; brackets = 1 runs s = 1 alone,
     // the ladder of the ASHA case above, with the same three trials.

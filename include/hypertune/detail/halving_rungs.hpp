@@ -117,8 +117,6 @@ public:
     /// (detail/report_noise.hpp) above a rung's cut-off counts as in its top 1/eta. 0: off, and
     /// the reports are not measured.
     void set_noise_tolerance(double multiple) noexcept { noise_multiple_ = multiple; }
-    /// The noise of the reports as measured so far (0 while off or too few reports).
-    [[nodiscard]] double report_noise() const noexcept { return noise_.sigma(); }
 
     /// What the scheduler's ask() answers: a paused trial to run again, else the new trial that
     /// `start_new()` makes (a {suggestion, bracket} pair; its budget is set here), else, when no

@@ -136,7 +136,8 @@ HYPERTUNE_INLINE std::optional<Resumption> StopRungs::resume(std::vector<Decisio
     out.push_back(DecisionRecord{id, DecisionRecord::Kind::Promote, labels_[t.bracket], static_cast<int>(t.rung),
                                  rung.resource, t.value, rung.ranking.cutoff(), rung.ranking.size(),
                                  str_cat({"in the top 1/", eta_, " at resource ", rung.resource, " once ", eta_,
-                                          " trials reached it: resumes from ", t.reached, " to ", max_resource_})});
+                                          " trials reached it", tolerance_note(t.value, rung.ranking.cutoff(), tolerance_),
+                                          ": resumes from ", t.reached, " to ", max_resource_})});
     return Resumption{id, *t.config, t.reached, max_resource_};
 }
 
