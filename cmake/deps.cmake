@@ -9,6 +9,9 @@
 #   CMAKE_BUILD_TYPE              default Release; with HYPERTUNE_SANITIZE, RelWithDebInfo set to -O1 -g1
 #   HYPERTUNE_SANITIZE            "", address,undefined, thread, ... (see CMakeLists.txt)
 #   SANITIZE_OPTIMIZE             the -O of a sanitizer build (default -O1)
+#   SANITIZE_GP_OPTIMIZE          in a sanitizer build, another -O for the Gaussian-process code
+#                                 (src/bayesian.cpp, src/model_based.cpp, the bayesian test area),
+#                                 whose tests do most of the sanitized work (default: none)
 #   HYPERTUNE_WARNINGS_AS_ERRORS  default OFF
 #   HYPERTUNE_BUILD_EXAMPLES      default ON
 #   HYPERTUNE_BUILD_BENCH         default ON
@@ -158,6 +161,7 @@ function(hypertune_configure)
         "-DHYPERTUNE_BUILD_BENCH=${HYPERTUNE_BUILD_BENCH}"
         "-DHYPERTUNE_WARNINGS_AS_ERRORS=${HYPERTUNE_WARNINGS_AS_ERRORS}"
         "-DHYPERTUNE_TEST_MODE=${HYPERTUNE_TEST_MODE}"
-        "-DHYPERTUNE_SANITIZE=${HYPERTUNE_SANITIZE}")
+        "-DHYPERTUNE_SANITIZE=${HYPERTUNE_SANITIZE}"
+        "-DHYPERTUNE_SANITIZE_GP_OPTIMIZE=${SANITIZE_GP_OPTIMIZE}")
     set(HYPERTUNE_BUILD_DIR "${_build_dir}" PARENT_SCOPE)
 endfunction()

@@ -9,6 +9,7 @@
 # Optional -D settings (before -P), see cmake/deps.cmake for the build ones:
 #   -DBUILD_DIR=build-asan -DHYPERTUNE_SANITIZE=address,undefined   a sanitizer build in its own directory
 #   -DSANITIZE_OPTIMIZE=-O0                 a sanitizer build that compiles faster (default -O1)
+#   -DSANITIZE_GP_OPTIMIZE=-O1              ... with the Gaussian-process code at its own -O (.ci/run)
 #   -DHYPERTUNE_BUILD_EXAMPLES=OFF -DHYPERTUNE_BUILD_BENCH=OFF       build the tests only
 #   -DHYPERTUNE_WARNINGS_AS_ERRORS=ON
 #   -DHYPERTUNE_TEST_MODE=header-only       tests and benchmarks without hypertune::compiled

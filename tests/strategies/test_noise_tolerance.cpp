@@ -13,7 +13,6 @@
 #include <cmath>
 #include <limits>
 #include <random>
-#include <vector>
 
 using namespace hypertune;
 using Kind = DecisionRecord::Kind;
@@ -193,19 +192,32 @@ TEST_CASE("noise_tolerance, stop type with wait_for_peers: a held trial within t
 TEST_CASE("noise_tolerance: asynchronous Hyperband promotes within it too") {
     // min_resource 9 of 27, eta 3: brackets s = 1 (rung 9) and s = 0; brackets = 1 runs s = 1 alone,
     // the ladder of the ASHA case above, with the same three trials.
-    Hyperband hb({.min_resource = 9, .max_resource = 27, .eta = 3, .fill_idle_workers = false, .brackets = 1,
-                  .noise_tolerance = 1.0});
-    CHECK(hb.name() == "Hyperband-promotion-noise1-brackets=1");
-    hb.start(noise_space(), {.seed = 5, .max_trials = 3});
-    const double levels[] = {0.20, 0.20 + 0.5 * measured_sigma, 0.20 + 3 * measured_sigma};
-    for (TrialId id = 0; id < 3; ++id) REQUIRE(hb.ask().trial == id);
-    for (TrialId id = 0; id < 3; ++id) {
-        for (Resource step = 1; step <= 9; ++step) (void)hb.report(id, step, zigzag(levels[id], step, delta));
-        hb.tell(id, Outcome::completed(zigzag(levels[id], 9, delta), 9));
+    for (const double k : {0.0, 1.0}) {
+        CAPTURE(k);
+        Hyperband hb({.min_resource = 9, .max_resource = 27, .eta = 3, .fill_idle_workers = false, .brackets = 1,
+                      .noise_tolerance = k});
+        CHECK(hb.name() == (k == 0.0 ? "Hyperband-promotion-brackets=1" : "Hyperband-promotion-noise1-brackets=1"));
+        hb.start(noise_space(), {.seed = 5, .max_trials = 3});
+        const double levels[] = {0.20, 0.20 + 0.5 * measured_sigma, 0.20 + 3 * measured_sigma};
+        for (TrialId id = 0; id < 3; ++id) REQUIRE(hb.ask().trial == id);
+        for (TrialId id = 0; id < 3; ++id) {
+            for (Resource step = 1; step <= 9; ++step) (void)hb.report(id, step, zigzag(levels[id], step, delta));
+            hb.tell(id, Outcome::completed(zigzag(levels[id], 9, delta), 9));
+        }
+        const Suggestion first = hb.ask();
+        REQUIRE(first.runs());
+        CHECK(first.trial == 0);
+        CHECK(first.resume_from == 9);
+        const Suggestion second = hb.ask();
+        if (k == 0.0) {
+            CHECK(second.kind == Suggestion::Kind::Wait);
+            continue;
+        }
+        REQUIRE(second.runs());
+        CHECK(second.trial == 1);
+        CHECK(second.resume_from == 9);
+        CHECK(hb.ask().kind == Suggestion::Kind::Wait);
     }
-    CHECK(hb.ask().trial == 0);
-    CHECK(hb.ask().trial == 1);
-    CHECK(hb.ask().kind == Suggestion::Kind::Wait);
 }
 
 TEST_CASE("noise_tolerance: refused where it cannot apply, with the option named, and its name") {
