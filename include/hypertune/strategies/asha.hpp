@@ -66,9 +66,9 @@ struct AshaOptions {
     /// the reports above the rung's cut-off counts as in its top 1/reduction_factor, so that one
     /// unlucky epoch does not decide. The noise: how far a trial's loss moves from one unit to the
     /// next beyond its trend, over every trial's reports so far (detail/report_noise.hpp; a trainer
-    /// that reports every unit). 0 (the default): off. 1 keeps the best configuration of noisy
-    /// SGD curves that the report at the rung cuts, for more units (README, "Noisy learning
-    /// curves"). One objective and no constraints.
+    /// that reports every unit). 0 (the default): off. A single ladder gains little from it where
+    /// one epoch drops the best configuration far below a rung's cut-off; Hyperband's brackets
+    /// gain more (README, "Noisy learning curves"). One objective and no constraints.
     double noise_tolerance = 0.0;
 };
 

@@ -122,9 +122,9 @@ struct HyperbandOptions {
     /// measured noise of the reports above the rung's cut-off counts as in its top 1/eta, so that
     /// one unlucky epoch does not decide. The noise: how far a trial's loss moves from one unit to
     /// the next beyond its trend, over every trial's reports so far (detail/report_noise.hpp; a
-    /// trainer that reports every unit). 0 (the default): off. 1 kept the best configuration in
-    /// every order on every recorded set, for more units (README, "Noisy learning curves"). One
-    /// objective and no constraints.
+    /// trainer that reports every unit). 0 (the default): off. With 1, the default reached random
+    /// search's best in 19 or 20 orders of 20 on every recorded set, for 4-39% more units (README,
+    /// "Noisy learning curves"). One objective and no constraints.
     double noise_tolerance = 0.0;
 };
 
