@@ -29,6 +29,20 @@ double zigzag(double level, Resource step, double delta) { return level + (step 
 constexpr double delta = 0.01;
 const double measured_sigma = 4 * delta / (0.6744897501960817 * std::sqrt(6.0));
 
+// Starts trials 0, 1 and 2 and runs each through steps 1..9 of the zigzag to a pause at rung 9:
+// trial 0 lowest, trial 1 half a standard deviation of the measured noise above it, trial 2 three
+// (7 second differences each, 21 in all: the noise is measured).
+void pause_three_at_rung_nine(Scheduler& scheduler) {
+    const double levels[] = {0.20, 0.20 + 0.5 * measured_sigma, 0.20 + 3 * measured_sigma};
+    for (TrialId id = 0; id < 3; ++id) REQUIRE(scheduler.ask().trial == id);
+    for (TrialId id = 0; id < 3; ++id) {
+        for (Resource step = 1; step <= 9; ++step)
+            CHECK(scheduler.report(id, step, zigzag(levels[id], step, delta)) == Decision::Continue);
+        scheduler.tell(id, Outcome::completed(zigzag(levels[id], 9, delta), 9));
+    }
+    (void)scheduler.take_decisions();
+}
+
 }  // namespace
 
 TEST_CASE("ReportNoise: the noise of curves with a trend, from the median of second differences") {
@@ -91,14 +105,7 @@ TEST_CASE("noise_tolerance, promotion type: a paused trial within k x the noise 
         ASHA asha({.min_resource = 9, .max_resource = 27, .reduction_factor = 3, .type = HalvingType::Promotion,
                    .fill_idle_workers = false, .noise_tolerance = k});
         asha.start(noise_space(), {.seed = 3, .max_trials = 3});
-        const double levels[] = {0.20, 0.20 + 0.5 * measured_sigma, 0.20 + 3 * measured_sigma};
-        for (TrialId id = 0; id < 3; ++id) REQUIRE(asha.ask().trial == id);
-        for (TrialId id = 0; id < 3; ++id) {
-            for (Resource step = 1; step <= 9; ++step)
-                CHECK(asha.report(id, step, zigzag(levels[id], step, delta)) == Decision::Continue);
-            asha.tell(id, Outcome::completed(zigzag(levels[id], 9, delta), 9));
-        }
-        (void)asha.take_decisions();
+        pause_three_at_rung_nine(asha);
         // m = 3, q = 1: trial 0 is the top third, promoted first either way.
         Suggestion first = asha.ask();
         REQUIRE(first.runs());
@@ -198,12 +205,7 @@ TEST_CASE("noise_tolerance: asynchronous Hyperband promotes within it too") {
                       .noise_tolerance = k});
         CHECK(hb.name() == (k == 0.0 ? "Hyperband-promotion-brackets=1" : "Hyperband-promotion-noise1-brackets=1"));
         hb.start(noise_space(), {.seed = 5, .max_trials = 3});
-        const double levels[] = {0.20, 0.20 + 0.5 * measured_sigma, 0.20 + 3 * measured_sigma};
-        for (TrialId id = 0; id < 3; ++id) REQUIRE(hb.ask().trial == id);
-        for (TrialId id = 0; id < 3; ++id) {
-            for (Resource step = 1; step <= 9; ++step) (void)hb.report(id, step, zigzag(levels[id], step, delta));
-            hb.tell(id, Outcome::completed(zigzag(levels[id], 9, delta), 9));
-        }
+        pause_three_at_rung_nine(hb);
         const Suggestion first = hb.ask();
         REQUIRE(first.runs());
         CHECK(first.trial == 0);
