@@ -10,7 +10,7 @@
 #   HYPERTUNE_SANITIZE            "", address,undefined, thread, ... (see CMakeLists.txt)
 #   SANITIZE_OPTIMIZE             the -O of a sanitizer build (default -O1)
 #   SANITIZE_GP_OPTIMIZE          in a sanitizer build, another -O for the Gaussian-process code
-#                                 (src/bayesian.cpp, src/model_based.cpp, the bayesian test area),
+#                                 (src/gaussian_process.cpp and the bayesian test area),
 #                                 whose tests do most of the sanitized work (default: none)
 #   HYPERTUNE_WARNINGS_AS_ERRORS  default OFF
 #   HYPERTUNE_BUILD_EXAMPLES      default ON
