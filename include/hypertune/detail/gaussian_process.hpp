@@ -12,13 +12,15 @@
 // - The Cholesky factorisation adds jitter (relative to the signal variance) when it fails:
 //   0, 1e-10, 1e-8, ..., 1e-2. Only when all of them fail does condition() return false.
 //
-// This header pulls in Eigen's Cholesky and LBFGSpp: include it only where the model is used.
+// This header pulls in Eigen's Cholesky: include it only where the model is used. The members'
+// definitions (and LBFGSpp) are in <hypertune/impl/detail/gaussian_process.hpp>: inline in
+// header-only mode, compiled into hypertune::compiled otherwise, so that a file that includes
+// this one there (the model's own tests) does not compile the model again.
 
 #include <hypertune/detail/cholesky_inverse.hpp>
 
 #include <Eigen/Cholesky>
 #include <Eigen/Core>
-#include <LBFGSB.h>
 
 #include <algorithm>
 #include <cmath>
@@ -156,25 +158,11 @@ template <typename S, typename E>
 class GaussianProcess {
 public:
     /// Training inputs (rows, in the unit cube) and raw outputs (finite). Standardises the outputs.
-    void set_data(Eigen::MatrixXd x, const Eigen::VectorXd& y) {
-        const double n = static_cast<double>(y.size());
-        double mean = y.size() > 0 ? y.mean() : 0.0;
-        double sd = y.size() > 1 ? std::sqrt((y.array() - mean).square().sum() / n) : 0.0;
-        const bool constant = !(sd > 1e-12 * std::max(1.0, std::abs(mean)));
-        set_data(std::move(x), y, mean, constant ? 1.0 : sd);
-        constant_ = constant;
-    }
+    void set_data(Eigen::MatrixXd x, const Eigen::VectorXd& y);
 
     /// Same, with a given standardisation (y - mean) / scale: fantasies added to a model keep the
     /// scale its hyperparameters were fitted on.
-    void set_data(Eigen::MatrixXd x, const Eigen::VectorXd& y, double mean, double scale) {
-        x_ = std::move(x);
-        y_mean_ = mean;
-        y_scale_ = scale;
-        y_ = (y.array() - mean) / scale;
-        constant_ = false;
-        conditioned_ = false;
-    }
+    void set_data(Eigen::MatrixXd x, const Eigen::VectorXd& y, double mean, double scale);
 
     [[nodiscard]] Eigen::Index size() const noexcept { return x_.rows(); }
     [[nodiscard]] Eigen::Index dimensions() const noexcept { return x_.cols(); }
@@ -194,32 +182,14 @@ public:
 
     /// Factorises K + noise I for `h`. False when the factorisation fails even with the largest
     /// jitter (the model is then unusable).
-    bool condition(const GpHyperparameters& h) {
-        h_ = h;
-        inverse_lengthscales_ = (-h.log_lengthscales.array()).exp();
-        signal_ = std::exp(h.log_signal_variance);
-        noise_ = std::exp(h.log_noise_variance);
-        scaled_ = x_.array().rowwise() * inverse_lengthscales_.transpose().array();
-        // The kernel matrix is kept (kernel_): a model reused from one suggestion to the next with
-        // as many points (at the cap) then allocates nothing of size n x n.
-        kernel_.resize(x_.rows(), x_.rows());
-        distances_into(scaled_, scaled_, true, kernel_);
-        matern_in_place(kernel_, signal_);
-        conditioned_ = factorise(kernel_, noise_, signal_, llt_, jitter_);
-        if (conditioned_) alpha_ = llt_.solve(y_);
-        return conditioned_;
-    }
+    bool condition(const GpHyperparameters& h);
 
     /// The standardised posterior mean at the model's own inputs, in O(n): K alpha, which is
     /// y - (noise + jitter) alpha since (K + (noise + jitter) I) alpha = y. Call after condition().
     [[nodiscard]] Eigen::VectorXd fitted_means() const { return y_ - (noise_ + jitter_) * alpha_; }
 
     /// K(xs, X) for rows xs: the cross kernel the predictions are built from.
-    [[nodiscard]] Eigen::MatrixXd cross_kernel(const Eigen::MatrixXd& xs) const {
-        Eigen::MatrixXd k(xs.rows(), scaled_.rows());
-        cross_kernel_into(xs, Eigen::Map<Eigen::MatrixXd>(k.data(), k.rows(), k.cols()));
-        return k;
-    }
+    [[nodiscard]] Eigen::MatrixXd cross_kernel(const Eigen::MatrixXd& xs) const;
 
     /// A first look at many rows xs (a candidate set): per row, the standardised posterior mean,
     /// the variance bound (variance_bound_from) and the largest kernel value against a model point
@@ -230,95 +200,36 @@ public:
         Eigen::VectorXd mean, bound, nearest;
     };
     static constexpr Eigen::Index screen_block = 512;
-    [[nodiscard]] Screening screen(const Eigen::MatrixXd& xs) const {
-        Eigen::MatrixXd workspace;
-        return screen(xs, workspace);
-    }
+    [[nodiscard]] Screening screen(const Eigen::MatrixXd& xs) const;
     /// The same with the block held in `workspace`: a caller that screens on every suggestion
     /// keeps one, so that the block's storage (a megabyte) is not allocated and faulted in anew.
-    [[nodiscard]] Screening screen(const Eigen::MatrixXd& xs, Eigen::MatrixXd& workspace) const {
-        const Eigen::Index m = xs.rows();
-        Screening out{Eigen::VectorXd(m), Eigen::VectorXd(m), Eigen::VectorXd(m)};
-        // Storage for the largest block, grown in steps of 64 model points and never shrunk: the
-        // model gains a point with nearly every suggestion, and storage resized to the exact block
-        // each time was allocated and faulted in anew each time. Each block uses the start of it.
-        const Eigen::Index n = scaled_.rows();
-        const Eigen::Index rows = std::min(screen_block, m);
-        if (workspace.size() < rows * n) workspace.resize(rows * ((n + 63) / 64 * 64), 1);
-        for (Eigen::Index start = 0; start < m; start += screen_block) {
-            const Eigen::Index count = std::min(screen_block, m - start);
-            Eigen::Map<Eigen::MatrixXd> cross(workspace.data(), count, n);  // contiguous
-            cross_kernel_into(xs.middleRows(start, count), cross);
-            out.mean.segment(start, count).noalias() = cross * alpha_;
-            auto nearest = out.nearest.segment(start, count);
-            nearest = cross.col(0);  // a column at a time: contiguous in the column-major block
-            for (Eigen::Index j = 1; j < cross.cols(); ++j) nearest = nearest.cwiseMax(cross.col(j));
-        }
-        out.bound = variance_bound_from_nearest(out.nearest);
-        return out;
-    }
+    [[nodiscard]] Screening screen(const Eigen::MatrixXd& xs, Eigen::MatrixXd& workspace) const;
 
     /// Standardised posterior means from a cross kernel.
     [[nodiscard]] Eigen::VectorXd mean_from(const Eigen::MatrixXd& cross) const { return cross * alpha_; }
 
     /// Latent (noise-free) standardised posterior variances from a cross kernel (m x n).
-    [[nodiscard]] Eigen::VectorXd variance_from(const Eigen::MatrixXd& cross) const {
-        Eigen::MatrixXd v = llt_.matrixL().solve(cross.transpose());
-        Eigen::VectorXd var = signal_ - v.colwise().squaredNorm().transpose().array();
-        return var.cwiseMax(0.0);
-    }
+    [[nodiscard]] Eigen::VectorXd variance_from(const Eigen::MatrixXd& cross) const;
 
     /// An upper bound of the latent variance that costs O(n) per point: conditioning on the single
     /// most correlated training point leaves more variance than conditioning on all of them.
-    [[nodiscard]] Eigen::VectorXd variance_bound_from(const Eigen::MatrixXd& cross) const {
-        return variance_bound_from_nearest(cross.rowwise().maxCoeff());
-    }
+    [[nodiscard]] Eigen::VectorXd variance_bound_from(const Eigen::MatrixXd& cross) const;
     /// The same from each row's largest kernel value.
-    [[nodiscard]] Eigen::VectorXd variance_bound_from_nearest(const Eigen::VectorXd& kmax) const {
-        Eigen::VectorXd var = signal_ - kmax.array().square() / (signal_ + noise_ + jitter_);
-        return var.cwiseMax(0.0);
-    }
+    [[nodiscard]] Eigen::VectorXd variance_bound_from_nearest(const Eigen::VectorXd& kmax) const;
 
     /// Standardised posterior mean and latent variance at rows xs.
-    void predict_standardised(const Eigen::MatrixXd& xs, Eigen::VectorXd& mean, Eigen::VectorXd& var) const {
-        Eigen::MatrixXd cross = cross_kernel(xs);
-        mean = mean_from(cross);
-        var = variance_from(cross);
-    }
+    void predict_standardised(const Eigen::MatrixXd& xs, Eigen::VectorXd& mean, Eigen::VectorXd& var) const;
 
     /// Posterior mean and latent variance in the outputs' own units.
-    void predict(const Eigen::MatrixXd& xs, Eigen::VectorXd& mean, Eigen::VectorXd& var) const {
-        predict_standardised(xs, mean, var);
-        mean = mean.array() * y_scale_ + y_mean_;
-        var *= y_scale_ * y_scale_;
-    }
+    void predict(const Eigen::MatrixXd& xs, Eigen::VectorXd& mean, Eigen::VectorXd& var) const;
 
     /// Standardised mean and latent variance at one point with their gradients in x.
     void predict_with_gradient(const Eigen::VectorXd& x, double& mean, double& var, Eigen::VectorXd& dmean,
-                               Eigen::VectorXd& dvar) const {
-        Eigen::VectorXd k;
-        Eigen::MatrixXd dk;
-        kernel_row_with_gradient(x, k, dk);
-        mean = k.dot(alpha_);
-        dmean = dk.transpose() * alpha_;
-        Eigen::VectorXd v = llt_.matrixL().solve(k);
-        Eigen::VectorXd w = llt_.matrixU().solve(v);
-        var = signal_ - v.squaredNorm();
-        dvar = -2.0 * (dk.transpose() * w);
-        if (var < 0.0) {
-            var = 0.0;
-            dvar.setZero();
-        }
-    }
+                               Eigen::VectorXd& dvar) const;
 
     /// The standardised mean's gradient in x at one point, without the variance's two triangular
     /// solves (O(n d) rather than O(n^2)).
-    [[nodiscard]] Eigen::VectorXd mean_gradient(const Eigen::VectorXd& x) const {
-        Eigen::VectorXd k;
-        Eigen::MatrixXd dk;
-        kernel_row_with_gradient(x, k, dk);
-        return dk.transpose() * alpha_;
-    }
+    [[nodiscard]] Eigen::VectorXd mean_gradient(const Eigen::VectorXd& x) const;
 
     /// The n x n scratch of log_marginal_likelihood(), kept by a fit from one evaluation to the
     /// next: allocated afresh each time (300 x 300 at the model's cap), the allocator hands the
@@ -330,72 +241,12 @@ public:
 
     /// Log marginal likelihood of the standardised outputs for packed hyperparameters `theta`,
     /// and its gradient when `grad` is given. -infinity when the factorisation fails.
-    [[nodiscard]] double log_marginal_likelihood(const Eigen::VectorXd& theta, Eigen::VectorXd* grad) const {
-        LikelihoodWorkspace workspace;
-        return log_marginal_likelihood(theta, grad, workspace);
-    }
+    [[nodiscard]] double log_marginal_likelihood(const Eigen::VectorXd& theta, Eigen::VectorXd* grad) const;
     [[nodiscard]] double log_marginal_likelihood(const Eigen::VectorXd& theta, Eigen::VectorXd* grad,
-                                                 LikelihoodWorkspace& ws) const {
-        const Eigen::Index n = x_.rows();
-        const Eigen::Index d = x_.cols();
-        const GpHyperparameters h = GpHyperparameters::unpack(theta);
-        const Eigen::ArrayXd inv = (-h.log_lengthscales.array()).exp();
-        const double sf2 = std::exp(h.log_signal_variance);
-        const double sn2 = std::exp(h.log_noise_variance);
-        Eigen::MatrixXd s = x_.array().rowwise() * inv.transpose();
-        ws.r.resize(n, n);
-        distances_into(s, s, true, ws.r);
-        // The kernel as matern_in_place() makes it, with its exponentials kept for the gradient
-        // (an exponential is the dearest part of a kernel value).
-        ws.r.array() *= std::sqrt(5.0);  // s = sqrt(5) r from here on
-        ws.e = (-ws.r.array()).exp();
-        ws.k = matern_of(ws.r.array(), ws.e.array(), sf2).matrix();
-        double jitter = 0.0;
-        if (!factorise(ws.k, sn2, sf2, ws.llt, jitter)) {
-            if (grad) grad->setZero(theta.size());
-            return -std::numeric_limits<double>::infinity();
-        }
-        Eigen::VectorXd alpha = ws.llt.solve(y_);
-        const double log_det = 2.0 * ws.llt.matrixLLT().diagonal().array().log().sum();
-        const double lml = -0.5 * y_.dot(alpha) - 0.5 * log_det - 0.5 * static_cast<double>(n) * std::log(2.0 * std::numbers::pi);
-        if (grad) {
-            grad->resize(theta.size());
-            // d lml / d theta = 0.5 tr(W dK/dtheta), W = alpha alpha^T - K^-1.
-            Eigen::MatrixXd& w = ws.w;
-            inverse_from_cholesky(ws.llt.matrixLLT(), w, ws.scratch);
-            w = -w;
-            w.noalias() += alpha * alpha.transpose();
-            // dK/dlog l_i = sf2 (5/3) (1 + s) exp(-s) (x_i - x'_i)^2 / l_i^2, s = sqrt(5) r; m
-            // (W times that, without the distance term) overwrites s, which is not needed again.
-            Eigen::MatrixXd& m = ws.r;
-            m.array() = w.array() * (sf2 * (5.0 / 3.0)) * (1.0 + m.array()) * ws.e.array();
-            Eigen::VectorXd row_sums = m.rowwise().sum();
-            Eigen::MatrixXd ms = m * s;
-            for (Eigen::Index i = 0; i < d; ++i) {
-                const double term = 2.0 * s.col(i).array().square().matrix().dot(row_sums) - 2.0 * s.col(i).dot(ms.col(i));
-                (*grad)[i] = 0.5 * term;
-            }
-            (*grad)[d] = 0.5 * (w.array() * ws.k.array()).sum();
-            (*grad)[d + 1] = 0.5 * sn2 * w.trace();
-        }
-        return lml;
-    }
+                                                 LikelihoodWorkspace& ws) const;
 
     /// The log prior density (up to a constant) of packed hyperparameters, with its gradient.
-    [[nodiscard]] static double log_prior(const Eigen::VectorXd& theta, const GpPrior& prior, Eigen::VectorXd* grad) {
-        const Eigen::Index d = theta.size() - 2;
-        double lp = 0.0;
-        if (grad) grad->resize(theta.size());
-        auto term = [&](Eigen::Index i, double mu, double sd) {
-            const double z = (theta[i] - mu) / sd;
-            lp -= 0.5 * z * z;
-            if (grad) (*grad)[i] = -z / sd;
-        };
-        for (Eigen::Index i = 0; i < d; ++i) term(i, prior.log_lengthscale_mean, prior.log_lengthscale_sd);
-        term(d, prior.log_signal_mean, prior.log_signal_sd);
-        term(d + 1, prior.log_noise_mean, prior.log_noise_sd);
-        return lp;
-    }
+    [[nodiscard]] static double log_prior(const Eigen::VectorXd& theta, const GpPrior& prior, Eigen::VectorXd* grad);
 
     struct FitResult {
         GpHyperparameters hyperparameters;
@@ -407,124 +258,32 @@ public:
     /// MAP hyperparameters: L-BFGS-B from each start (clamped into the prior's box), best kept.
     /// Line-search failures end a start early; the best point evaluated so far still counts.
     [[nodiscard]] FitResult fit(const std::vector<GpHyperparameters>& starts, const GpPrior& prior,
-                                int max_iterations = 40) const {
-        const Eigen::Index d = x_.cols();
-        Eigen::VectorXd lb(d + 2), ub(d + 2);
-        lb.head(d).setConstant(std::log(prior.min_lengthscale));
-        ub.head(d).setConstant(std::log(prior.max_lengthscale));
-        lb[d] = std::log(prior.min_signal);
-        ub[d] = std::log(prior.max_signal);
-        lb[d + 1] = std::log(prior.min_noise);
-        ub[d + 1] = std::log(prior.max_noise);
-
-        FitResult result;
-        struct Objective {
-            const GaussianProcess& gp;
-            const GpPrior& prior;
-            FitResult& result;
-            LikelihoodWorkspace workspace;
-            double operator()(const Eigen::VectorXd& theta, Eigen::VectorXd& grad) {
-                ++result.evaluations;
-                Eigen::VectorXd g_prior;
-                const double lml = gp.log_marginal_likelihood(theta, &grad, workspace);
-                const double lp = log_prior(theta, prior, &g_prior);
-                const double value = lml + lp;
-                if (!std::isfinite(value)) {
-                    grad.setZero();
-                    return 1e300;  // L-BFGS-B backtracks from here
-                }
-                if (value > result.log_posterior) {
-                    result.log_posterior = value;
-                    result.hyperparameters = GpHyperparameters::unpack(theta);
-                    result.ok = true;
-                }
-                grad = -(grad + g_prior);
-                return -value;
-            }
-        };
-        Objective objective{*this, prior, result, {}};
-        LBFGSpp::LBFGSBParam<double> param;
-        param.max_iterations = max_iterations;
-        param.epsilon = 1e-5;
-        param.max_linesearch = 30;
-        LBFGSpp::LBFGSBSolver<double> solver(param);
-        for (const auto& start : starts) {
-            Eigen::VectorXd theta = start.pack().cwiseMax(lb).cwiseMin(ub);
-            double fx = 0.0;
-            try {
-                (void)solver.minimize(objective, theta, fx, lb, ub);
-            } catch (const std::exception&) {
-                // a failed line search: keep the best point seen
-            }
-        }
-        return result;
-    }
+                                int max_iterations = 40) const;
 
 private:
     // The kernel row k_j = k(x, x_j) at one point and its gradient, dk(j, i) = dk_j / dx_i.
-    void kernel_row_with_gradient(const Eigen::VectorXd& x, Eigen::VectorXd& k, Eigen::MatrixXd& dk) const {
-        const Eigen::ArrayXd inv2 = inverse_lengthscales_.array().square();
-        const Eigen::ArrayXXd diff = ((-x_).rowwise() + x.transpose()).array();  // x - x_j, one row per j
-        const Eigen::ArrayXd r = (diff.square().rowwise() * inv2.transpose()).rowwise().sum().sqrt();
-        const Eigen::ArrayXd s = std::sqrt(5.0) * r;
-        const Eigen::ArrayXd e = (-s).exp();
-        k = (signal_ * (1.0 + s + s.square() / 3.0) * e).matrix();
-        const Eigen::ArrayXd coef = -signal_ * (5.0 / 3.0) * (1.0 + s) * e;
-        dk = ((diff.rowwise() * inv2.transpose()).colwise() * coef).matrix();
-    }
+    void kernel_row_with_gradient(const Eigen::VectorXd& x, Eigen::VectorXd& k, Eigen::MatrixXd& dk) const;
 
     // K(xs, X) into `k`, xs.rows() x size(): a view of a matrix's storage, which may be larger
     // (screen() reuses one block's storage for every block).
-    void cross_kernel_into(const Eigen::Ref<const Eigen::MatrixXd>& xs, Eigen::Map<Eigen::MatrixXd> k) const {
-        const Eigen::MatrixXd s = xs.array().rowwise() * inverse_lengthscales_.transpose().array();
-        distances_into(s, scaled_, false, k);
-        matern_in_place(k, signal_);
-    }
+    void cross_kernel_into(const Eigen::Ref<const Eigen::MatrixXd>& xs, Eigen::Map<Eigen::MatrixXd> k) const;
 
     // Euclidean distances between the rows of a and b into r (a.rows() x b.rows()), computed in
     // place (the matrices are large: temporaries would cost more than the arithmetic).
-    static void distances_into(const Eigen::MatrixXd& a, const Eigen::MatrixXd& b, bool same, Eigen::Map<Eigen::MatrixXd> r) {
-        Eigen::VectorXd a2 = a.rowwise().squaredNorm();
-        Eigen::RowVectorXd b2 = b.rowwise().squaredNorm().transpose();
-        r.noalias() = -2.0 * (a * b.transpose());
-        r.colwise() += a2;
-        r.rowwise() += b2;
-        r.array() = r.array().max(0.0).sqrt();
-        if (same) r.diagonal().setZero();
-    }
+    static void distances_into(const Eigen::MatrixXd& a, const Eigen::MatrixXd& b, bool same,
+                               Eigen::Map<Eigen::MatrixXd> r);
 
     // Matern 5/2 of distances r, overwriting r.
-    static void matern_in_place(Eigen::Map<Eigen::MatrixXd> r, double sf2) {
-        r.array() *= std::sqrt(5.0);
-        r.array() = matern_of(r.array(), (-r.array()).exp(), sf2);
-    }
+    static void matern_in_place(Eigen::Map<Eigen::MatrixXd> r, double sf2);
     // The two above on a whole matrix.
-    static void matern_in_place(Eigen::MatrixXd& r, double sf2) {
-        matern_in_place(Eigen::Map<Eigen::MatrixXd>(r.data(), r.rows(), r.cols()), sf2);
-    }
-    static void distances_into(const Eigen::MatrixXd& a, const Eigen::MatrixXd& b, bool same, Eigen::MatrixXd& r) {
-        distances_into(a, b, same, Eigen::Map<Eigen::MatrixXd>(r.data(), r.rows(), r.cols()));
-    }
+    static void matern_in_place(Eigen::MatrixXd& r, double sf2);
+    static void distances_into(const Eigen::MatrixXd& a, const Eigen::MatrixXd& b, bool same, Eigen::MatrixXd& r);
 
     // Cholesky of k + (noise + jitter) I, escalating the jitter (relative to the signal variance).
     // The noise goes onto k's own diagonal, which is put back before returning: a copy of k for
     // each attempt would be an n x n allocation (720 KB at the 300-point cap) per factorisation.
     static bool factorise(Eigen::MatrixXd& k, double noise, double signal, Eigen::LLT<Eigen::MatrixXd>& llt,
-                          double& jitter) {
-        static constexpr double steps[] = {0.0, 1e-10, 1e-8, 1e-6, 1e-4, 1e-2};
-        const Eigen::VectorXd diagonal = k.diagonal();
-        bool done = false;
-        for (double step : steps) {
-            jitter = step * signal;
-            k.diagonal() = diagonal.array() + (noise + jitter);
-            llt.compute(k);
-            done = llt.info() == Eigen::Success && llt.matrixLLT().diagonal().allFinite() &&
-                   llt.matrixLLT().diagonal().minCoeff() > 0.0;
-            if (done) break;
-        }
-        k.diagonal() = diagonal;
-        return done;
-    }
+                          double& jitter);
 
     Eigen::MatrixXd x_;
     Eigen::VectorXd y_;
@@ -545,3 +304,7 @@ private:
 };
 
 }  // namespace hypertune::detail
+
+#ifndef HYPERTUNE_COMPILED
+#include <hypertune/impl/detail/gaussian_process.hpp>
+#endif
