@@ -14,8 +14,8 @@
 //
 // This header pulls in Eigen's Cholesky: include it only where the model is used. The members'
 // definitions (and LBFGSpp) are in <hypertune/impl/detail/gaussian_process.hpp>: inline in
-// header-only mode, compiled into hypertune::compiled otherwise, so that a file that includes
-// this one there (the model's own tests) does not compile the model again.
+// header-only mode, compiled into hypertune::compiled otherwise, so that a compiled-mode file
+// that includes this header (the model's own tests, a benchmark) does not compile the model again.
 
 #include <hypertune/detail/cholesky_inverse.hpp>
 
