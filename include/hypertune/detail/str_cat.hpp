@@ -7,6 +7,12 @@
 // copies the rest.
 //
 //     std::string why = str_cat({"not in the top 1/", eta, " (", q, " of ", m, ")"});
+//
+// join: strings with a separator between them, for the lists in error messages. fmt::join would
+// do it, but formatting its strings makes fmt 9 emit formatter<string_view>::parse, where GCC 12
+// at -O3 warns of a write past fill_t's buffer (-Wstringop-overflow, a false positive): a user's
+// `g++ -O3 -Wall -Wextra -Werror` build of a small tuning program then failed in the tuner's
+// header (tests/header_only, header_only_release_program, compiles one so).
 
 #include <charconv>
 #include <concepts>
@@ -52,6 +58,20 @@ private:
         const std::string_view v = p.view();
         v.copy(at, v.size());
         at += v.size();
+    }
+    return out;
+}
+
+/// The strings (std::string or std::string_view) with `separator` between each two:
+/// join(std::vector<std::string>{"a", "b"}, ", ") is "a, b".
+template <typename Strings>
+[[nodiscard]] std::string join(const Strings& parts, std::string_view separator) {
+    std::string out;
+    bool first = true;
+    for (const auto& part : parts) {
+        if (!first) out += separator;
+        out += std::string_view(part);
+        first = false;
     }
     return out;
 }

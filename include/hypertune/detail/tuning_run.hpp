@@ -9,6 +9,7 @@
 #include <hypertune/detail/checkpoint_store.hpp>
 #include <hypertune/detail/progress_line.hpp>
 #include <hypertune/detail/replay.hpp>
+#include <hypertune/detail/str_cat.hpp>
 #include <hypertune/journal.hpp>
 #include <hypertune/objective.hpp>
 #include <hypertune/result.hpp>
@@ -575,7 +576,7 @@ private:
             return fmt::format("the objective returned no value for metric '{}'{}", metric_names_[i],
                                others.empty() ? std::string()
                                               : fmt::format(" (it also returned {}, which the run does not have)",
-                                                            fmt::join(others, ", ")));
+                                                            detail::join(others, ", ")));
         }
         a.value = a.values.front();
         if (!several_metrics_) a.values.clear();

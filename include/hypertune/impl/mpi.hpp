@@ -5,6 +5,7 @@
 // them (see <hypertune/linkage.hpp>).
 
 #include <hypertune/linkage.hpp>
+#include <hypertune/detail/str_cat.hpp>
 #include <hypertune/mpi.hpp>
 
 #include <fmt/format.h>
@@ -88,7 +89,7 @@ HYPERTUNE_MPI_INLINE MpiResult fit(MPI_Comm world, const SearchSpace& space, Any
             verdict = encode_error(
                 'I', fmt::format("mpi::fit: the run has metrics {}: the objective must return hypertune::Metrics with "
                                  "a value for each, not a single number",
-                                 fmt::join(metric_names(options.objectives, options.constraints), ", ")));
+                                 hypertune::detail::join(metric_names(options.objectives, options.constraints), ", ")));
         } else {
             if (by_parameter) {
                 options.max_parallel_jobs = static_cast<std::size_t>(size - 1);

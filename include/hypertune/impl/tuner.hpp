@@ -9,6 +9,7 @@
 #include <hypertune/detail/instance_count.hpp>
 #include <hypertune/detail/replay.hpp>
 #include <hypertune/detail/tuning_run.hpp>
+#include <hypertune/detail/str_cat.hpp>
 #include <hypertune/journal.hpp>
 #include <hypertune/detail/csv.hpp>
 #include <fmt/format.h>
@@ -159,7 +160,7 @@ HYPERTUNE_INLINE TuningJob Tuner::start_objective(ObjectiveFunction objective) {
     if ((options_.objectives.size() > 1 || !options_.constraints.empty()) && !objective.returns_metrics())
         throw InvalidArgument(fmt::format("Tuner: the run has metrics {}: the objective must return hypertune::Metrics "
                                           "with a value for each, not a single number",
-                                          fmt::join(metric_names(options_.objectives, options_.constraints), ", ")));
+                                          detail::join(metric_names(options_.objectives, options_.constraints), ", ")));
     auto run = std::make_unique<detail::TuningRun>(space_, std::move(*strategy_), options_, std::move(objective),
                                                    std::move(journal_),
                                                    earlier_ ? std::move(*earlier_) : detail::JournalContents{},
