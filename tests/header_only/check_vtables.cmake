@@ -1,5 +1,6 @@
-# cmake -DNM=<nm> -DOBJECT=<random_only.o> -P check_vtables.cmake: fails when the object file of
-# random_only.cpp holds the vtable of a scheduler or sampler that the file never constructs.
+# cmake -DNM=<nm> -DOBJECT=<random_search.o> -P check_vtables.cmake: fails when the object file of
+# bench/compile/random_search.cpp, header-only, holds the vtable of a scheduler or sampler that the
+# program never constructs.
 cmake_minimum_required(VERSION 3.16)
 execute_process(COMMAND "${NM}" -C "${OBJECT}" OUTPUT_VARIABLE symbols RESULT_VARIABLE status)
 if(NOT status EQUAL 0)
