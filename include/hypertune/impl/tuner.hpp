@@ -109,12 +109,12 @@ HYPERTUNE_INLINE Tuner::Tuner(SearchSpace space, AnyStrategy strategy, TunerOpti
     space_.require_tunable();
     detail::check_metrics(options_, space_);
     if (!strategy_->get().supports_objectives(options_.objectives.size())) {
-        std::string names;
-        for (const auto& m : options_.objectives) names += fmt::format("{}{}", names.empty() ? "" : ", ", m.name);
         throw InvalidArgument(fmt::format("TunerOptions: {} objectives ({}), but {} optimises a single one; "
                                           "RandomSearch, GridSearch, Bayesian, ASHA and asynchronous Hyperband "
                                           "take several",
-                                          options_.objectives.size(), names, strategy_->name()));
+                                          options_.objectives.size(),
+                                          detail::join(metric_names(options_.objectives, {}), ", "),
+                                          strategy_->name()));
     }
     if (!options_.warm_start.empty())
         warm_ = prepare_warm_start(options_.warm_start, space_, options_.metric, options_.direction,
