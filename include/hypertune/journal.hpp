@@ -33,6 +33,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <unordered_map>
 #include <utility>
@@ -139,6 +140,18 @@ struct JournalContents {
     std::uintmax_t valid_bytes = 0;     ///< the length of the file up to the last complete line
 };
 
+/// How every journal's first line starts (a format-1 journal's with its sorted fields).
+inline constexpr std::string_view journal_first_line_start = R"({"event":"run_started")";
+inline constexpr std::string_view journal_format1_first_line_start = R"({"direction":")";
+
+/// Whether `line`, the whole of a file that ends without a newline, can be the first line of a
+/// journal cut by a crash while it was written. Anything else is another file, not to be written over.
+[[nodiscard]] inline bool could_start_journal(std::string_view line) {
+    for (std::string_view start : {journal_first_line_start, journal_format1_first_line_start})
+        if (line.substr(0, start.size()) == start.substr(0, line.size())) return true;
+    return false;
+}
+
 [[nodiscard]] inline JournalContents read_journal(const std::string& path) {
     // A directory opens as a stream that reads nothing, which would pass for an empty journal.
     std::error_code ec;
@@ -170,6 +183,10 @@ struct JournalContents {
             c.events.push_back(std::move(j));
             c.valid_bytes += line.size() + 1;
         } catch (const JsonError& e) {
+            if (!complete && number == 1 && !could_start_journal(line))
+                throw IoError(fmt::format("journal '{}' line 1: not a journal ({}), and a journal's first line starts "
+                                          "with {}; the tuner would write over this file: give it another path",
+                                          path, e.what(), journal_first_line_start));
             if (!complete) {
                 c.warning = fmt::format("journal '{}': dropped a truncated last line {} ({} bytes), "
                                         "most likely cut by a crash while it was written",
@@ -203,14 +220,32 @@ struct JournalContents {
     return fmt::format("pid {} on host {}", ::getpid(), host[0] ? host.data() : "?");
 }
 
+/// The file a journal path names: `journal` itself, or, when it is a symbolic link, the file the
+/// link leads to (followed to the end). The lock file and the checkpoint folder are named after
+/// it, so that a run resumed through a link finds the checkpoints of a run made through the file,
+/// and a tuner on the link is refused while one runs on the file.
+[[nodiscard]] inline std::string journal_file_path(const std::string& journal) {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    fs::path p = journal;
+    for (int hops = 0; hops < 40 && fs::is_symlink(p, ec); ++hops) {
+        fs::path target = fs::read_symlink(p, ec);
+        if (ec) break;
+        p = target.is_absolute() ? target : p.parent_path() / target;
+    }
+    return p.string();
+}
+
 /// The exclusive lock that keeps a second writer off a journal: flock(2) on "<journal>.lock", a
 /// file that holds the holder's pid and host name for the message that refuses the next one. The
 /// operating system drops the lock when its holder dies, however it dies (kill -9 included), so a
 /// lock file left behind never blocks a resume: it is the lock that counts, not the file.
-/// The descriptor is close-on-exec, so trainers started by CommandObjective never inherit it.
+/// The journal file itself is locked too: two names of one file that the lock file's name cannot
+/// tell apart (a hard link, a linked folder) still meet there. The descriptors are close-on-exec,
+/// so trainers started by CommandObjective never inherit them.
 class JournalLock {
 public:
-    explicit JournalLock(const std::string& journal) : path_(journal + ".lock") {
+    explicit JournalLock(const std::string& journal) : path_(journal_file_path(journal) + ".lock") {
         // The holder deletes the file when it lets go. Whoever opened it just before may then lock
         // a file no longer in the directory: that lock excludes nobody, so check and start over.
         for (int attempt = 0; attempt < 100; ++attempt) {
@@ -238,6 +273,7 @@ public:
         }
         if (fd_ < 0) throw IoError(fmt::format("journal '{}': cannot lock it: its lock file '{}' keeps being replaced",
                                                journal, path_));
+        lock_journal_file(journal);
         std::string holder = journal_holder_text() + '\n';
         if (::ftruncate(fd_, 0) != 0 ||
             ::pwrite(fd_, holder.data(), holder.size(), 0) != static_cast<ssize_t>(holder.size())) {
@@ -271,8 +307,29 @@ private:
         return fmt::format("its pid is not known yet; lock file '{}'", path_);
     }
 
+    // The journal file's own lock (created empty when it does not exist yet, as the writer would).
+    // A path that cannot be opened (a folder, say) is left to the reader and the writer, whose
+    // errors name it.
+    void lock_journal_file(const std::string& journal) {
+        journal_fd_ = ::open(journal.c_str(), O_RDONLY | O_CLOEXEC);
+        if (journal_fd_ < 0 && errno == ENOENT) journal_fd_ = ::open(journal.c_str(), O_RDONLY | O_CREAT | O_CLOEXEC, 0644);
+        if (journal_fd_ < 0) return;
+        if (::flock(journal_fd_, LOCK_EX | LOCK_NB) == 0) return;
+        const int err = errno;
+        release(true);
+        if (err == EWOULDBLOCK)
+            throw IoError(fmt::format("journal '{}' is in use by another tuner, which opened it under another name (a "
+                                      "hard link to the same file, or a path through a linked folder); two tuners "
+                                      "on one journal would run every trial twice: let that run end, or give this "
+                                      "one another journal",
+                                      journal));
+        throw IoError(fmt::format("journal '{}': cannot lock it: {}", journal, std::strerror(err)));
+    }
+
     // Unlinking before closing, while the lock is still held, is what makes the check above sound.
     void release(bool held) {
+        if (journal_fd_ >= 0) ::close(journal_fd_);
+        journal_fd_ = -1;
         if (fd_ < 0) return;
         if (held) ::unlink(path_.c_str());
         ::close(fd_);
@@ -281,6 +338,7 @@ private:
 
     std::string path_;
     int fd_ = -1;
+    int journal_fd_ = -1;  // the journal file's own lock
 };
 
 /// Appends events; flushes each line and fsyncs on demand. Not thread-safe: the tuner writes

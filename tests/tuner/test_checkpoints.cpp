@@ -249,8 +249,14 @@ TEST_CASE("after a crash, the trial in flight continues from its last persisted 
     remove_run(crashed);
 }
 
-TEST_CASE("paused trials of a stopped run continue from their persisted checkpoints when it is resumed") {
-    const auto journal = checkpoint_journal("paused");
+TEST_CASE("paused trials of a stopped run continue from their persisted checkpoints when it is resumed, through a "
+          "symbolic link to its journal too") {
+  for (const bool through_link : {false, true}) {
+    CAPTURE(through_link);
+    const auto journal = checkpoint_journal(through_link ? "paused-link" : "paused");
+    const std::string link = journal + ".link";
+    fs::remove(link);
+    if (through_link) fs::create_symlink(journal, link);  // dangling until the run writes the journal
     const fs::path folder = journal + ".checkpoints";
     auto promotion = [] {
         return ht::ASHA({.min_resource = 1, .max_resource = 9, .reduction_factor = 3, .type = ht::HalvingType::Promotion});
@@ -276,7 +282,8 @@ TEST_CASE("paused trials of a stopped run continue from their persisted checkpoi
     CHECK(kept_between >= 1);
 
     CheckpointingTrainer trainer;  // CHECKs that a resumed call got "state after <resumed_from>"
-    const ht::Result r = ht::Tuner(checkpoint_space(), promotion(), checkpoint_options(journal, 30)).fit(std::ref(trainer));
+    const ht::Result r = ht::Tuner(checkpoint_space(), promotion(), checkpoint_options(through_link ? link : journal, 30))
+                             .fit(std::ref(trainer));
     std::size_t continued = 0;
     for (const auto& c : trainer.calls()) continued += c.resumed_from > 0;
     CHECK(continued >= 1);
@@ -294,6 +301,37 @@ TEST_CASE("paused trials of a stopped run continue from their persisted checkpoi
     if (fs::exists(folder))
         for (const auto& entry : fs::directory_iterator(folder)) left += entry.path().extension() == ".ckpt";
     CHECK(left == still_paused);
+    CHECK_FALSE(fs::exists(link + ".checkpoints"));  // the link's run kept them beside the journal itself
+    remove_run(journal);
+    fs::remove(link);
+  }
+}
+
+TEST_CASE("a checkpoint folder removed during the run comes back, and a file in its place is refused before any trial") {
+    const auto journal = checkpoint_journal("removed");
+    const fs::path folder = journal + ".checkpoints";
+    std::atomic<bool> removed{false};
+    CheckpointingTrainer trainer;
+    trainer.after_save = [&](ht::TrialId, ht::Resource) {
+        if (!removed.exchange(true)) fs::remove_all(folder);  // a clean-up job, say
+    };
+    auto asha = [] { return ht::ASHA({.min_resource = 1, .max_resource = 9, .reduction_factor = 3}); };
+    const ht::Result r = ht::Tuner(checkpoint_space(), asha(), checkpoint_options(journal, 12)).fit(std::ref(trainer));
+    CHECK(removed.load());
+    for (const auto& t : r.trials()) CHECK_MESSAGE(t.status != ht::TrialStatus::Failed, t.failure_reason);
+    remove_run(journal);
+
+    { std::ofstream(folder) << "not a folder"; }
+    try {
+        (void)ht::Tuner(checkpoint_space(), asha(), checkpoint_options(journal, 12)).fit(std::ref(trainer));
+        FAIL("a file in the checkpoint folder's place was accepted");
+    } catch (const ht::IoError& e) {
+        CHECK(std::string(e.what()) == fmt::format("checkpoint folder '{}': exists and is not a folder; the journal "
+                                                   "keeps its trials' checkpoints there: move it away",
+                                                   folder.string()));
+    }
+    CHECK(fs::file_size(journal) == 0);  // nothing was run
+    fs::remove(folder);
     remove_run(journal);
 }
 

@@ -210,6 +210,36 @@ TEST_CASE("a journal cut at any line resumes to the uninterrupted run's trials")
     }
 }
 
+TEST_CASE("a journal's first line cut by a crash starts the run afresh with a warning, but another file is refused untouched") {
+    auto path = temp_journal("first-line");
+    auto reference = ht::Tuner(journal_space(), asha(), options(path, 12)).fit(journal_trainer);
+    const std::string first = lines_of(path).front();
+    for (const std::size_t keep : {std::size_t{1}, std::size_t{12}, first.size() / 2, first.size() - 1}) {
+        CAPTURE(keep);
+        write_lines(path, {}, 0, first.substr(0, keep));
+        auto resumed = ht::Tuner(journal_space(), asha(), options(path, 12)).fit(journal_trainer);
+        CHECK(outcome(resumed) == outcome(reference));
+        REQUIRE(resumed.setup().warnings.size() == reference.setup().warnings.size() + 1);
+        CHECK(resumed.setup().warnings.front() ==
+              fmt::format("journal '{}': dropped a truncated last line 1 ({} bytes), most likely cut by a crash while "
+                          "it was written",
+                          path, keep));
+    }
+    // Notes, one line without a newline: not the start of a journal, so not written over.
+    const std::string notes = "lr=0.01 depth=6  # my best settings";
+    write_lines(path, {}, 0, notes);
+    try {
+        (void)ht::Tuner(journal_space(), asha(), options(path, 12));
+        FAIL("a file that is not a journal was taken for one");
+    } catch (const ht::IoError& e) {
+        CHECK(std::string(e.what()).starts_with(fmt::format("journal '{}' line 1: not a journal (", path)));
+        CHECK(std::string(e.what()).ends_with(R"(, and a journal's first line starts with {"event":"run_started"; )"
+                                              "the tuner would write over this file: give it another path"));
+    }
+    CHECK(lines_of(path) == std::vector<std::string>{notes});
+    fs::remove(path);
+}
+
 TEST_CASE("kill -9 at random moments: every resume keeps what completed and nothing runs twice") {
     auto reference = ht::Tuner(journal_space(), asha(), options("", 30)).fit(journal_trainer);
     auto path = temp_journal("kill");

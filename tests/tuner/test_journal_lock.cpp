@@ -102,6 +102,39 @@ TEST_CASE("a second tuner with other options on a running journal hears of the l
     fs::remove(path);
 }
 
+TEST_CASE("a tuner on a symbolic or a hard link to a journal in use is refused, as on the journal itself") {
+    auto path = lock_journal("links");
+    const std::string symbolic = path + ".symlink", hard = path + ".hardlink";
+    fs::remove(symbolic);
+    fs::remove(hard);
+    {
+        ht::Tuner first(lock_space(), ht::RandomSearch(), lock_options(path));
+        fs::create_symlink(path, symbolic);
+        fs::create_hard_link(path, hard);  // the first tuner's lock made the file
+        // Through the symbolic link, the lock file is the journal's own, and names its holder.
+        CHECK(refusal(symbolic).message ==
+              fmt::format("journal '{0}' is in use by another tuner (pid {1} on host {2}, this process; lock file "
+                          "'{3}.lock'); two tuners on one journal would run every trial twice: let that run end, or "
+                          "give this one another journal",
+                          symbolic, ::getpid(), host_name(), path));
+        // A hard link has a name of its own; the file's own lock refuses it.
+        CHECK(refusal(hard).message ==
+              fmt::format("journal '{}' is in use by another tuner, which opened it under another name (a hard link "
+                          "to the same file, or a path through a linked folder); two tuners on one journal would run "
+                          "every trial twice: let that run end, or give this one another journal",
+                          hard));
+        CHECK_FALSE(fs::exists(hard + ".lock"));  // the refused tuner left nothing behind
+        CHECK(first.fit(lock_objective).trials().size() == 10);
+    }
+    // Once it is over, the run resumes through either link.
+    CHECK(ht::Tuner(lock_space(), ht::RandomSearch(), lock_options(symbolic, 12)).fit(lock_objective).trials().size() == 12);
+    CHECK(ht::Tuner(lock_space(), ht::RandomSearch(), lock_options(hard, 14)).fit(lock_objective).trials().size() == 14);
+    CHECK(ht::load_result(path).trials().size() == 14);
+    fs::remove(symbolic);
+    fs::remove(hard);
+    fs::remove(path);
+}
+
 TEST_CASE("writers opened by many threads at once on one journal: exactly one gets it") {
     auto path = lock_journal("threads");
     for (int round = 0; round < 20; ++round) {

@@ -49,9 +49,16 @@ class CheckpointStore {
 public:
     /// Beside `journal` ("<journal>.checkpoints/", created when first needed); without one (""),
     /// in memory, with trial folders in a fresh temporary directory.
+    /// A path in the folder's place that is not a folder is refused here, before any trial runs.
     explicit CheckpointStore(const std::string& journal)
         : folder_(journal.empty() ? fresh_temporary_folder() : std::filesystem::path(journal + ".checkpoints")),
-          on_disk_(!journal.empty()) {}
+          on_disk_(!journal.empty()) {
+        std::error_code ec;
+        if (on_disk_ && std::filesystem::exists(folder_, ec) && !std::filesystem::is_directory(folder_, ec))
+            throw IoError(fmt::format("checkpoint folder '{}': exists and is not a folder; the journal keeps its "
+                                      "trials' checkpoints there: move it away",
+                                      folder_.string()));
+    }
 
     CheckpointStore(const CheckpointStore&) = delete;
     CheckpointStore& operator=(const CheckpointStore&) = delete;
@@ -257,13 +264,13 @@ private:
         return tmp / fmt::format("hypertune-checkpoints-{}-{}", ::getpid(), runs.fetch_add(1));
     }
 
+    // Every time, not once: a folder removed during the run (by hand, by a clean-up job) comes
+    // back, instead of failing every later checkpoint. It is one stat when it is there.
     void ensure_folder() {
         std::lock_guard lk(mu_);
-        if (created_) return;
         std::error_code ec;
         std::filesystem::create_directories(folder_, ec);
         if (ec) throw IoError(fmt::format("checkpoint folder '{}': cannot create: {}", folder_.string(), ec.message()));
-        created_ = true;
     }
 
     static void write_synced(const std::filesystem::path& path, const std::string& head, const std::string& bytes) {
@@ -300,7 +307,6 @@ private:
     std::unordered_map<TrialId, SavedCheckpoint> memory_;  // without a journal
     const std::filesystem::path folder_;
     const bool on_disk_ = false;
-    bool created_ = false;                 // under mu_
     std::atomic<bool> folders_used_{false};  // a trial folder was asked for
 };
 

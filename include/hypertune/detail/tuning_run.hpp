@@ -55,7 +55,7 @@ public:
         : space_(std::move(space)), strategy_(std::move(strategy)), options_(std::move(options)),
           objective_(std::move(objective)), journal_(std::move(journal)), earlier_(std::move(earlier)),
           warm_(std::move(warm)), strategy_name_(strategy_.name()), max_resource_(strategy_.max_resource()),
-          checkpoints_(options_.journal),
+          checkpoints_(options_.journal.empty() ? std::string() : journal_file_path(options_.journal)),
           metric_names_(metric_names(options_.objectives, options_.constraints)),
           several_metrics_(options_.objectives.size() > 1 || !options_.constraints.empty()) {
         if (options_.progress == ProgressBar::Always ||
@@ -300,6 +300,7 @@ private:
         start.constraints = options_.constraints;
         start.instances_parameter = options_.instances_parameter;
         emit(start);
+        if (!earlier_.warning.empty()) warn(earlier_.warning, session_start_);  // a first line cut by a crash
         if (warm_.parent_runs > 0)
             emit(RunWarmStarted{session_start_, std::move(warm_.parent_bests), warm_.parent_runs,
                                 warm_.observations.size(), warm_.fingerprint});
