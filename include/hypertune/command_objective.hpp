@@ -39,7 +39,9 @@
 //   a digit: "validation_loss=0,731" read with [0-9.eE+-]+ captures "0" (a decimal comma), and a
 //   misread value must not become the best trial. (Unless the regex goes on past its group: what
 //   it matches there, say a ',' between values, is what the user said comes next.) Other metrics
-//   with such a value are skipped. Every metric value (objective included) goes to options.on_metric if set, with
+//   with such a value are skipped, and so are captures that reach the end of a line cut at
+//   max_line_bytes (the number may go on past the cut: for the objective, and for the step
+//   regex, the trial fails). Every metric value (objective included) goes to options.on_metric if set, with
 //   the step current at its line.
 // - Early stopping: when trial.should_stop() becomes true (checked after each report and at least
 //   every 100 ms) the whole process group gets SIGTERM, then SIGKILL kill_grace_seconds later; the

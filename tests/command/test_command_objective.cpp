@@ -568,6 +568,33 @@ TEST_CASE("a trainer that hangs is killed at the timeout and the trial fails") {
     CHECK(r.seconds < 2.0);
 }
 
+TEST_CASE("a value where a line longer than max_line_bytes was cut fails the trial, but a whole one before the cut counts") {
+    const ht::CommandOptions o{.metrics = {{"loss", R"(loss=([0-9.]+))"}, {"acc", R"(acc=([0-9.]+))"}},
+                               .step_regex = R"(epoch=(\d+))",
+                               .max_line_bytes = 64};
+    const std::string pad(50, 'x');
+    // "loss=0.987654" cut after "loss=0": read, it would be the objective 0, the best of the run.
+    auto cut = run(ht::CommandObjective({"/bin/echo", "epoch=1 " + pad + "loss=0.987654"}, o));
+    CHECK_FALSE(cut.value.has_value());
+    CHECK(cut.error == ("trial 1: the objective metric 'loss' captured '0' where the line was cut at "
+                              "max_line_bytes (64 bytes), so the number may go on past the cut: print it on a "
+                              "shorter line, or raise CommandOptions::max_line_bytes"));
+    // The step regex too: "epoch=12345" cut after "epoch=1".
+    auto step = run(ht::CommandObjective({"/bin/sh", "-c", "echo " + pad + "llllll epoch=12345; echo loss=0.5"}, o));
+    CHECK(step.error.find("the step regex 'epoch=(\\d+)' captured '1' where the line was cut") != std::string::npos);
+    // Another metric cut so is skipped; a value that ends before the cut is whole, and read.
+    std::vector<double> acc;
+    ht::CommandOptions seen = o;
+    seen.on_metric = [&](const ht::MetricValue& v) {
+        if (v.metric == "acc") acc.push_back(v.value);
+    };
+    auto whole = run(ht::CommandObjective(
+        {"/bin/sh", "-c", "echo epoch=1 loss=0.25 " + pad + "acc=0.91; echo epoch=2 acc=0.93 loss=0.2 " + pad}, seen));
+    CHECK(whole.error == "");
+    CHECK(whole.value == 0.2);
+    CHECK(acc == std::vector<double>{0.93});
+}
+
 TEST_CASE("a flood of output neither deadlocks nor grows memory") {
     const long long mb = sanitized ? 20 : 100;
     auto dir = log_dir("flood");

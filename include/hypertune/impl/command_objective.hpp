@@ -208,12 +208,26 @@ private:
         log_.line(line, cut);
         s.tail.emplace_back(line);
         if (s.tail.size() > spec_.options.tail_lines) s.tail.pop_front();
-        if (ending_ == Ending::Running) read_metrics(line);
+        if (ending_ == Ending::Running) read_metrics(line, cut);
     }
 
-    void read_metrics(std::string_view line) {
+    // A line longer than max_line_bytes was cut: a capture that reaches the cut may be the first
+    // digits of a longer number ("loss=0" of "loss=0.987"), so it is not read as a value.
+    [[nodiscard]] static bool reaches_cut(std::string_view text, std::string_view line, bool cut) {
+        return cut && text.data() + text.size() == line.data() + line.size();
+    }
+    [[nodiscard]] Error cut_error(std::string_view what, std::string_view text) const {
+        return Error(fmt::format("trial {}: {} captured '{}' where the line was cut at max_line_bytes ({} bytes), so "
+                                 "the number may go on past the cut: print it on a shorter line, or raise "
+                                 "CommandOptions::max_line_bytes",
+                                 trial_.id(), what, text, spec_.options.max_line_bytes));
+    }
+
+    void read_metrics(std::string_view line, bool cut) {
         if (spec_.step)
             if (auto text = spec_.step->capture(line)) {
+                if (reaches_cut(*text, line, cut))
+                    throw cut_error(fmt::format("the step regex '{}'", spec_.step->source()), *text);
                 auto step = parse_number<Resource>(*text);
                 if (!step)
                     throw Error(fmt::format("trial {}: the step regex '{}' captured '{}', not an integer (line: {})",
@@ -235,6 +249,10 @@ private:
                 throw Error(fmt::format("trial {}: the objective metric '{}' captured '{}', not a finite number "
                                         "(line: {})",
                                         trial_.id(), name, *text, line));
+            }
+            if (reaches_cut(*text, line, cut)) {
+                if (!is_objective) continue;
+                throw cut_error(fmt::format("the objective metric '{}'", name), *text);
             }
             // What the regex itself matches after the capture (a separator it names) is the user's word.
             if (ends_match && stops_inside_number(line, *text)) {
