@@ -66,7 +66,8 @@ public:
     void start(const SearchSpace& space, const StrategyContext& ctx);
 
     /// The next thing to run: a new trial, a paused one resumed, or Wait / Done.
-    /// Throws StrategyError when next() breaks the budget or names a trial never handed out.
+    /// Throws StrategyError when next() breaks the budget or names a trial never handed out, and
+    /// before start() (as report() and tell() do then, and for a trial ask() never handed out).
     [[nodiscard]] Suggestion ask();
 
     /// Trial `id` reported `loss` after `step` units: Continue, or Stop it.
@@ -166,6 +167,8 @@ protected:
     }
 
 private:
+    // Throws StrategyError when `call` comes before start(), or names a trial never handed out.
+    HYPERTUNE_INLINE void require_started(const char* call, std::optional<TrialId> id = std::nullopt) const;
     [[nodiscard]] DecisionSink& sink() noexcept { return ctx_.decisions ? *ctx_.decisions : own_sink_; }
     [[nodiscard]] std::size_t new_trials_left() const noexcept {
         if (ctx_.max_trials == 0) return std::numeric_limits<std::size_t>::max();
@@ -177,6 +180,7 @@ private:
     StrategyContext ctx_;
     DecisionSink own_sink_;
     TrialId next_id_ = 0;
+    bool started_ = false;
 };
 
 /// A scheduler: a class derived from Scheduler.

@@ -198,8 +198,11 @@ TEST_CASE("ASHA ignores repeated steps and judges a trial that skips rungs at th
     REQUIRE(at9.records.size() == 1);
     CHECK(at9.records[0].rung == 2);
     CHECK(at9.records[0].peers == 2);
-    // Reports from trials never handed out are ignored.
-    CHECK(asha.report(99, 1, 0.0) == Decision::Continue);
+    // Reports from trials never handed out are refused, naming the trial.
+    CHECK_THROWS_WITH_AS((void)asha.report(99, 1, 0.0),
+                         "strategy 'ASHA': report() for trial 99, which ask() never handed out (the next new trial's "
+                         "id is 3)",
+                         StrategyError);
     CHECK(asha.take_decisions().empty());
 }
 

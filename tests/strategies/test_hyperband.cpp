@@ -229,11 +229,17 @@ TEST_CASE("Hyperband schedule with a max_resource that is not a power of eta") {
                 CAPTURE(min_r);
                 CAPTURE(max_r);
                 CAPTURE(eta);
-                Hyperband h({.min_resource = min_r,
-                             .max_resource = max_r,
-                             .eta = eta,
-                             .type = HalvingType::Stop,
-                             .brackets = 0});
+                const HyperbandOptions o{.min_resource = min_r,
+                                         .max_resource = max_r,
+                                         .eta = eta,
+                                         .type = HalvingType::Stop,
+                                         .brackets = 0};
+                if (min_r * eta > max_r) {  // s_max = 0: no rung below max_resource, refused
+                    CHECK_THROWS_WITH_AS(Hyperband{o}, doctest::Contains("min_resource * eta must be <= max_resource"),
+                                         InvalidArgument);
+                    continue;
+                }
+                Hyperband h(o);
                 int s_max = h.s_max();
                 Resource p = min_r;
                 for (int s = 0; s < s_max; ++s) p *= eta;
@@ -295,13 +301,19 @@ TEST_CASE(
     CHECK(Hyperband({.mode = HyperbandMode::Synchronous}).name() == "Hyperband");
     CHECK(Hyperband({.mode = HyperbandMode::Synchronous, .brackets = 2}).name() == "Hyperband-brackets=2");
     // (1, 81, 3) has five brackets: the asynchronous mode runs s = 4 and 3 unless told otherwise,
-    // the synchronous mode all five; with a single bracket the default is that one.
+    // the synchronous mode all five; with two brackets in all, both.
     CHECK(Hyperband().brackets() == 2);
     CHECK(Hyperband().lowest_bracket() == 3);
     CHECK(Hyperband({.brackets = 0}).brackets() == 5);
     CHECK(Hyperband({.mode = HyperbandMode::Synchronous}).brackets() == 5);
-    CHECK(Hyperband({.min_resource = 1, .max_resource = 2, .eta = 3}).brackets() == 1);
-    CHECK(Hyperband({.min_resource = 1, .max_resource = 2, .eta = 3}).name() == "Hyperband-promotion-fill");
+    CHECK(Hyperband({.min_resource = 1, .max_resource = 3, .eta = 3}).brackets() == 2);
+    CHECK(Hyperband({.min_resource = 1, .max_resource = 3, .eta = 3}).name() == "Hyperband-promotion-fill");
+    // One bracket would be a single rung at max_resource: no early stopping at all, so refused.
+    CHECK_THROWS_WITH_AS(Hyperband({.min_resource = 1, .max_resource = 2, .eta = 3}),
+                         "Hyperband: min_resource 1 and max_resource 2 with eta 3 leave no rung below max_resource, "
+                         "so every trial would run to the end (random search by another name); min_resource * eta "
+                         "must be <= max_resource",
+                         InvalidArgument);
     CHECK(ASHA().name() == "ASHA-promotion-fill");
     CHECK(ASHA({.type = HalvingType::Stop}).name() == "ASHA");  // no fill to refuse: unset
     CHECK(ASHA({.type = HalvingType::Stop}).name() == "ASHA");

@@ -138,6 +138,51 @@ TEST_CASE("a scheduler that names a trial never handed out gets a StrategyError"
                          ht::StrategyError);
 }
 
+TEST_CASE("ask, report or tell before start, or for a trial never handed out, is a StrategyError naming the strategy") {
+    // Each built-in strategy, used directly (no tuner): a crash or a made-up trial before.
+    std::vector<ht::AnyStrategy> strategies;
+    strategies.emplace_back(ht::RandomSearch{});
+    strategies.emplace_back(ht::ASHA{});
+    strategies.emplace_back(ht::Hyperband{});
+    strategies.emplace_back(ht::Hyperband({.mode = ht::HyperbandMode::Synchronous}));
+    strategies.emplace_back(ht::MedianStopping(ht::RandomSearch{}));
+    for (auto& s : strategies) {
+        CAPTURE(s.name());
+        const std::string before = fmt::format("strategy '{}': ask() before start(space, context)", s.name());
+        CHECK_THROWS_WITH_AS((void)s.ask(), doctest::Contains(before.c_str()), ht::StrategyError);
+        CHECK_THROWS_WITH_AS(s.tell(0, ht::Outcome::completed(1.0, 1)), doctest::Contains("tell() before start"),
+                             ht::StrategyError);
+        s.start(two_d(), {.max_trials = 4});
+        const ht::Suggestion first = s.ask();
+        REQUIRE(first.runs());
+        const std::string unknown = fmt::format("report() for trial {}, which ask() never handed out", first.trial + 1);
+        CHECK_THROWS_WITH_AS((void)s.report(first.trial + 1, 1, 0.5), doctest::Contains(unknown.c_str()),
+                             ht::StrategyError);
+        CHECK(s.report(first.trial, 1, 0.5) != ht::Decision::Stop);  // its own trial is judged as before
+    }
+}
+
+TEST_CASE("a scheduler that answers Wait with nothing running ends the run with a warning, not as finished") {
+    class WaitsForNothing : public ht::Scheduler {
+    public:
+        std::string name() const override { return "WaitsForNothing"; }
+
+    protected:
+        ht::Suggestion next(const ht::TrialBudget& b) override {
+            return b.next_id < 2 ? start_new(b, 1) : ht::Suggestion::wait();
+        }
+    };
+    auto result = ht::Tuner(two_d(), WaitsForNothing{}, {.max_jobs = 5}).fit([](const ht::Config& c) {
+        return c.get<double>("x");
+    });
+    CHECK(result.trials().size() == 2);
+    CHECK(result.stop_reason() == "strategy 'WaitsForNothing' answered Wait with no trial running");
+    REQUIRE(result.setup().warnings.size() == 1);
+    CHECK(result.setup().warnings.front() ==
+          "strategy 'WaitsForNothing' answered Wait with no trial running, so nothing could end the wait and the run "
+          "ended after 2 trials; a scheduler with nothing left to run answers Done");
+}
+
 TEST_CASE("a scheduler built without a sampler that starts a new trial gets a StrategyError, not a crash") {
     class NoSampler : public ht::Scheduler {
     public:

@@ -400,7 +400,15 @@ private:
             }
             if (s.kind == Suggestion::Kind::Wait) {
                 if (state_.count(TrialStatus::Running) == 0) {
-                    if (stop_reason_.empty()) stop_reason_ = "strategy finished";
+                    // Nothing running can end the wait: the run ends, but not as if the strategy were done.
+                    if (stop_reason_.empty()) {
+                        stop_reason_ = fmt::format("strategy '{}' answered Wait with no trial running", strategy_name_);
+                        warn(fmt::format("strategy '{}' answered Wait with no trial running, so nothing could end "
+                                         "the wait and the run ended after {} trials; a scheduler with nothing left "
+                                         "to run answers Done",
+                                         strategy_name_, state_.records().size()),
+                             run_clock());
+                    }
                     break;
                 }
                 auto generation = generation_;

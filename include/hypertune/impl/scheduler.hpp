@@ -20,6 +20,7 @@ HYPERTUNE_INLINE void Scheduler::start(const SearchSpace& space, const StrategyC
     space_ = space;
     ctx_ = ctx;
     next_id_ = 0;
+    started_ = true;
     (void)own_sink_.take();
     if (sampler_)
         sampler_->start(space, SamplerContext{ctx.seed, fidelity_levels(),
@@ -27,7 +28,19 @@ HYPERTUNE_INLINE void Scheduler::start(const SearchSpace& space, const StrategyC
     on_start();
 }
 
+HYPERTUNE_INLINE void Scheduler::require_started(const char* call, std::optional<TrialId> id) const {
+    if (!started_)
+        throw StrategyError(fmt::format("strategy '{}': {}() before start(space, context): a strategy is started "
+                                        "once before anything is asked of it (the Tuner does it)",
+                                        name(), call));
+    if (id && *id >= next_id_)
+        throw StrategyError(fmt::format("strategy '{}': {}() for trial {}, which ask() never handed out (the next "
+                                        "new trial's id is {})",
+                                        name(), call, *id, next_id_));
+}
+
 HYPERTUNE_INLINE Suggestion Scheduler::ask() {
+    require_started("ask");
     const TrialBudget budget{next_id_, new_trials_left()};
     Suggestion s = next(budget);
     if (s.runs()) {
@@ -48,12 +61,14 @@ HYPERTUNE_INLINE Suggestion Scheduler::ask() {
 }
 
 HYPERTUNE_INLINE Decision Scheduler::report(TrialId id, Resource step, const IntermediateReport& report) {
+    require_started("report", id);
     const Decision d = on_report_losses(id, step, report);
     if (sampler_) sampler_->on_report(id, step, report.loss);
     return d;
 }
 
 HYPERTUNE_INLINE void Scheduler::tell(TrialId id, const Outcome& outcome) {
+    require_started("tell", id);
     on_tell(id, outcome);
     if (sampler_) sampler_->on_result(id, outcome);
 }

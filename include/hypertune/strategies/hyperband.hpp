@@ -161,7 +161,7 @@ namespace detail {
 /// Hyperband, asynchronous (default) or synchronous. See the top of hyperband.hpp for the rules.
 class Hyperband : public Scheduler {
 public:
-    /// Throws InvalidArgument unless 1 <= min_resource < max_resource and eta >= 2. New trials'
+    /// Throws InvalidArgument unless 1 <= min_resource, min_resource * eta <= max_resource and eta >= 2. New trials'
     /// configurations come from `sampler` (random by default).
     HYPERTUNE_INLINE explicit Hyperband(HyperbandOptions options = {}, AnySampler sampler = RandomSampler{});
     // Out of line, with the constructor: a program in compiled mode does not compile the

@@ -75,6 +75,12 @@ HYPERTUNE_INLINE Hyperband::Hyperband(HyperbandOptions options, AnySampler sampl
     detail::validate_noise_tolerance("Hyperband", options_.noise_tolerance);
     schedule_ = detail::hyperband_schedule(options_.min_resource, options_.max_resource, options_.eta);
     const int all = static_cast<int>(schedule_.size());
+    if (all == 1)  // s_max = 0: one bracket, whose only rung is max_resource
+        throw InvalidArgument(fmt::format(
+            "Hyperband: min_resource {} and max_resource {} with eta {} leave no rung below max_resource, so every "
+            "trial would run to the end (random search by another name); min_resource * eta must be <= "
+            "max_resource",
+            options_.min_resource, options_.max_resource, options_.eta));
     if (options_.brackets && (*options_.brackets < 0 || *options_.brackets > all))
         throw InvalidArgument(fmt::format(
             "Hyperband: brackets = {}, but min_resource {}, max_resource {} and eta {} give {} bracket{} "
