@@ -246,7 +246,10 @@ public:
             const double instances = setup_.instances_parameter.empty() ? setup_.instances_per_trial : t.instances;
             c.busy_seconds += t.elapsed_seconds;
             c.billable_seconds += t.billable_seconds;
-            c.resource_used += t.resource_used;
+            // Saturating: a trial may report an absurd step (the largest Resource) without overflow.
+            c.resource_used = t.resource_used > std::numeric_limits<Resource>::max() - c.resource_used
+                                  ? std::numeric_limits<Resource>::max()
+                                  : c.resource_used + t.resource_used;
             double without = t.elapsed_seconds;
             if (t.status == TrialStatus::Stopped && t.resource_used > 0 && full > t.resource_used)
                 without = t.elapsed_seconds / static_cast<double>(t.resource_used) * static_cast<double>(full);

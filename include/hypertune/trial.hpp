@@ -201,6 +201,10 @@ private:
 
     // A report's step, accepted: steps must increase (else the trial fails); the first one is kept.
     void advance_to(Resource step) {
+        if (step < 1)
+            fail(fmt::format("trial {}: reported step {}; steps start at 1 (the units trained so far: epochs, "
+                             "boosting rounds)",
+                             id_, step));
         if (step <= last_step_)
             fail(fmt::format("trial {}: reported step {} after step {} (steps must increase)", id_, step, last_step_));
         if (reports_ == 0) first_step_ = step;

@@ -172,7 +172,7 @@ TEST_CASE("report: bad and unusual input") {
         REQUIRE(result.count(ht::TrialStatus::Failed) == 8);
         auto html = ht::render_report(result);
         check_structure(html);
-        CHECK(count(html, "out of memory") == 8);
+        CHECK(count(html, "out of memory") == 9);  // each trial's reason, and the warning that all failed
         CHECK(html.find("No trial produced a value.") != std::string::npos);
         CHECK(html.find("Needs at least 3 trials") != std::string::npos);
         CHECK(html.find("class=\"F\"") != std::string::npos);  // the partial curves, in the failure colour

@@ -91,6 +91,13 @@ inline constexpr std::array all_faults{Fault::None,      Fault::Throw,   Fault::
     return f != Fault::None && f != Fault::Overrun && f != Fault::Silent;
 }
 
+/// The repeated-step fault at `step`: reports the step before it again (step 1 twice, at the
+/// first step: a step 0 would be refused for another reason, steps start at 1).
+inline void repeat_step(Trial& trial, Resource step, double value) {
+    if (step == 1) trial.report(1, value);
+    trial.report(step > 1 ? step - 1 : 1, value);
+}
+
 /// What the tuner must write as the failure reason of a trial that failed by `f`.
 [[nodiscard]] inline std::string_view failure_signature(Fault f) noexcept {
     switch (f) {
@@ -320,12 +327,12 @@ private:
                                                         plan_->trial_time_limit.count()));
                     case Fault::NonIncreasingStep:
                         log.fired = true;
-                        trial.report(step - 1, value(cfg, step));  // throws
+                        repeat_step(trial, step, value(cfg, step));  // throws
                         break;
                     case Fault::SwallowedBadStep:
                         log.fired = true;
                         try {
-                            trial.report(step - 1, value(cfg, step));
+                            repeat_step(trial, step, value(cfg, step));
                         } catch (const InvalidArgument&) {  // the trainer ignores it: the trial still fails
                         }
                         break;

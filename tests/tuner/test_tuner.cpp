@@ -4,6 +4,10 @@
 
 #include <doctest/doctest.h>
 
+#include <filesystem>
+#include <fstream>
+#include <limits>
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -586,4 +590,84 @@ TEST_CASE("a Trial used after its objective returned: report() names the trial, 
     CHECK(late_errors[1].find("trial 1: report(step 2)") == 0);
     // The late reports reached neither the run nor the records.
     for (const auto& t : result.trials()) CHECK(t.curve.size() == 1);
+}
+
+TEST_CASE("what a trial trained is counted as it reported: a failure with no report trained nothing, a short return is warned about") {
+    ht::SearchSpace space{ht::ContinuousParameter("x", 0.0, 1.0)};
+    const ht::TunerOptions options{.max_jobs = 4, .seed = 2, .progress = ht::ProgressBar::Never};
+    // Failures: nothing reported, nothing counted (it was the budget, 50 a trial).
+    auto failed = ht::Tuner(space, ht::RandomSearch({.max_resource = 50}), options)
+                      .fit([](const ht::Config&, ht::Trial&) -> double { throw std::runtime_error("no GPU"); });
+    CHECK(failed.count(ht::TrialStatus::Failed) == 4);
+    for (const auto& t : failed.trials()) CHECK(t.resource_used == 0);
+    CHECK(failed.cost().resource_used == 0);
+    // Every trial failed: one warning says so, with the first one's reason.
+    CHECK(failed.setup().warnings == std::vector<std::string>{"all 4 trials failed; the first, trial 0: the objective "
+                                                               "threw: no GPU"});
+    // A trainer that stops at step 2 of its budget 9 without being told: counted to its budget
+    // (as one that reports less often is), and warned about once.
+    auto short_return = ht::Tuner(space, ht::RandomSearch({.max_resource = 9}), options)
+                            .fit([](const ht::Config& c, ht::Trial& trial) {
+                                trial.report(1, c.get<double>("x"));
+                                trial.report(2, c.get<double>("x"));
+                                return c.get<double>("x");
+                            });
+    for (const auto& t : short_return.trials()) CHECK(t.resource_used == 9);
+    CHECK(short_return.setup().warnings ==
+          std::vector<std::string>{"trial 0 returned after reporting step 2 of its budget 9 without being told to "
+                                   "stop, and counts as trained to its budget: right for a trainer that reports less "
+                                   "often than every unit, but one that stops early (a loop that ignores "
+                                   "trial.budget(), a command without {budget}) trains less than the tuner counts"});
+    // Reaching its budget, no warning.
+    auto full = ht::Tuner(space, ht::RandomSearch({.max_resource = 3}), options).fit([](const ht::Config& c, ht::Trial& trial) {
+        for (ht::Resource s = 1; s <= trial.budget(); ++s) trial.report(s, c.get<double>("x"));
+        return c.get<double>("x");
+    });
+    CHECK(full.setup().warnings.empty());
+}
+
+TEST_CASE("a first report at step 0 fails its trial, saying that steps start at 1") {
+    ht::SearchSpace space{ht::ContinuousParameter("x", 0.0, 1.0)};
+    auto r = ht::Tuner(space, ht::RandomSearch({.max_resource = 3}), {.max_jobs = 1, .progress = ht::ProgressBar::Never})
+                 .fit([](const ht::Config& c, ht::Trial& trial) {
+                     trial.report(0, c.get<double>("x"));
+                     return c.get<double>("x");
+                 });
+    REQUIRE(r.trials().size() == 1);
+    CHECK(r.trials()[0].failure_reason ==
+          "trial 0: reported step 0; steps start at 1 (the units trained so far: epochs, boosting rounds)");
+}
+
+TEST_CASE("a retried trial begins with an empty checkpoint folder: what the failed attempt left there is gone") {
+    ht::SearchSpace space{ht::ContinuousParameter("x", 0.0, 1.0)};
+    std::atomic<int> calls{0};
+    std::vector<std::string> seen;  // the folder's files at each call's start (one worker)
+    auto r = ht::Tuner(space, ht::RandomSearch({.max_resource = 3}),
+                       {.max_jobs = 1, .max_retries = 1, .progress = ht::ProgressBar::Never})
+                 .fit([&](const ht::Config& c, ht::Trial& trial) {
+                     const std::filesystem::path folder = trial.checkpoint_dir();
+                     std::string files;
+                     for (const auto& e : std::filesystem::directory_iterator(folder)) files += e.path().filename().string();
+                     seen.push_back(files);
+                     std::ofstream(folder / "epoch") << "2";  // then the trainer dies
+                     if (calls++ == 0) throw std::runtime_error("node lost");
+                     for (ht::Resource s = 1; s <= trial.budget(); ++s) trial.report(s, c.get<double>("x"));
+                     return c.get<double>("x");
+                 });
+    CHECK(seen == std::vector<std::string>{"", ""});
+    REQUIRE(r.trials().size() == 1);
+    CHECK(r.trials()[0].status == ht::TrialStatus::Completed);
+    CHECK(r.trials()[0].retries == 1);
+    CHECK(r.trials()[0].curve.size() == 3);
+}
+
+TEST_CASE("the cost's resource total saturates instead of overflowing on absurd steps") {
+    ht::SearchSpace space{ht::ContinuousParameter("x", 0.0, 1.0)};
+    auto r = ht::Tuner(space, ht::RandomSearch({.max_resource = 3}), {.max_jobs = 3, .progress = ht::ProgressBar::Never})
+                 .fit([](const ht::Config& c, ht::Trial& trial) {
+                     trial.report(1, c.get<double>("x"));
+                     trial.report(std::numeric_limits<ht::Resource>::max(), c.get<double>("x"));
+                     return c.get<double>("x");
+                 });
+    CHECK(r.cost().resource_used == std::numeric_limits<ht::Resource>::max());
 }

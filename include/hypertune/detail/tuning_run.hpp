@@ -427,6 +427,13 @@ private:
                 warn(fmt::format("{} trials ran past max_trial_seconds = {} s", trials_out_of_time_,
                                  options_.max_trial_seconds),
                      now);
+            // Every trial failed: most often one mistake repeated (a misspelt parameter name, a
+            // trainer that cannot start), which the summary should say, not each record alone.
+            if (const auto& records = state_.records();
+                !records.empty() && state_.count(TrialStatus::Failed) == records.size())
+                warn(fmt::format("all {} trials failed; the first, trial {}: {}", records.size(),
+                                 records.front().id, records.front().failure_reason),
+                     now);
             emit(RunEnded{now, stop_reason_});
             sync_journal();
             checkpoints_.remove_folder_if_empty();  // what paused trials saved stays for a resume
@@ -565,6 +572,8 @@ private:
         Resource folder_restart = 0;   // promoted with a checkpoint folder, but reported again from this step
         bool out_of_time = false;      // past max_trial_seconds: told to stop, or unstoppable
         bool timed_out = false;        // ... and cut short by it
+        Resource returned_short = 0;   // > 0: completed after reporting only up to this step, below its budget
+        Resource budget = 0;
     };
 
     // The Metrics an objective returned, in the run's order (the first objective becomes the
@@ -678,10 +687,17 @@ private:
                 if (!a.failed && trial.last_step() >= s.budget && !stop_flag_.load()) a.stopped = false;
             }
             Resource reached = std::max(trial.last_step(), s.resume_from);
-            a.resource = trial.reports() > 0 || a.stopped ? reached : s.budget;
+            // A failure counts what the trial reported (nothing reported: nothing known trained).
+            a.resource = trial.reports() > 0 || a.stopped || a.failed ? reached : s.budget;
             // An objective that never sees its Trial cannot know its budget: it trains in full.
-            if (!objective_.sees_trial && !a.stopped && max_resource_) a.resource = std::max(a.resource, *max_resource_);
-            if (!a.failed && !a.stopped) a.resource = std::max(a.resource, s.budget);  // reported less often
+            if (!objective_.sees_trial && !a.stopped && !a.failed && max_resource_)
+                a.resource = std::max(a.resource, *max_resource_);
+            // A trial that completes trained to its budget, also when it reported less often; one
+            // that returned early (a trainer that ignores its budget) is warned about in finish().
+            if (!a.failed && !a.stopped && trial.reports() > 0 && trial.last_step() < s.budget)
+                a.returned_short = trial.last_step();
+            a.budget = s.budget;
+            if (!a.failed && !a.stopped) a.resource = std::max(a.resource, s.budget);
             if (!a.failed && a.stopped && !std::isfinite(a.value) && trial.last_value()) a.value = *trial.last_value();
             if (trial.checkpoint_)
                 a.checkpoint = SavedCheckpoint{std::exchange(trial.checkpoint_, std::nullopt).value(),
@@ -689,7 +705,9 @@ private:
             a.reports = trial.reports();
             if (!a.failed || a.stopped || attempt >= options_.max_retries) break;
             // Retry from scratch: the failed attempt's reports are forgotten, and so are the
-            // checkpoints it saved (a crash now must not continue from them).
+            // checkpoints it saved (a crash now must not continue from them), and, for a trial that
+            // began afresh, what it left in its checkpoint folder: its retry begins afresh too.
+            if (!trial.folder_.empty() && s.resume_from == 0) checkpoints_.erase(s.trial);
             if (checkpoints_.on_disk()) {
                 checkpoints_.drop_checkpoint(s.trial);
                 try {
@@ -741,6 +759,15 @@ private:
                                  : " and went on to its budget after a report was told to stop: check "
                                    "trial.should_stop() after each report"),
                  t1);
+        if (a.returned_short > 0 && !warned_returned_short_) {
+            warned_returned_short_ = true;
+            warn(fmt::format("trial {} returned after reporting step {} of its budget {} without being told to stop, "
+                             "and counts as trained to its budget: right for a trainer that reports less often than "
+                             "every unit, but one that stops early (a loop that ignores trial.budget(), a command "
+                             "without {{budget}}) trains less than the tuner counts",
+                             id, a.returned_short, a.budget),
+                 t1);
+        }
         if (!a.failed && a.reports == 0 && max_resource_.value_or(1) > 1 && !warned_no_reports_) {
             warned_no_reports_ = true;
             warn(fmt::format("trial {} reported no intermediate values: {} can only judge a trial from the values it "
@@ -836,6 +863,7 @@ private:
     bool warned_folder_restart_ = false;
     bool warned_past_budget_ = false;
     bool warned_ignored_stop_ = false;
+    bool warned_returned_short_ = false;
     std::size_t trials_out_of_time_ = 0;  // TunerOptions::max_trial_seconds: runs that went past it
     double session_start_ = 0.0;
     std::size_t active_workers_ = 0;
