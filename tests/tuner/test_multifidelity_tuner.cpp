@@ -314,6 +314,33 @@ TEST_CASE("stop-type ASHA and Hyperband without free passes through the tuner: h
     }
 }
 
+TEST_CASE("stop-type ASHA and Hyperband without free passes: a trainer that ignores its stops runs every trial, each Completed") {
+    for (bool hyperband : {false, true}) {
+        CAPTURE(hyperband);
+        ht::AnyStrategy strategy =
+            hyperband ? ht::AnyStrategy(ht::Hyperband(
+                            {.max_resource = 9, .type = ht::HalvingType::Stop, .wait_for_peers = true}))
+                      : ht::AnyStrategy(ht::ASHA({.max_resource = 9, .type = ht::HalvingType::Stop, .wait_for_peers = true}));
+        auto result = ht::Tuner(curve_space(), std::move(strategy), {.max_jobs = 10, .seed = 3})
+                          .fit([](const ht::Config& c, ht::Trial& trial) {
+                              double v = 0.0;
+                              for (ht::Resource e = trial.resumed_from() + 1; e <= trial.budget(); ++e) {
+                                  v = c.get<double>("x") + 1.0 / static_cast<double>(e);
+                                  trial.report(e, v);  // should_stop() never looked at
+                              }
+                              return v;
+                          });
+        // Held at a rung, it trained to the end anyway: nothing is left to resume, and the run goes on.
+        CHECK(result.stop_reason() == "max_jobs reached");
+        CHECK(result.trials().size() == 10);
+        CHECK(result.count(ht::TrialStatus::Completed) == 10);
+        for (const auto& t : result.trials()) CHECK(t.resource_used == 9);
+        bool warned = false;
+        for (const auto& w : result.setup().warnings) warned = warned || w.find("told it to stop") != std::string::npos;
+        CHECK(warned);
+    }
+}
+
 TEST_CASE("asynchronous Hyperband and ASHA stop trials early and cost less than full training") {
     for (int which = 0; which < 2; ++which) {
         auto strategy = which == 0 ? ht::AnyStrategy(ht::Hyperband({.min_resource = 1, .max_resource = 27}))

@@ -61,7 +61,10 @@ HYPERTUNE_INLINE void StopRungs::finish(TrialId id, const Outcome& outcome, std:
     TrialState& t = *found;
     t.running = false;
     --running_;
-    if ((t.held || t.cleared) && !t.over && outcome.status != Outcome::Status::Failed) {
+    // A held trial that trained on to max_resource all the same (its trainer ignored the stop) has
+    // nothing left to resume: it leaves its rung's waiting list, as a failed one does.
+    const bool trained_in_full = outcome.resource >= max_resource_;
+    if ((t.held || t.cleared) && !t.over && outcome.status != Outcome::Status::Failed && !trained_in_full) {
         // Paused at the rung it was held at, until judged (or, cleared, until a worker is free).
         const Rung& rung = ladders_[t.bracket][t.rung];
         t.reached = std::max(outcome.resource, rung.resource);
@@ -75,7 +78,7 @@ HYPERTUNE_INLINE void StopRungs::finish(TrialId id, const Outcome& outcome, std:
         if (t.cleared) cleared_.push_back(id);
         return;
     }
-    if (t.held) {  // failed while held: it leaves the rung's waiting list
+    if (t.held) {  // failed (or trained in full) while held: it leaves the rung's waiting list
         auto& held = ladders_[t.bracket][t.rung].held;
         held.erase(std::remove(held.begin(), held.end(), id), held.end());
     }
