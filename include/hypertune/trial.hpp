@@ -129,16 +129,27 @@ public:
         return true;
     }
 
-    /// Keeps an opaque checkpoint (serialised model state) for when the trial is resumed. It holds
-    /// the state after the last reported step: a resumed trial continues from there, whether it
-    /// was saved before or after the report that paused or stopped it. With a journal, it is also
-    /// on disk when this returns ("<journal>.checkpoints/"), so that after a crash the trial
-    /// continues from it too; throws IoError naming the file when it cannot be written.
-    void save_checkpoint(std::string bytes) {
+    /// Keeps an opaque checkpoint (serialised model state) for when the trial is resumed. It is
+    /// taken to hold the state after the last step reported so far, so save it after each report:
+    /// a resumed trial continues from that step (resumed_from()), also when the report that paused
+    /// or stopped it came after the save (it then trains that step again). A trainer that saves a
+    /// step's state before it reports the step says so with save_checkpoint(bytes, step). With a
+    /// journal, it is also on disk when this returns ("<journal>.checkpoints/"), so that after a
+    /// crash the trial continues from it too; throws IoError naming the file when it cannot be
+    /// written.
+    void save_checkpoint(std::string bytes) { save_checkpoint(std::move(bytes), last_step_); }
+    /// The same, with the step whose state `bytes` hold: the last step reported, or the next one,
+    /// trained but not reported yet (InvalidArgument for any other: the trial would continue from
+    /// a step its state is not at).
+    void save_checkpoint(std::string bytes, Resource step) {
         if (returned_.load(std::memory_order_acquire)) called_late("save_checkpoint()");
-        if (detail::TrialHost* host = host_.load(std::memory_order_acquire)) host->on_checkpoint(*this, last_step_, bytes);
+        if (step != last_step_ && step != last_step_ + 1)
+            throw InvalidArgument(fmt::format("trial {}: save_checkpoint(bytes, {}): a checkpoint holds the state "
+                                              "of the last step reported ({}) or of the next one ({})",
+                                              id_, step, last_step_, last_step_ + 1));
+        if (detail::TrialHost* host = host_.load(std::memory_order_acquire)) host->on_checkpoint(*this, step, bytes);
         checkpoint_ = std::move(bytes);
-        checkpoint_step_ = last_step_;
+        checkpoint_step_ = step;
     }
     /// The checkpoint saved by an earlier run of this trial, if any.
     [[nodiscard]] const std::optional<std::string>& checkpoint() const noexcept { return checkpoint_; }

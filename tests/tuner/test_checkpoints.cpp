@@ -447,3 +447,63 @@ TEST_CASE("checkpoint_dir(): a trainer that removes its folder, so promoted tria
     });
     CHECK(warned == 1);
 }
+
+TEST_CASE("a trainer that saves a step's state before reporting it names the step and continues from it, and unnamed it is warned about") {
+    auto asha = [] {
+        return ht::ASHA({.min_resource = 1, .max_resource = 9, .reduction_factor = 3, .type = ht::HalvingType::Promotion});
+    };
+    for (const bool names_step : {true, false}) {
+        CAPTURE(names_step);
+        std::mutex mu;
+        std::map<ht::TrialId, std::vector<ht::Resource>> trained;  // every epoch trained, per trial
+        std::size_t mismatched = 0;  // resumed_from() differs from the epochs in the checkpoint
+        const ht::Result r =
+            ht::Tuner(checkpoint_space(), asha(), checkpoint_options("", 27)).fit([&](const ht::Config& c, ht::Trial& t) {
+                ht::Resource epochs = t.checkpoint() ? std::stoll(*t.checkpoint()) : 0;
+                std::vector<ht::Resource> mine;
+                {
+                    std::lock_guard lk(mu);
+                    mismatched += t.checkpoint().has_value() && epochs != t.resumed_from();
+                }
+                double loss = 0.0;
+                for (ht::Resource e = t.resumed_from() + 1; e <= t.budget(); ++e) {
+                    epochs = e;
+                    mine.push_back(e);
+                    loss = checkpoint_loss(c, e);
+                    // The state of epoch e, saved before e is reported.
+                    if (names_step) t.save_checkpoint(std::to_string(epochs), e);
+                    else t.save_checkpoint(std::to_string(epochs));
+                    t.report(e, loss);
+                    if (t.should_stop()) break;
+                }
+                std::lock_guard lk(mu);
+                auto& all = trained[t.id()];
+                all.insert(all.end(), mine.begin(), mine.end());
+                return loss;
+            });
+        std::size_t promoted = 0;
+        for (const auto& t : r.trials())
+            for (const auto& d : t.decisions) promoted += d.kind == ht::DecisionRecord::Kind::Promote;
+        REQUIRE(promoted > 0);
+        bool warned = false;
+        for (const auto& w : r.setup().warnings)
+            warned = warned || w.find("but its checkpoint was saved before its first report, at step 0") != std::string::npos;
+        if (names_step) {
+            // Each epoch trained once, and each trial continued from the epoch its state was at.
+            CHECK(mismatched == 0);
+            for (const auto& [id, epochs] : trained)
+                for (std::size_t i = 0; i < epochs.size(); ++i) CHECK(epochs[i] == static_cast<ht::Resource>(i + 1));
+            CHECK_FALSE(warned);
+        } else {
+            // Taken as the state of the step reported before it: promoted from rung 1, a trial
+            // has no checkpoint past step 0 and starts over, which the warning explains.
+            CHECK(warned);
+        }
+    }
+    ht::Trial trial(3, {}, 9);
+    trial.report(1, 0.5);
+    CHECK_THROWS_WITH_AS(trial.save_checkpoint("state", 3),
+                         "trial 3: save_checkpoint(bytes, 3): a checkpoint holds the state of the last step reported "
+                         "(1) or of the next one (2)",
+                         ht::InvalidArgument);
+}

@@ -532,12 +532,20 @@ private:
                  run_clock());
         else if (attempt.started_over && !attempt.failed && !warned_started_over_) {
             warned_started_over_ = true;
-            warn(fmt::format("{} resumed trial {} from step {}, but it saved no checkpoint, so it trained again from "
-                             "the start: save one with trial.save_checkpoint() and continue from trial.checkpoint(), "
-                             "or, for ASHA and asynchronous Hyperband, choose .type = ht::HalvingType::Stop, which "
-                             "never resumes a trial",
-                             strategy_name_, s.trial, s.resume_from),
-                 run_clock());
+            if (attempt.checkpoint_at_0)
+                warn(fmt::format("{} resumed trial {} from step {}, but its checkpoint was saved before its first "
+                                 "report, at step 0, so it trained again from the start: save the checkpoint after "
+                                 "the report of the step it holds, or name that step, trial.save_checkpoint(bytes, "
+                                 "step)",
+                                 strategy_name_, s.trial, s.resume_from),
+                     run_clock());
+            else
+                warn(fmt::format("{} resumed trial {} from step {}, but it saved no checkpoint, so it trained again "
+                                 "from the start: save one with trial.save_checkpoint() and continue from "
+                                 "trial.checkpoint(), or, for ASHA and asynchronous Hyperband, choose .type = "
+                                 "ht::HalvingType::Stop, which never resumes a trial",
+                                 strategy_name_, s.trial, s.resume_from),
+                     run_clock());
         } else if (attempt.folder_restart > 0 && !attempt.failed && !warned_folder_restart_) {
             warned_folder_restart_ = true;
             warn(fmt::format("{} resumed trial {} from step {}, but its first report was step {}: the trainer did not "
@@ -569,6 +577,7 @@ private:
         double waited_seconds = 0.0;   // waiting for resources, every attempt's (not billed)
         Resource resumed_from = 0;     // the checkpoint's step it continued from
         bool started_over = false;     // promoted, but with no checkpoint to continue from
+        bool checkpoint_at_0 = false;  // ... as its checkpoint was saved before its first report
         Resource folder_restart = 0;   // promoted with a checkpoint folder, but reported again from this step
         bool out_of_time = false;      // past max_trial_seconds: told to stop, or unstoppable
         bool timed_out = false;        // ... and cut short by it
@@ -662,6 +671,7 @@ private:
             // A checkpoint folder (CommandObjective's {checkpoint_dir}) is the trainer's to read:
             // whether it continued shows in its first report.
             a.started_over = s.resume_from > 0 && !resumes && trial.folder_.empty();
+            a.checkpoint_at_0 = a.started_over && checkpoint && checkpoint->step == 0;
             if (s.resume_from > 0 && !trial.folder_.empty() && trial.reports() > 0 && trial.first_step_ <= s.resume_from)
                 a.folder_restart = trial.first_step_;
             if (trial.acquired_at_) waited += std::chrono::duration<double>(*trial.acquired_at_ - began).count();

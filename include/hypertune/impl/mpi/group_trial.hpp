@@ -109,8 +109,8 @@ HYPERTUNE_MPI_INLINE Decision GroupHost::on_report_metrics(Trial&, Resource step
     return exchange(report_metrics_tag, leader_ ? pack(step) + metrics_bytes(values) : std::string());
 }
 
-HYPERTUNE_MPI_INLINE void GroupHost::on_checkpoint(Trial&, Resource, const std::string& bytes) {
-    if (leader_) channel_->send(0, save_tag, bytes);
+HYPERTUNE_MPI_INLINE void GroupHost::on_checkpoint(Trial&, Resource step, const std::string& bytes) {
+    if (leader_) channel_->send(0, save_tag, pack(step) + bytes);  // the step its state is at, then the state
 }
 
 HYPERTUNE_MPI_INLINE std::string GroupHost::checkpoint_folder(Trial& trial) {

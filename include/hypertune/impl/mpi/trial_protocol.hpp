@@ -52,7 +52,13 @@ HYPERTUNE_MPI_INLINE std::string coordinate_trial(Channel& channel, const std::v
                 answer([&] { trial.report(step, metrics_from(message.substr(sizeof(Resource)))); });
                 break;
             }
-            case save_tag: trial.save_checkpoint(std::move(message)); break;
+            case save_tag: {
+                if (message.size() < sizeof(Resource))
+                    throw Error(fmt::format("hypertune::mpi: malformed message of {} bytes", message.size()));
+                const auto step = unpack<Resource>(message.substr(0, sizeof(Resource)));
+                trial.save_checkpoint(message.substr(sizeof(Resource)), step);
+                break;
+            }
             case result_tag: return message;
             case failed_tag: throw Error(message);
             default: throw Error(fmt::format("hypertune::mpi: unexpected message tag {} from rank {}", tag, leader));
