@@ -16,7 +16,9 @@
 // - run_ended: the stop reason; the session's wall time closes.
 // result() gives the Result at any moment; once the run is over (`finished`), a trial still
 // running is Stopped ("the run ended while this trial was running") and a paused one is Stopped
-// with a record saying it waited for a promotion that never came.
+// with a record saying it waited for a promotion that never came. load_result() finishes a run only
+// when its journal ends with run_ended (a crashed or running one keeps its Running and Paused
+// trials so, with a warning).
 
 #include <hypertune/error.hpp>
 #include <hypertune/result.hpp>
@@ -68,8 +70,13 @@ public:
         return wall_ + (session_open_ ? std::max(0.0, until - session_start_) : 0.0);
     }
 
-    /// The Result so far; `now` closes open segments for display. Once `finished`, trials still
-    /// running or paused are Stopped (see the top of run_state.hpp).
+    /// Whether the run's last session ended (run_ended): a journal without it was cut by a crash,
+    /// or its run is still going.
+    [[nodiscard]] bool ended() const noexcept { return started_ && !session_open_; }
+
+    /// The Result so far; `now` closes open segments for display. A running trial's resource is
+    /// what it has reported so far. Once `finished`, trials still running or paused are Stopped
+    /// (see the top of run_state.hpp).
     [[nodiscard]] Result result(bool finished, std::optional<double> now = std::nullopt) const&;
     /// The same, moving the records out (the state is spent).
     [[nodiscard]] Result result(bool finished, std::optional<double> now = std::nullopt) &&;
@@ -114,6 +121,8 @@ private:
         const double until = now.value_or(last_time_);
         for (auto& r : out) {
             if (!r.segments.empty() && std::isnan(r.segments.back().end)) r.segments.back().end = until;
+            if (r.status == TrialStatus::Running && !r.curve.empty())
+                r.resource_used = std::max(r.resource_used, r.curve.back().step);
             if (!finished) continue;
             if (r.status == TrialStatus::Running) {
                 r.status = TrialStatus::Stopped;

@@ -240,6 +240,45 @@ TEST_CASE("a journal's first line cut by a crash starts the run afresh with a wa
     fs::remove(path);
 }
 
+TEST_CASE("load_result on a journal cut while a trial ran: it shows Running at its last report, with a warning") {
+    auto path = temp_journal("unended");
+    (void)ht::Tuner(journal_space(), asha(), options(path, 12)).fit(journal_trainer);
+    const auto lines = lines_of(path);
+    // Cut after a trial's third report: it started, reported steps 1..3, and had not ended.
+    std::size_t cut = 0;
+    ht::TrialId running = 0;
+    std::map<ht::TrialId, int> reports;
+    for (std::size_t i = 0; i < lines.size() && cut == 0; ++i) {
+        const auto event = nlohmann::json::parse(lines[i]);
+        if (event.at("event") == "report" && ++reports[event.at("trial").get<ht::TrialId>()] == 3) {
+            cut = i + 1;
+            running = event.at("trial").get<ht::TrialId>();
+        }
+    }
+    REQUIRE(cut > 0);
+    write_lines(path, lines, cut);
+    const ht::Result r = ht::load_result(path);
+    const ht::TrialRecord* t = nullptr;
+    for (const auto& rec : r.trials())
+        if (rec.id == running) t = &rec;
+    REQUIRE(t != nullptr);
+    CHECK(t->status == ht::TrialStatus::Running);
+    CHECK(t->resource_used == 3);
+    CHECK(t->curve.size() == 3);
+    REQUIRE_FALSE(r.setup().warnings.empty());
+    CHECK(r.setup().warnings.back() ==
+          fmt::format("journal '{}' ends without a run_ended event: its run was cut by a crash, or is still going; the "
+                      "trials it was running show as Running and those waiting for a promotion as Paused (the same "
+                      "program, run again, resumes it)",
+                      path));
+    // Resumed, the run ends, and then it loads as finished.
+    (void)ht::Tuner(journal_space(), asha(), options(path, 12)).fit(journal_trainer);
+    const ht::Result done = ht::load_result(path);
+    CHECK(done.count(ht::TrialStatus::Running) == 0);
+    for (const auto& w : done.setup().warnings) CHECK(w.find("ends without a run_ended event") == std::string::npos);
+    fs::remove(path);
+}
+
 TEST_CASE("kill -9 at random moments: every resume keeps what completed and nothing runs twice") {
     auto reference = ht::Tuner(journal_space(), asha(), options("", 30)).fit(journal_trainer);
     auto path = temp_journal("kill");

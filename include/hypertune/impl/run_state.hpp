@@ -186,7 +186,16 @@ HYPERTUNE_INLINE Result load_result(const std::string& path) {
         }
     }
     if (!contents.warning.empty()) state.apply(RunWarned{0.0, contents.warning});
-    return std::move(state).result(true);
+    // Without run_ended, the trials it was running and those it had paused are shown as they
+    // were, not as stopped by an end that did not come.
+    const bool ended = state.ended();
+    if (!ended)
+        state.apply(RunWarned{0.0, fmt::format("journal '{}' ends without a run_ended event: its run was cut by a "
+                                               "crash, or is still going; the trials it was running show as Running "
+                                               "and those waiting for a promotion as Paused (the same program, run "
+                                               "again, resumes it)",
+                                               path)});
+    return std::move(state).result(ended);
 }
 
 }  // namespace hypertune
