@@ -72,7 +72,8 @@ struct TunerOptions {
     std::function<void(const TrialRecord&)> on_trial_start{};
     std::function<void(const TrialRecord&)> on_trial_end{};
     /// Called with every run event once it is applied to the run's state (run_events.hpp), under
-    /// the run's lock: keep it short, and call nothing of the tuner from it. A throw stops the run.
+    /// the run's lock: keep it short. Of the job, only stop() may be called from it (the others
+    /// throw hypertune::Error, as they would wait for ever). A throw stops the run.
     std::function<void(const RunEvent&, const RunState&)> on_event{};
 };
 

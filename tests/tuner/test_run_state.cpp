@@ -188,3 +188,28 @@ TEST_CASE("on_event sees every event in order, with the state it was applied to,
     CHECK(stopped.stop_reason() == "the on_event observer threw: full");
     CHECK(stopped.trials().size() == 4);
 }
+
+TEST_CASE("on_event may stop the job, and a call that would wait for the run's lock is refused, not a hang") {
+    ht::TunerOptions options{.max_jobs = 50, .seed = 2};  // one worker: trial 3 is the fourth to end
+    std::atomic<ht::TuningJob*> job{nullptr};
+    std::string refused;
+    options.on_event = [&](const ht::RunEvent& e, const ht::RunState&) {
+        const auto* end = std::get_if<ht::TrialEnded>(&e);
+        if (end == nullptr || end->trial != 3) return;
+        while (job.load() == nullptr) std::this_thread::yield();
+        try {
+            (void)job.load()->progress();
+        } catch (const ht::Error& x) {
+            refused = x.what();
+        }
+        job.load()->stop();
+    };
+    ht::Tuner tuner(state_space(), make(0), options);
+    ht::TuningJob started = tuner.start(steady_trainer);
+    job = &started;
+    const ht::Result& r = started.wait();
+    CHECK(refused == "TuningJob::progress() called from on_event, which runs under the run's lock: it would wait for "
+                     "ever; read the RunState on_event is given (stop() may be called there)");
+    CHECK(r.stop_reason() == "stopped by user");
+    CHECK(r.trials().size() == 4);
+}

@@ -91,12 +91,17 @@ public:
     }
 
     void stop(std::string_view reason = "stopped by user") {
+        if (in_observer()) {  // on_event runs under the lock already
+            request_stop(reason);
+            return;
+        }
         std::lock_guard lk(mu_);
         request_stop(reason);
     }
 
     // The final result is built once, by moving the records: no copy of a large run.
     const Result& wait() {
+        refuse_in_observer("wait");
         join();
         std::lock_guard lk(mu_);
         if (!final_) final_ = std::move(state_).result(true);
@@ -104,12 +109,14 @@ public:
     }
 
     Result take_result() {
+        refuse_in_observer("take_result");
         wait();
         std::lock_guard lk(mu_);
         return std::move(*final_);
     }
 
     [[nodiscard]] Result result_so_far() const {
+        refuse_in_observer("result_so_far");
         std::lock_guard lk(mu_);
         if (final_) return *final_;
         // While the run goes on, the strategy's notes and the stop reason are not events yet.
@@ -121,6 +128,7 @@ public:
     }
 
     [[nodiscard]] Progress progress() const {
+        refuse_in_observer("progress");
         std::lock_guard lk(mu_);
         const bool ended = active_workers_ == 0;
         auto count = [&](TrialStatus s) {
@@ -142,6 +150,7 @@ public:
     }
 
     [[nodiscard]] bool finished() const {
+        refuse_in_observer("finished");
         std::lock_guard lk(mu_);
         return active_workers_ == 0;
     }
@@ -266,6 +275,11 @@ private:
         state_.apply(event);
         if (progress_line_) (*progress_line_)(event, state_, seconds_since_start());
         if (options_.on_event && !observer_failed_) try {
+                observer_thread_.store(std::this_thread::get_id(), std::memory_order_relaxed);
+                struct Left {
+                    std::atomic<std::thread::id>& id;
+                    ~Left() { id.store(std::thread::id(), std::memory_order_relaxed); }
+                } left{observer_thread_};
                 options_.on_event(event, state_);
             } catch (const std::exception& e) {
                 observer_failed_ = true;
@@ -277,6 +291,18 @@ private:
     }
 
     void warn(std::string message, double time) { emit(RunWarned{time, std::move(message)}); }
+
+    // on_event runs under the run's lock: a call of the job from it that takes the lock (or waits
+    // for the run) would wait for ever, so it is refused, naming the call; stop() works there.
+    [[nodiscard]] bool in_observer() const noexcept {
+        return observer_thread_.load(std::memory_order_relaxed) == std::this_thread::get_id();
+    }
+    void refuse_in_observer(const char* call) const {
+        if (in_observer())
+            throw Error(fmt::format("TuningJob::{}() called from on_event, which runs under the run's lock: it would "
+                                    "wait for ever; read the RunState on_event is given (stop() may be called there)",
+                                    call));
+    }
 
     void sync_journal() {
         if (!journal_ || journal_failed_) return;
@@ -851,6 +877,7 @@ private:
     std::optional<Resource> max_resource_;
 
     mutable std::mutex mu_;
+    std::atomic<std::thread::id> observer_thread_{};  // the thread inside on_event, if one is
     std::mutex callback_mu_;
     std::condition_variable cv_;
     std::vector<std::thread> workers_;
