@@ -389,7 +389,7 @@ TEST_CASE("a program removed after construction fails the trial naming the progr
     CHECK(run(objective).value == 0.5);
     std::filesystem::remove(script);
     auto r = run(objective);
-    CHECK(r.error.find(fmt::format("cannot run '{}': No such file or directory", script.string())) != std::string::npos);
+    CHECK(r.error == fmt::format("trial 1: cannot run '{}': No such file or directory", script.string()));
 }
 
 TEST_CASE("a non-zero exit fails the trial with the status and the last lines of stderr") {

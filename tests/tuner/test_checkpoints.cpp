@@ -507,3 +507,20 @@ TEST_CASE("a trainer that saves a step's state before reporting it names the ste
                          "(1) or of the next one (2)",
                          ht::InvalidArgument);
 }
+
+TEST_CASE("checkpoint_dir() is an absolute path, also for a journal given by a relative one") {
+    const std::string journal = fmt::format("hypertune-ckpt-relative-{}.jsonl", ::getpid());  // in the working directory
+    remove_run(journal);
+    std::vector<std::string> folders;
+    (void)ht::Tuner(checkpoint_space(), ht::RandomSearch({.max_resource = 2}), checkpoint_options(journal, 2))
+        .fit([&](const ht::Config& c, ht::Trial& t) {
+            folders.push_back(t.checkpoint_dir());
+            return checkpoint_loss(c, 1);
+        });
+    REQUIRE(folders.size() == 2);
+    for (const auto& f : folders) {
+        CHECK(fs::path(f).is_absolute());
+        CHECK(fs::path(f).parent_path() == fs::absolute(journal + ".checkpoints"));
+    }
+    remove_run(journal);
+}

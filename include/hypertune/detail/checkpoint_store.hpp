@@ -51,7 +51,8 @@ public:
     /// in memory, with trial folders in a fresh temporary directory.
     /// A path in the folder's place that is not a folder is refused here, before any trial runs.
     explicit CheckpointStore(const std::string& journal)
-        : folder_(journal.empty() ? fresh_temporary_folder() : std::filesystem::path(journal + ".checkpoints")),
+        // Absolute, so that {checkpoint_dir} still names it for a trainer that changes directory.
+        : folder_(journal.empty() ? fresh_temporary_folder() : std::filesystem::absolute(journal + ".checkpoints")),
           on_disk_(!journal.empty()) {
         std::error_code ec;
         if (on_disk_ && std::filesystem::exists(folder_, ec) && !std::filesystem::is_directory(folder_, ec))

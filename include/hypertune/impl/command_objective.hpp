@@ -95,7 +95,11 @@ private:
 
     double run() {
         Pipe out, err;
-        child_.emplace(argv_, environment(), out.write.get(), err.write.get());
+        try {
+            child_.emplace(argv_, environment(), out.write.get(), err.write.get());
+        } catch (const Error& e) {  // the spawn failed: a message that says which trial, as the others do
+            throw Error(fmt::format("trial {}: {}", trial_.id(), e.what()));
+        }
         out.write.reset();  // the trainer holds the only write ends: end of file comes when it is done
         err.write.reset();
         streams_[0].fd = std::move(out.read);
