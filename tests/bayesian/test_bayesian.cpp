@@ -243,6 +243,21 @@ TEST_CASE("Bayesian: the initial design is d + 1 points, at most an eighth of th
     CHECK(b.initial_points() == 6);  // 6-D: min(7, 50 / 8)
 }
 
+TEST_CASE("Bayesian: an initial design asked for as large as the budget is noted, since the model never suggests") {
+    const ht::SearchSpace space = ht::testing::unit_space(2);
+    ht::Bayesian large({.initial_points = 50});
+    large.start(space, {3, 10});
+    CHECK(large.notes() == std::vector<std::string>{"initial_points = 50 with a budget of 10 new trials: every trial "
+                                                    "is a point of the initial design, the model suggests none (a "
+                                                    "search as random search)"});
+    ht::Bayesian fits({.initial_points = 9});
+    fits.start(space, {3, 10});
+    CHECK(fits.notes().empty());
+    ht::Bayesian unbounded({.initial_points = 50});
+    unbounded.start(space, {3, 0});  // no budget: the model may come
+    CHECK(unbounded.notes().empty());
+}
+
 TEST_CASE("Bayesian: deterministic for a seed, different across seeds, ids count up, done after max_trials") {
     auto run = [](std::uint64_t seed) {
         ht::Bayesian b;

@@ -127,6 +127,12 @@ public:
         region_.reset();
         if (options_.trust_region) region_.emplace(dims);
         portfolio_.clear();
+        // Asked for, an initial design as large as the run would leave the model nothing to do.
+        if (options_.initial_points != 0 && ctx.max_trials != 0 && initial_ >= ctx.max_trials)
+            notes_.push_back({std::nullopt, fmt::format("initial_points = {} with a budget of {} new trials: every "
+                                                        "trial is a point of the initial design, the model suggests "
+                                                        "none (a search as random search)",
+                                                        initial_, ctx.max_trials)});
     }
 
     /// The k-th configuration asked for (k counts this sampler's trials): a seeded one, a point of
