@@ -558,20 +558,17 @@ private:
                  run_clock());
         else if (attempt.started_over && !attempt.failed && !warned_started_over_) {
             warned_started_over_ = true;
-            if (attempt.checkpoint_at_0)
-                warn(fmt::format("{} resumed trial {} from step {}, but its checkpoint was saved before its first "
-                                 "report, at step 0, so it trained again from the start: save the checkpoint after "
-                                 "the report of the step it holds, or name that step, trial.save_checkpoint(bytes, "
-                                 "step)",
-                                 strategy_name_, s.trial, s.resume_from),
-                     run_clock());
-            else
-                warn(fmt::format("{} resumed trial {} from step {}, but it saved no checkpoint, so it trained again "
-                                 "from the start: save one with trial.save_checkpoint() and continue from "
-                                 "trial.checkpoint(), or, for ASHA and asynchronous Hyperband, choose .type = "
-                                 "ht::HalvingType::Stop, which never resumes a trial",
-                                 strategy_name_, s.trial, s.resume_from),
-                     run_clock());
+            warn(fmt::format("{} resumed trial {} from step {}, but {}, so it trained again from the start: {}",
+                             strategy_name_, s.trial, s.resume_from,
+                             attempt.checkpoint_at_0 ? "its checkpoint was saved before its first report, at step 0"
+                                                     : "it saved no checkpoint",
+                             attempt.checkpoint_at_0
+                                 ? "save the checkpoint after the report of the step it holds, or name that step, "
+                                   "trial.save_checkpoint(bytes, step)"
+                                 : "save one with trial.save_checkpoint() and continue from trial.checkpoint(), or, "
+                                   "for ASHA and asynchronous Hyperband, choose .type = ht::HalvingType::Stop, which "
+                                   "never resumes a trial"),
+                 run_clock());
         } else if (attempt.folder_restart > 0 && !attempt.failed && !warned_folder_restart_) {
             warned_folder_restart_ = true;
             warn(fmt::format("{} resumed trial {} from step {}, but its first report was step {}: the trainer did not "
