@@ -604,6 +604,13 @@ TEST_CASE("what a trial trained is counted as it reported: a failure with no rep
     // Every trial failed: one warning says so, with the first one's reason.
     CHECK(failed.setup().warnings == std::vector<std::string>{"all 4 trials failed; the first, trial 0: the objective "
                                                                "threw: no GPU"});
+    // A reason that names its trial already is not given the name twice.
+    auto nan = ht::Tuner(space, ht::RandomSearch({.max_resource = 2}), options).fit([](const ht::Config&, ht::Trial& trial) {
+        trial.report(1, std::nan(""));
+        return 1.0;
+    });
+    REQUIRE(nan.setup().warnings.size() == 1);
+    CHECK(nan.setup().warnings.front().starts_with("all 4 trials failed; the first, trial 0: reported a non-finite"));
     // A trainer that stops at step 2 of its budget 9 without being told: counted to its budget
     // (as one that reports less often is), and warned about once.
     auto short_return = ht::Tuner(space, ht::RandomSearch({.max_resource = 9}), options)

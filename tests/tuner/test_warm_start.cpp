@@ -183,12 +183,39 @@ TEST_CASE("warm start through the Tuner: the overall best spans the parents, and
     CHECK(resumed.setup().warnings == result.setup().warnings);
 }
 
-TEST_CASE("warm start from journals: a missing journal names its path") {
+TEST_CASE("warm start, Bayesian: its notes are warned about once, however often the journal is resumed") {
+    const auto parent = parent_run(5, 20);
+    const auto journal = std::filesystem::path(HYPERTUNE_TEST_BINARY_DIR) / "warm_start_notes.jsonl";
+    std::filesystem::remove(journal);
+    ht::TunerOptions options{.max_jobs = 8, .seed = 7, .journal = journal.string(), .warm_start = {.parents = {parent}}};
+    const auto first = ht::Tuner(parent_space(), ht::Bayesian(), options).fit(loss_of);
+    CHECK(contains(first.setup().warnings, "Bayesian: warm start: 20 results of earlier runs enter the model"));
+    for (int session = 0; session < 2; ++session) {  // nothing left to run: each resume replays and ends
+        const auto again = ht::Tuner(parent_space(), ht::Bayesian(), options).fit(loss_of);
+        CHECK(again.setup().warnings == first.setup().warnings);
+    }
+    CHECK(ht::load_result(journal.string()).setup().warnings == first.setup().warnings);
+    std::filesystem::remove(journal);
+}
+
+TEST_CASE("warm start, TransferLearning: parents that share trials still open the design with distinct best ones") {
+    const auto parent = parent_run(5, 20);
+    ht::Bayesian b;
+    b.start(parent_space(), {7, 40});
+    ht::WarmStart twice{.type = ht::WarmStartType::TransferLearning, .parents = {parent, parent}};
+    auto prepared = ht::prepare_warm_start(twice, parent_space(), "objective", ht::Direction::Minimize);
+    REQUIRE(b.warm_start(prepared.observations, twice.type));
+    CHECK(b.notes() == std::vector<std::string>{fmt::format(
+                           "warm start: the initial design starts with the best {} configurations of earlier runs",
+                           b.initial_points())});
+}
+
+TEST_CASE("warm start from journals: a missing journal names its path, as a warm start's parent") {
     try {
         (void)ht::WarmStart::from_journals({"no-such-run.jsonl"});
         FAIL("expected IoError");
     } catch (const ht::IoError& e) {
-        CHECK(std::string(e.what()).find("no-such-run.jsonl") != std::string::npos);
+        CHECK(std::string(e.what()).starts_with("warm start parent 0: journal 'no-such-run.jsonl': cannot read: "));
     }
 }
 
@@ -217,7 +244,9 @@ TEST_CASE("warm start on resume: the journal's own warm start is required, and a
           "none; resume with the same TunerOptions::warm_start" + learnt);
     CHECK(message_of([&] { (void)run(options(warm_journal, {second}, 10)); }) ==
           "journal '" + warm_journal + "' began with a warm start from 1 earlier run (20 results), and this tuner's "
-          "is from 1 earlier run (20 results, other ones); resume with the warm start it began with" + learnt);
+          "is from 1 earlier run (20 results, other ones); resume with the warm start it began with" + learnt +
+          " (a parent journal that has grown since, or was still running then, gives another one: keep a copy of a "
+          "parent's journal as it is when a warm-started run begins)");
     CHECK(message_of([&] { (void)run(options(warm_journal, {first, second}, 10)); }).find(
               "and this tuner's is from 2 earlier runs (40 results);") != std::string::npos);
     CHECK(message_of([&] { (void)run(options(cold_journal, {first}, 10)); }) ==

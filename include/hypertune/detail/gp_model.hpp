@@ -224,12 +224,16 @@ public:
         for (const auto& o : observations)
             if (std::isfinite(o.loss)) usable.push_back(&o);
         std::stable_sort(usable.begin(), usable.end(), [](auto* a, auto* b) { return a->loss < b->loss; });
-        std::vector<Config> design;
-        for (std::size_t i = 0; i < usable.size() && i < initial_; ++i) design.push_back(usable[i]->config);
-        seed_initial_design(design);
-        notes_.push_back({std::nullopt, fmt::format("warm start: the initial design starts with the best {} "
-                                                    "configurations of earlier runs",
-                                                    seeded_.size())});
+        // The best `initial_` distinct ones: parents that share trials (a run and its own child, say)
+        // give repeats, which seed_initial_design() drops, so they are fed until enough are kept.
+        for (std::size_t i = 0; i < usable.size() && seeded_.size() < initial_; ++i)
+            seed_initial_design({usable[i]->config});
+        notes_.push_back({std::nullopt, seeded_.empty()
+                                            ? std::string("warm start: no trial of the earlier runs has a value, so "
+                                                          "the initial design starts without them")
+                                            : fmt::format("warm start: the initial design starts with the best {} "
+                                                          "configurations of earlier runs",
+                                                          seeded_.size())});
         return true;
     }
 

@@ -111,11 +111,14 @@ inline void check_same_run(const std::string& path, const JsonValue& start, cons
                                                   path, what, then->dump(), now->dump()));
         // These decide what every trial is billed, for the trials journaled and those to come (the
         // journal records them once, for the whole run).
+        // (mpi::fit sets both from its own options, which the message names too.)
         if (const JsonValue* then = start.find("instances_per_trial"); then && *then != instances_per_trial)
-            throw differs("instances_per_trial", then->dump(), std::to_string(instances_per_trial));
+            throw differs("instances_per_trial (under mpi::fit, ranks_per_trial)", then->dump(),
+                          std::to_string(instances_per_trial));
         const std::string instances_then = start.string_or("instances_parameter", "");
         if (instances_then != instances_parameter)
-            throw differs("instances_parameter", instances_then.empty() ? "none" : "'" + instances_then + "'",
+            throw differs("instances_parameter (under mpi::fit, ranks_parameter)",
+                          instances_then.empty() ? "none" : "'" + instances_then + "'",
                           instances_parameter.empty() ? "none" : "'" + instances_parameter + "'");
     } catch (const JsonError& e) {
         throw IoError(fmt::format("journal '{}' line 1: {}", path, e.what()));
@@ -157,7 +160,9 @@ inline void check_same_warm_start(const std::string& path, const std::vector<Jso
                                           path, began, learnt));
     if (!fingerprint.empty() && fingerprint != now.fingerprint)
         throw InvalidArgument(fmt::format("journal '{}' began with {}, and this tuner's is from {} ({} results{}); "
-                                          "resume with the warm start it began with{}",
+                                          "resume with the warm start it began with{} (a parent journal that "
+                                          "has grown since, or was still running then, gives another one: keep a "
+                                          "copy of a parent's journal as it is when a warm-started run begins)",
                                           path, began, runs(now.parent_runs), now.observations.size(),
                                           now.parent_runs == parent_runs && now.observations.size() == results
                                               ? ", other ones"

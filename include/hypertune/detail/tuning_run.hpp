@@ -123,7 +123,9 @@ public:
         Result now = state_.result(active_workers_ == 0, run_clock());
         Result::Setup setup = now.setup();
         if (setup.stop_reason.empty()) setup.stop_reason = stop_reason_;
-        for (const auto& note : strategy_.notes()) setup.warnings.push_back(fmt::format("{}: {}", strategy_name_, note));
+        for (const auto& note : strategy_.notes())
+            if (auto text = fmt::format("{}: {}", strategy_name_, note); !warned_before(text))
+                setup.warnings.push_back(std::move(text));
         return Result(std::move(setup), now.trials());
     }
 
@@ -291,6 +293,15 @@ private:
     }
 
     void warn(std::string message, double time) { emit(RunWarned{time, std::move(message)}); }
+    // "trial 7: <reason>", whether or not the reason begins so already.
+    [[nodiscard]] static std::string with_trial_prefix(TrialId id, const std::string& reason) {
+        const std::string prefix = fmt::format("trial {}: ", id);
+        return reason.starts_with(prefix) ? reason : prefix + reason;
+    }
+    [[nodiscard]] bool warned_before(const std::string& message) const {
+        const auto& w = state_.setup().warnings;
+        return std::find(w.begin(), w.end(), message) != w.end();
+    }
 
     // on_event runs under the run's lock: a call of the job from it that takes the lock (or waits
     // for the run) would wait for ever, so it is refused, naming the call; stop() works there.
@@ -448,7 +459,9 @@ private:
         if (--active_workers_ == 0) {
             const double now = run_clock();
             // The strategy's notes (its fallbacks) become warnings, in the journal too.
-            for (const auto& note : strategy_.notes()) warn(fmt::format("{}: {}", strategy_name_, note), now);
+            // A resumed run's strategy, replayed, notes again what an earlier session journaled: once is enough.
+            for (const auto& note : strategy_.notes())
+                if (auto text = fmt::format("{}: {}", strategy_name_, note); !warned_before(text)) warn(std::move(text), now);
             if (trials_out_of_time_ > 1)
                 warn(fmt::format("{} trials ran past max_trial_seconds = {} s", trials_out_of_time_,
                                  options_.max_trial_seconds),
@@ -457,8 +470,8 @@ private:
             // trainer that cannot start), which the summary should say, not each record alone.
             if (const auto& records = state_.records();
                 !records.empty() && state_.count(TrialStatus::Failed) == records.size())
-                warn(fmt::format("all {} trials failed; the first, trial {}: {}", records.size(),
-                                 records.front().id, records.front().failure_reason),
+                warn(fmt::format("all {} trials failed; the first, {}", records.size(),
+                                 with_trial_prefix(records.front().id, records.front().failure_reason)),
                      now);
             emit(RunEnded{now, stop_reason_});
             sync_journal();

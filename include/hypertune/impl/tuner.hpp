@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <filesystem>
 
 #if defined(HYPERTUNE_COMPILED) && !defined(HYPERTUNE_BUILDING_LIBRARY)
@@ -93,7 +94,12 @@ HYPERTUNE_INLINE Tuner::Tuner(SearchSpace space, AnyStrategy strategy, TunerOpti
         throw InvalidArgument(fmt::format("TunerOptions: instances_per_trial must be >= 1, got {}",
                                           options_.instances_per_trial));
     if (!options_.instances_parameter.empty())
-        detail::check_count_parameter(space_.parameters(), options_.instances_parameter, "TunerOptions: instances_parameter");
+        // Billed as the count times instances_per_trial, an int: a larger product is refused here,
+        // not met by a trial halfway through the run.
+        detail::check_count_parameter(space_.parameters(), options_.instances_parameter, "TunerOptions: instances_parameter",
+                                      std::numeric_limits<int>::max() / options_.instances_per_trial,
+                                      fmt::format("the most instances a trial can bill, {} over instances_per_trial {}",
+                                                  std::numeric_limits<int>::max(), options_.instances_per_trial));
     if (options_.max_retries < 0)
         throw InvalidArgument(fmt::format("TunerOptions: max_retries must be >= 0, got {}", options_.max_retries));
     if (!(options_.max_runtime_seconds >= 0.0) || std::isinf(options_.max_runtime_seconds))

@@ -137,7 +137,13 @@ HYPERTUNE_INLINE WarmStart WarmStart::from_journals(const std::vector<std::strin
                                                  WarmStartType type) {
     WarmStart w;
     w.type = type;
-    for (const auto& path : paths) w.parents.push_back(load_result(path));
+    for (std::size_t k = 0; k < paths.size(); ++k) {
+        try {
+            w.parents.push_back(load_result(paths[k]));
+        } catch (const IoError& e) {  // say what the journal was read for
+            throw IoError(fmt::format("warm start parent {}: {}", k, e.what()));
+        }
+    }
     return w;
 }
 
