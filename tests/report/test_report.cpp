@@ -221,6 +221,32 @@ TEST_CASE("report: bad and unusual input") {
     }
 }
 
+TEST_CASE("report: with constraints, the best it circles and plots is best()'s, a feasible trial") {
+    ht::SearchSpace space{ht::IntegerParameter("k", 0, 2)};
+    for (const bool any_feasible : {true, false}) {
+        CAPTURE(any_feasible);
+        ht::TunerOptions o{.metric = "accuracy", .direction = ht::Direction::Maximize, .max_jobs = 3};
+        o.constraints = {ht::Constraint::at_most("latency", 5)};
+        ht::Tuner tuner(space, ht::GridSearch(), o);
+        auto r = tuner.fit([&](const ht::Config& c) {
+            const int k = c.get<int>("k");  // k = 2 is the most accurate, and too slow
+            return ht::Metrics{{"accuracy", 0.8 + 0.05 * k}, {"latency", k == 2 || !any_feasible ? 9.0 : 1.0}};
+        });
+        const auto html = ht::render_report(r);
+        check_structure(html);
+        if (any_feasible) {
+            REQUIRE(r.best().id == 1);
+            CHECK(html.find("<title>best: trial 1, k = 1</title>") != std::string::npos);
+            CHECK(html.find("best: trial 2") == std::string::npos);
+        } else {
+            CHECK_FALSE(r.has_best());
+            CHECK(html.find("<tr><th>best<td>none: no trial met the constraints") != std::string::npos);
+            CHECK(html.find("No trial met the constraints.") != std::string::npos);
+            CHECK(html.find("class=\"best\"") == std::string::npos);
+        }
+    }
+}
+
 TEST_CASE("report: 10,000 trials stay small, and every trial is in the table") {
     ht::SearchSpace space{ht::ContinuousParameter("lr", 1e-5, 1.0), ht::IntegerParameter("depth", 1, 12),
                           ht::ContinuousParameter("dropout", 0.0, 0.9), ht::CategoricalParameter("opt", {"sgd", "adam"}),

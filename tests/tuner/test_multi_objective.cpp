@@ -309,6 +309,18 @@ TEST_CASE("several objectives: misuse is refused before any trial runs, naming t
                          ht::InvalidArgument);
     CHECK_THROWS_AS(ht::Tuner(space, ht::Hyperband({.max_resource = 9, .mode = ht::HyperbandMode::Synchronous}), o),
                     ht::InvalidArgument);
+    // Constraints with one objective: synchronous Hyperband's barriers rank the loss alone.
+    auto constrained = o;
+    constrained.objectives.clear();
+    constrained.metric = "accuracy";
+    constrained.direction = ht::Direction::Maximize;
+    REQUIRE_FALSE(constrained.constraints.empty());
+    CHECK_THROWS_WITH_AS(ht::Tuner(space, ht::Hyperband({.max_resource = 9, .mode = ht::HyperbandMode::Synchronous}),
+                                   constrained),
+                         "Hyperband: the synchronous mode ranks a rung on the loss alone and cannot put trials that "
+                         "break a constraint last; use the asynchronous mode or ASHA, which do",
+                         ht::InvalidArgument);
+    CHECK_NOTHROW(ht::Tuner(space, ht::Hyperband({.max_resource = 9}), constrained));
     CHECK_NOTHROW(ht::Tuner(space, ht::ASHA({.max_resource = 9}), o));  // MO-ASHA
     CHECK_NOTHROW(ht::Tuner(space, ht::Hyperband({.max_resource = 9}), o));
     CHECK_NOTHROW(ht::Tuner(space, ht::Bayesian(), o));  // ParEGO

@@ -33,7 +33,7 @@ struct Context {
     const Config* layout = nullptr;                   ///< any trial's config: the parameters' specs
     std::vector<std::size_t> tuned;                   ///< indices of tuned parameters in a config
     std::vector<const TrialRecord*> scored;           ///< with a value, best first
-    std::vector<const TrialRecord*> ranked;           ///< what best() ranks: Completed if any, else scored
+    std::vector<const TrialRecord*> ranked;           ///< what best() ranks: the feasible ones of scored, Completed if any
     std::vector<Resource> rungs;                      ///< resources where decisions were taken
     TrialId last_id = 0;
 
@@ -51,9 +51,11 @@ struct Context {
             for (std::size_t i = 0; i < layout->size(); ++i)
                 if (layout->parameter(i).tuned()) tuned.push_back(i);
         std::stable_sort(scored.begin(), scored.end(), [&](auto* a, auto* b) { return better(a->objective, b->objective); });
-        for (auto* t : scored)
-            if (t->status == TrialStatus::Completed) ranked.push_back(t);
-        if (ranked.empty()) ranked = scored;
+        for (const bool completed_only : {true, false}) {  // as Result::best_among()
+            for (auto* t : scored)
+                if (t->feasible && (!completed_only || t->status == TrialStatus::Completed)) ranked.push_back(t);
+            if (!ranked.empty()) break;
+        }
         std::sort(rungs.begin(), rungs.end());
         rungs.erase(std::unique(rungs.begin(), rungs.end()), rungs.end());
         std::erase_if(rungs, [](Resource x) { return x <= 0; });
@@ -62,6 +64,15 @@ struct Context {
     [[nodiscard]] bool maximize() const { return result.setup().direction == Direction::Maximize; }
     [[nodiscard]] bool better(double a, double b) const { return maximize() ? a > b : a < b; }
     [[nodiscard]] const std::string& metric() const { return result.setup().metric; }
+    /// Why there is no best trial (ranked is empty), as Result::summary() says it.
+    [[nodiscard]] std::string_view no_best() const {
+        return scored.empty() ? "no trial produced a value" : "no trial met the constraints";
+    }
+    [[nodiscard]] std::string no_best_note() const {
+        std::string text(no_best());
+        text.front() = 'N';
+        return fmt::format("<p class=\"note\">{}.</p>", text);
+    }
 };
 
 inline std::string key_html() {
@@ -97,7 +108,7 @@ inline std::string summary(const Context& c) {
         row("best", fmt::format("<b>{} = {}</b> (trial {}, {}): {}", esc(s.metric), num(b.objective, 6), b.id,
                                 to_string(b.status), cfg));
     } else {
-        row("best", "none: no trial produced a value");
+        row("best", fmt::format("none: {}", c.no_best()));
     }
     const auto& k = c.cost;
     row(s.instances_parameter.empty()
@@ -125,7 +136,7 @@ inline std::string summary(const Context& c) {
 
 // Best-so-far against trial number and against elapsed time, over every trial's value as dots.
 inline std::string best_so_far(const Context& c) {
-    if (c.ranked.empty()) return "<p class=\"note\">No trial produced a value.</p>";
+    if (c.ranked.empty()) return c.no_best_note();
     const bool completed_only = c.ranked.front()->status == TrialStatus::Completed;
     std::vector<double> values;
     for (auto* t : c.scored) values.push_back(t->objective);
@@ -150,7 +161,7 @@ inline std::string best_so_far(const Context& c) {
         ch.dots(thinned(done, c.options.max_dots / 2), "C");
         double best = std::nan("");
         for (auto* t : order) {
-            if (completed_only && t->status != TrialStatus::Completed) continue;
+            if (!t->feasible || (completed_only && t->status != TrialStatus::Completed)) continue;
             if (std::isfinite(best) && !c.better(t->objective, best)) continue;
             if (std::isfinite(best)) steps.push_back({xa.at(when(t)), ya.at(best)});
             best = t->objective;
@@ -346,6 +357,10 @@ inline std::string parameters(const Context& c) {
         };
         ch.dots(pts(stopped, keep_stopped), "S");
         ch.dots(pts(done, keep_done), "C");
+        if (c.ranked.empty()) {  // nothing feasible: no best to circle
+            out += ch.str();
+            continue;
+        }
         const auto* b = c.ranked.front();
         ch.raw(fmt::format("<circle class=\"best\" cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"6\"><title>best: trial {}, {} = "
                            "{}</title></circle>",
@@ -366,7 +381,7 @@ inline std::string parameters(const Context& c) {
 
 // The top trials as lines across one vertical axis per parameter, plus the objective.
 inline std::string parallel(const Context& c) {
-    if (c.tuned.empty() || c.ranked.empty()) return "<p class=\"note\">No trial produced a value.</p>";
+    if (c.tuned.empty() || c.ranked.empty()) return c.no_best_note();
     const auto& o = c.options;
     std::size_t top = static_cast<std::size_t>(std::ceil(o.top_fraction * static_cast<double>(c.ranked.size())));
     top = std::min(std::clamp(top, o.top_min, o.top_max), c.ranked.size());

@@ -106,6 +106,11 @@ HYPERTUNE_INLINE Hyperband& Hyperband::operator=(Hyperband&&) = default;
 HYPERTUNE_INLINE Hyperband::~Hyperband() = default;
 
 HYPERTUNE_INLINE void Hyperband::on_start() {
+    // Its barriers rank a rung on the loss alone: an infeasible trial would be promoted over a
+    // feasible one, without a word. ASHA and the asynchronous mode put infeasible trials last.
+    if (options_.mode == HyperbandMode::Synchronous && context().constrained)
+        throw InvalidArgument("Hyperband: the synchronous mode ranks a rung on the loss alone and cannot put trials "
+                              "that break a constraint last; use the asynchronous mode or ASHA, which do");
     detail::validate_rank_by("Hyperband", options_.rank_by, context().objectives);
     detail::validate_noise_tolerance("Hyperband", options_.noise_tolerance, context().objectives,
                                      context().constrained);
