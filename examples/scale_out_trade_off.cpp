@@ -64,6 +64,7 @@ int main() {
     options.max_jobs = 300;
     options.max_parallel_jobs = 2;
     options.seed = 3;
+    options.instances_parameter = "workers";  // the run's own billable time counts each trial's workers
     ht::Tuner tuner(space, ht::RandomSearch(), options);
     ht::Result result = tuner.fit([&](const ht::Config& c) {
         Run r = train(std::stoi(c[workers]), c[lr], c[batch], c[momentum]);
