@@ -281,7 +281,8 @@ public:
 
     /// {"metric", "direction", "strategy", ..., "best", "cost", "trials": [...]}; each trial has
     /// the CSV's fields plus its hyperparameters, curve, run segments and decisions. Defined in
-    /// <hypertune/json.hpp>, which brings in nlohmann/json (<hypertune/hypertune.hpp> includes it).
+    /// <hypertune/json.hpp>, which brings in nlohmann/json (<hypertune/hypertune.hpp> includes it
+    /// in header-only mode; in compiled mode, include it where you use the value).
     [[nodiscard]] nlohmann::ordered_json to_json() const;
 
     /// Strategies see losses; this turns one back into the objective's sign.
