@@ -399,6 +399,9 @@ TEST_CASE("a non-zero exit fails the trial with the status and the last lines of
         {"/bin/sh", "-c", "echo loss=0.5; echo one >&2; echo two >&2; echo three >&2; exit 3"}, o));
     CHECK(r.error.find("trial 1: '/bin/sh' exited with status 3; last 2 lines of stderr:\n  two\n  three") !=
           std::string::npos);
+    // A NUL byte in the trainer's output is quoted as \0, not where the reason ends.
+    auto nul = run(ht::CommandObjective({"/bin/sh", "-c", "printf 'bad \\000 byte, and after\\n' >&2; exit 1"}, o));
+    CHECK(nul.error.ends_with("last 1 line of stderr:\n  bad \\0 byte, and after"));
 }
 
 TEST_CASE("death by a signal fails the trial naming the signal") {

@@ -210,7 +210,9 @@ private:
 
     void on_line(Stream& s, std::string_view line, bool cut) {
         log_.line(line, cut);
-        s.tail.emplace_back(line);
+        // A NUL byte would end the failure reason quoting it (an exception's what() is a C string).
+        std::string& kept = s.tail.emplace_back(line);
+        for (std::size_t at = kept.find('\0'); at != std::string::npos; at = kept.find('\0', at + 2)) kept.replace(at, 1, "\\0");
         if (s.tail.size() > spec_.options.tail_lines) s.tail.pop_front();
         if (ending_ == Ending::Running) read_metrics(line, cut);
     }
