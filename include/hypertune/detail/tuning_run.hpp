@@ -618,7 +618,6 @@ private:
         bool out_of_time = false;      // past max_trial_seconds: told to stop, or unstoppable
         bool timed_out = false;        // ... and cut short by it
         Resource returned_short = 0;   // > 0: completed after reporting only up to this step, below its budget
-        Resource budget = 0;
     };
 
     // The Metrics an objective returned, in the run's order (the first objective becomes the
@@ -742,7 +741,6 @@ private:
             // that returned early (a trainer that ignores its budget) is warned about in finish().
             if (!a.failed && !a.stopped && trial.reports() > 0 && trial.last_step() < s.budget)
                 a.returned_short = trial.last_step();
-            a.budget = s.budget;
             if (!a.failed && !a.stopped) a.resource = std::max(a.resource, s.budget);
             if (!a.failed && a.stopped && !std::isfinite(a.value) && trial.last_value()) a.value = *trial.last_value();
             if (trial.checkpoint_)
@@ -811,7 +809,7 @@ private:
                              "and counts as trained to its budget: right for a trainer that reports less often than "
                              "every unit, but one that stops early (a loop that ignores trial.budget(), a command "
                              "without {{budget}}) trains less than the tuner counts",
-                             id, a.returned_short, a.budget),
+                             id, a.returned_short, state_.last_run(id).first),
                  t1);
         }
         if (!a.failed && a.reports == 0 && max_resource_.value_or(1) > 1 && !warned_no_reports_) {
