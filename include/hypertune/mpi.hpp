@@ -39,9 +39,12 @@
 // FAILED -> an exception, so the trial is recorded Failed. At the result the ranks go back to the pool. When the tuner ends, rank 0 sends STOP to
 // every training rank and every rank returns.
 //
-// Layout and cost. With ranks_per_trial, max_parallel_jobs = (N-1) / ranks_per_trial (N-1 must be
-// a multiple of it) and, when left at 1, instances_per_trial = ranks_per_trial. With
-// ranks_parameter, max_parallel_jobs = N-1 (at most one trial per training rank in flight) and
+// Layout and cost. The ranks hold (N-1) / ranks_per_trial trials at a time (N-1 must be a multiple
+// of it), or N-1 with ranks_parameter (at most one trial per training rank in flight).
+// TunerOptions::max_parallel_jobs left at 1 (the default) becomes that count; a larger value is a
+// limit of the user's own (ranks stay idle), and one above that count is refused. (So under MPI,
+// 1 cannot mean one trial at a time: ranks_per_trial = N-1 does that.) With ranks_per_trial,
+// instances_per_trial, when left at 1, becomes ranks_per_trial. With ranks_parameter,
 // TunerOptions::instances_parameter = ranks_parameter, so each trial is billed elapsed x its own
 // rank count (TrialRecord::instances, billable_seconds). The time a trial waits for its ranks is
 // not billed: the coordinator calls Trial::resources_acquired() once they are granted, and the

@@ -90,13 +90,24 @@ HYPERTUNE_MPI_INLINE MpiResult fit(MPI_Comm world, const SearchSpace& space, Any
                 'I', fmt::format("mpi::fit: the run has metrics {}: the objective must return hypertune::Metrics with "
                                  "a value for each, not a single number",
                                  hypertune::detail::join(metric_names(options.objectives, options.constraints), ", ")));
+        } else if (const auto ranks_allow = static_cast<std::size_t>(by_parameter ? size - 1
+                                                                                   : (size - 1) / mpi_options.ranks_per_trial);
+                   options.max_parallel_jobs > ranks_allow) {
+            verdict = encode_error(
+                'I', fmt::format("mpi::fit: TunerOptions::max_parallel_jobs = {} but the ranks hold at most {} trial{} "
+                                 "at a time ({} training ranks{}); leave it at 1 for as many as the ranks hold, or set "
+                                 "at most {}",
+                                 options.max_parallel_jobs, ranks_allow, ranks_allow == 1 ? "" : "s", size - 1,
+                                 by_parameter ? ", one trial per rank at most"
+                                              : fmt::format(", {} per trial", mpi_options.ranks_per_trial),
+                                 ranks_allow));
         } else {
+            // 1 (the default) means as many trials as the ranks hold; more is the user's own limit.
+            if (options.max_parallel_jobs == 1) options.max_parallel_jobs = ranks_allow;
             if (by_parameter) {
-                options.max_parallel_jobs = static_cast<std::size_t>(size - 1);
                 options.instances_parameter = mpi_options.ranks_parameter;
-            } else {
-                options.max_parallel_jobs = static_cast<std::size_t>((size - 1) / mpi_options.ranks_per_trial);
-                if (options.instances_per_trial == 1) options.instances_per_trial = mpi_options.ranks_per_trial;
+            } else if (options.instances_per_trial == 1) {
+                options.instances_per_trial = mpi_options.ranks_per_trial;
             }
             try {
                 tuner.emplace(space, std::move(strategy), std::move(options));

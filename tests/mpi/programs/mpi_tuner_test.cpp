@@ -135,6 +135,39 @@ void test_bad_layout() {
     }
     check(message.find("max_jobs must be >= 1") != std::string::npos,
           fmt::format("max_jobs = 0 is refused on every rank: '{}'", message));
+    // More trials in flight than the ranks hold: refused on every rank, naming both counts (it used
+    // to be replaced by the ranks' count in silence).
+    message.clear();
+    const int groups = (world_size - 1) / 2;
+    try {
+        (void)ht::mpi::fit(MPI_COMM_WORLD, make_space(), ht::RandomSearch(),
+                           {.max_jobs = 2, .max_parallel_jobs = static_cast<std::size_t>(groups + 1)},
+                           {.ranks_per_trial = 2}, [](const ht::Config&, ht::mpi::GroupTrial&) { return 0.0; });
+    } catch (const ht::InvalidArgument& e) {
+        message = e.what();
+    }
+    const std::string expected = fmt::format("max_parallel_jobs = {} but the ranks hold at most {} trial", groups + 1, groups);
+    check(message.find(expected) != std::string::npos,
+          fmt::format("max_parallel_jobs above the ranks' count is refused on every rank: '{}'", message));
+}
+
+// max_parallel_jobs below what the ranks hold is the user's limit: kept, and never exceeded.
+void test_own_parallel_limit(int groups) {
+    const std::size_t limit = static_cast<std::size_t>(groups - 1);
+    ht::TunerOptions options{.max_jobs = 6, .max_parallel_jobs = limit, .progress = ht::ProgressBar::Never};
+    Concurrency concurrency;
+    if (world_rank == 0) concurrency.attach(options);
+    ht::Result r = ht::mpi::fit(MPI_COMM_WORLD, make_space(), ht::RandomSearch(), options, {.ranks_per_trial = 2},
+                                [](const ht::Config& cfg, ht::mpi::GroupTrial&) {
+                                    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+                                    return cfg.get<double>("x");
+                                });
+    if (world_rank != 0) return;
+    check(r.count(ht::TrialStatus::Completed) == 6, "the limited run completed its 6 trials");
+    check(r.setup().max_parallel_jobs == limit,
+          fmt::format("max_parallel_jobs = {} kept below the {} groups (got {})", limit, groups, r.setup().max_parallel_jobs));
+    check(concurrency.peak >= 1 && concurrency.peak <= static_cast<int>(limit),
+          fmt::format("never more trials in flight than the limit (peak {} of {})", concurrency.peak, limit));
 }
 
 void test_random_search(int groups) {
@@ -411,6 +444,7 @@ int main(int argc, char** argv) {
     };
     if (world_size >= 4) run("bad layout", test_bad_layout);
     run("random search", [&] { test_random_search(groups); });
+    if (groups >= 3) run("own parallel limit", [&] { test_own_parallel_limit(groups); });
     run("asha", [&] { test_asha(groups); });
     run("failures", test_failures);
     run("checkpoints", test_checkpoints);
