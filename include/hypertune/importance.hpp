@@ -6,6 +6,8 @@
 // Method: a binned first-order variance decomposition (the correlation ratio, corrected for chance).
 //   1. Use the Completed trials with a finite objective: a stopped trial's value was measured at a
 //      smaller resource and is not comparable. Fewer than 3 such trials: the result is empty.
+//      Infeasible trials (a constraint not met) count: their objective was measured all the same,
+//      and what this explains is the objective, not which configurations are feasible.
 //   2. Clamp the objective to Tukey's far-out fences [Q1 - 3 IQR, Q3 + 3 IQR], so one diverged trial
 //      with a huge loss cannot claim all the variance (ordinary values are left as they are).
 //   3. For each tuned parameter, group the trials by its value: one group per value when it takes at

@@ -314,8 +314,15 @@ private:
         journal_fd_ = ::open(journal.c_str(), O_RDONLY | O_CLOEXEC);
         if (journal_fd_ < 0 && errno == ENOENT) journal_fd_ = ::open(journal.c_str(), O_RDONLY | O_CREAT | O_CLOEXEC, 0644);
         if (journal_fd_ < 0) return;
-        if (::flock(journal_fd_, LOCK_EX | LOCK_NB) == 0) return;
-        const int err = errno;
+        // A reader asking whether a tuner runs (journal_in_use) holds a shared lock for an instant:
+        // a moment's wait tells it from a tuner on another name, which holds the lock for its run.
+        int err = 0;
+        for (int attempt = 0; attempt < 40; ++attempt) {
+            if (::flock(journal_fd_, LOCK_EX | LOCK_NB) == 0) return;
+            err = errno;
+            if (err != EWOULDBLOCK) break;
+            std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        }
         release(true);
         if (err == EWOULDBLOCK)
             throw IoError(fmt::format("journal '{}' is in use by another tuner, which opened it under another name (a "
@@ -340,6 +347,23 @@ private:
     int fd_ = -1;
     int journal_fd_ = -1;  // the journal file's own lock
 };
+
+/// Whether a tuner is writing `journal` now (it holds the journal file's lock): true or false, or
+/// nullopt when the file cannot be opened. Asked with a shared lock taken and let go at once; a
+/// tuner that starts at that instant waits for it (JournalLock::lock_journal_file).
+[[nodiscard]] inline std::optional<bool> journal_in_use(const std::string& journal) {
+    const int fd = ::open(journal.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return std::nullopt;
+    std::optional<bool> in_use;
+    if (::flock(fd, LOCK_SH | LOCK_NB) == 0) {
+        ::flock(fd, LOCK_UN);
+        in_use = false;
+    } else if (errno == EWOULDBLOCK) {
+        in_use = true;
+    }
+    ::close(fd);
+    return in_use;
+}
 
 /// Appends events; flushes each line and fsyncs on demand. Not thread-safe: the tuner writes
 /// under its lock. It holds the journal's JournalLock from construction to destruction, so a

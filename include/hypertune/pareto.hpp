@@ -158,7 +158,8 @@ namespace detail {
 /// The volume of the region that `points` dominate and that dominates `reference` (all
 /// coordinates minimised): the larger, the better the front. A point not strictly below the
 /// reference in every coordinate adds nothing. Throws InvalidArgument when a point's dimension
-/// differs from the reference's, or a coordinate is not finite.
+/// differs from the reference's, or a coordinate is not finite. A volume beyond the range of a
+/// double (objectives near 1e154 in two coordinates) is infinity: scale such objectives first.
 [[nodiscard]] inline double hypervolume(const std::vector<std::vector<double>>& points,
                                         const std::vector<double>& reference) {
     const std::size_t d = reference.size();

@@ -267,15 +267,35 @@ TEST_CASE("load_result on a journal cut while a trial ran: it shows Running at i
     CHECK(t->curve.size() == 3);
     REQUIRE_FALSE(r.setup().warnings.empty());
     CHECK(r.setup().warnings.back() ==
-          fmt::format("journal '{}' ends without a run_ended event: its run was cut by a crash, or is still going; the "
-                      "trials it was running show as Running and those waiting for a promotion as Paused (the same "
-                      "program, run again, resumes it)",
+          fmt::format("journal '{}' ends without a run_ended event: its run was cut (a crash or a kill: no tuner "
+                      "holds it now); the trials it was running show as Running and those waiting for a promotion as "
+                      "Paused (the same program, run again, resumes it)",
                       path));
     // Resumed, the run ends, and then it loads as finished.
     (void)ht::Tuner(journal_space(), asha(), options(path, 12)).fit(journal_trainer);
     const ht::Result done = ht::load_result(path);
     CHECK(done.count(ht::TrialStatus::Running) == 0);
     for (const auto& w : done.setup().warnings) CHECK(w.find("ends without a run_ended event") == std::string::npos);
+    fs::remove(path);
+}
+
+TEST_CASE("load_result on the journal of a run still going says a tuner is writing it, not that it crashed") {
+    auto path = temp_journal("still_going");
+    std::vector<std::string> seen;  // load_result's last warning, from inside the run's own objective
+    auto trainer = [&](const ht::Config& c, ht::Trial& trial) {
+        const double value = journal_trainer(c, trial);
+        if (seen.empty()) {
+            const ht::Result now = ht::load_result(path);
+            seen.push_back(now.setup().warnings.empty() ? std::string() : now.setup().warnings.back());
+        }
+        return value;
+    };
+    (void)ht::Tuner(journal_space(), asha(), options(path, 4)).fit(trainer);
+    REQUIRE(seen.size() == 1);
+    CHECK(seen[0] == fmt::format("journal '{}' ends without a run_ended event: a tuner is writing it now (its run is "
+                                 "still going); the trials it was running show as Running and those waiting for a "
+                                 "promotion as Paused",
+                                 path));
     fs::remove(path);
 }
 

@@ -189,12 +189,19 @@ HYPERTUNE_INLINE Result load_result(const std::string& path) {
     // Without run_ended, the trials it was running and those it had paused are shown as they
     // were, not as stopped by an end that did not come.
     const bool ended = state.ended();
-    if (!ended)
-        state.apply(RunWarned{0.0, fmt::format("journal '{}' ends without a run_ended event: its run was cut by a "
-                                               "crash, or is still going; the trials it was running show as Running "
-                                               "and those waiting for a promotion as Paused (the same program, run "
-                                               "again, resumes it)",
-                                               path)});
+    if (!ended) {
+        // The journal's lock tells a run still going from one that was cut: the OS drops a
+        // tuner's lock however it dies.
+        const std::optional<bool> running = detail::journal_in_use(path);
+        const char* why = !running ? "its run was cut by a crash, or is still going"
+                          : *running ? "a tuner is writing it now (its run is still going)"
+                                     : "its run was cut (a crash or a kill: no tuner holds it now)";
+        state.apply(RunWarned{0.0, fmt::format("journal '{}' ends without a run_ended event: {}; the trials it was "
+                                               "running show as Running and those waiting for a promotion as Paused{}",
+                                               path, why,
+                                               running && *running ? ""
+                                                                   : " (the same program, run again, resumes it)")});
+    }
     return std::move(state).result(ended);
 }
 
