@@ -161,6 +161,32 @@ TEST_CASE("report: bad and unusual input") {
         check_structure(html);
         CHECK(html.find("No trials.") != std::string::npos);
         CHECK(html.find("none: no trial produced a value") != std::string::npos);
+        CHECK(html.find("hypertune report, no run recorded") != std::string::npos);  // not "started 1970"
+        CHECK(html.find("1970") == std::string::npos);
+    }
+    SUBCASE("options the sections cannot draw with are refused, naming the field; the least ones work") {
+        ht::SearchSpace space{ht::ContinuousParameter("x", 0.0, 1.0)};
+        const ht::Result r = asha_run(space, 12);
+        auto refused = [&](const ht::ReportOptions& o) {
+            try {
+                (void)ht::render_report(r, o);
+            } catch (const ht::InvalidArgument& e) {
+                return std::string(e.what());
+            }
+            return std::string("accepted");
+        };
+        // max_points_per_curve = 0 used to end the process (SIGSEGV); the others were undefined behaviour.
+        CHECK(refused({.max_points_per_curve = 0}) ==
+              "ReportOptions: max_points_per_curve must be >= 2 (a curve keeps its first and last points), got 0");
+        CHECK(refused({.max_points_per_curve = 1}).starts_with("ReportOptions: max_points_per_curve must be >= 2"));
+        CHECK(refused({.top_fraction = -1.0}) == "ReportOptions: top_fraction must be in [0, 1], got -1");
+        CHECK(refused({.top_fraction = 1e30}) == "ReportOptions: top_fraction must be in [0, 1], got 1e+30");
+        CHECK(refused({.top_fraction = std::nan("")}).starts_with("ReportOptions: top_fraction must be in [0, 1]"));
+        CHECK(refused({.top_min = 50, .top_max = 5}) == "ReportOptions: top_min (50) must be <= top_max (5)");
+        const std::string least =
+            ht::render_report(r, {.max_curves = 0, .max_points_per_curve = 2, .max_dots = 0, .top_fraction = 0.0,
+                                  .top_min = 0, .top_max = 0});
+        check_structure(least);
     }
     SUBCASE("only failed trials") {
         ht::SearchSpace space{ht::ContinuousParameter("x", 0.0, 1.0), ht::IntegerParameter("n", 1, 3)};

@@ -21,16 +21,35 @@
 
 namespace hypertune {
 
+namespace detail::report {
+
+// The options the sections rely on: a curve keeps its first and last points, the top trials are a
+// share of the scored ones between two counts.
+inline void check_options(const ReportOptions& o) {
+    if (o.max_points_per_curve < 2)
+        throw InvalidArgument(fmt::format("ReportOptions: max_points_per_curve must be >= 2 (a curve keeps its first "
+                                          "and last points), got {}",
+                                          o.max_points_per_curve));
+    if (!(o.top_fraction >= 0.0 && o.top_fraction <= 1.0))
+        throw InvalidArgument(fmt::format("ReportOptions: top_fraction must be in [0, 1], got {}", o.top_fraction));
+    if (o.top_min > o.top_max)
+        throw InvalidArgument(
+            fmt::format("ReportOptions: top_min ({}) must be <= top_max ({})", o.top_min, o.top_max));
+}
+
+}  // namespace detail::report
+
 HYPERTUNE_INLINE std::string render_report(const Result& result, const ReportOptions& options) {
     using namespace detail::report;
+    check_options(options);
     const Context c(result, options);
     const auto& s = result.setup();
     std::string title = options.title.empty() ? fmt::format("{}: {}", s.strategy.empty() ? "tuning" : s.strategy, s.metric)
                                               : options.title;
     std::string h = fmt::format("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{0}</title>"
-                                "<style>{1}</style></head><body>\n<h1>{0}</h1><p class=\"note\">hypertune report, run "
-                                "started {2}</p>\n",
-                                esc(title), style_sheet, detail::iso8601(c.t0));
+                                "<style>{1}</style></head><body>\n<h1>{0}</h1><p class=\"note\">hypertune report, {2}</p>\n",
+                                esc(title), style_sheet,
+                                c.t0 > 0.0 ? "run started " + detail::iso8601(c.t0) : std::string("no run recorded"));
     auto section = [&](std::string_view id, std::string_view heading, const std::string& body) {
         h += fmt::format("<section id=\"{}\"><h2>{}</h2>\n{}\n</section>\n", id, heading, body);
     };
