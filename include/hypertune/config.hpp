@@ -40,13 +40,26 @@ inline std::string declared_type(const ParameterSpec& p) {
     return fmt::format("{}", p.type);
 }
 
+// What a value holds, for the message of a configuration whose value does not match its parameter
+// (one built by hand, not by the search space).
+[[nodiscard]] inline std::string_view held_type(const Value& v) noexcept {
+    return std::holds_alternative<std::int64_t>(v) ? "an integer" : std::holds_alternative<double>(v) ? "a real" : "text";
+}
+
 template <class T>
 T convert_value(const ParameterSpec& p, const Value& v) {
     auto mismatch = [&] {
+        if (p.type == type_name<T>())  // the type asked for is the declared one: the value is what is wrong
+            return InvalidArgument(fmt::format("parameter '{}' is declared {} ({}) but this configuration holds {} for "
+                                               "it: the configuration was not made by its search space",
+                                               p.name, declared_type(p), to_string(p.kind), held_type(v)));
         return InvalidArgument(fmt::format("parameter '{}' holds {} ({}), not {}", p.name, declared_type(p),
                                            to_string(p.kind), type_name<T>()));
     };
     if constexpr (std::is_same_v<T, bool>) {
+        // Only a StaticParameter holds a bool (as 0 or 1); a tuned one is a CategoricalParameter.
+        const auto* x = std::get_if<std::int64_t>(&v);
+        if (p.kind == ParameterKind::Static && p.type == type_name<bool>() && x) return *x != 0;
         throw mismatch();
     } else if constexpr (std::is_integral_v<T>) {
         auto* x = std::get_if<std::int64_t>(&v);
@@ -79,10 +92,17 @@ public:
 
     [[nodiscard]] std::size_t size() const noexcept { return values_.size(); }
     [[nodiscard]] bool empty() const noexcept { return values_.empty(); }
-    [[nodiscard]] const std::string& name(std::size_t i) const { return (*layout_)[i].name; }
-    [[nodiscard]] const Value& value(std::size_t i) const { return values_.at(i); }
+    /// The i-th parameter's name, value and description; InvalidArgument when i >= size().
+    [[nodiscard]] const std::string& name(std::size_t i) const { return parameter(i).name; }
+    [[nodiscard]] const Value& value(std::size_t i) const {
+        require_index(i);
+        return values_[i];
+    }
     [[nodiscard]] const std::vector<Value>& values() const noexcept { return values_; }
-    [[nodiscard]] const ParameterSpec& parameter(std::size_t i) const { return (*layout_)[i]; }
+    [[nodiscard]] const ParameterSpec& parameter(std::size_t i) const {
+        require_index(i);
+        return (*layout_)[i];
+    }
 
     [[nodiscard]] bool contains(std::string_view name) const noexcept { return find(name) != npos; }
 
@@ -114,6 +134,12 @@ public:
 
 private:
     static constexpr std::size_t npos = static_cast<std::size_t>(-1);
+
+    void require_index(std::size_t i) const {
+        if (i >= values_.size() || !layout_)
+            throw InvalidArgument(fmt::format("Config: parameter #{} asked of a configuration of {} parameters", i,
+                                              values_.size()));
+    }
 
     [[nodiscard]] std::size_t find(std::string_view name) const noexcept {
         if (!layout_) return npos;

@@ -89,15 +89,15 @@ inline constexpr double max_exact_integer = static_cast<double>(max_integer_boun
 
 /// The type-erased description of one parameter, as the search space stores it.
 struct ParameterSpec {
-    std::string name;
+    std::string name{};
     ParameterKind kind = ParameterKind::Continuous;
     Scaling scaling = Scaling::Linear;            ///< resolved: never Auto
     Scaling requested_scaling = Scaling::Linear;  ///< as the user asked
     double min = 0.0;
     double max = 0.0;
-    std::vector<std::string> categories;  ///< Categorical only
-    Value fixed;                          ///< Static only
-    std::string_view type;                ///< the C++ value type the user declared ("int", "double"...)
+    std::vector<std::string> categories{};  ///< Categorical only
+    Value fixed{};                          ///< Static only
+    std::string_view type{};                ///< the C++ value type the user declared ("int", "double"...)
 
     [[nodiscard]] bool tuned() const noexcept { return kind != ParameterKind::Static; }
 
@@ -126,6 +126,16 @@ Scaling resolve_scaling(std::string_view what, const std::string& name, Scaling 
 // The spec of a validated numeric range, with its scaling resolved.
 ParameterSpec numeric_spec(std::string_view what, std::string name, ParameterKind kind, double min, double max,
                                   Scaling scaling, std::string_view type);
+
+// `spec` checked as the parameter types' constructors check theirs (SearchSpace::add_spec takes
+// specs from types of the user's own too), with an Auto scaling resolved and a categorical
+// parameter's range set from its categories; throws InvalidArgument naming the parameter.
+[[nodiscard]] ParameterSpec checked_spec(const ParameterSpec& spec);
+
+// A float bound as the user wrote it: the shortest decimal that reads back as the same float (0.1f
+// is 0.1, not 0.10000000149011612), so that a configuration at the bound, written in decimal (JSON),
+// is inside the range.
+[[nodiscard]] double as_written(float bound) noexcept;
 
 }  // namespace detail
 
@@ -174,8 +184,8 @@ public:
     ContinuousParameter(std::string name, T min, T max, Scaling scaling = Scaling::Auto) {
         constexpr std::string_view what = "ContinuousParameter";
         detail::check_name(what, name);
-        auto lo = static_cast<double>(min);
-        auto hi = static_cast<double>(max);
+        auto lo = widen(min);
+        auto hi = widen(max);
         if (!std::isfinite(lo) || !std::isfinite(hi))
             throw InvalidArgument(fmt::format("{} '{}': bounds must be finite, got [{}, {}]", what, name, lo, hi));
         if (lo > hi)
@@ -189,6 +199,11 @@ public:
     [[nodiscard]] const ParameterSpec& spec() const noexcept { return spec_; }
 
 private:
+    static double widen(T bound) {
+        if constexpr (std::is_same_v<T, float>) return detail::as_written(bound);
+        else return static_cast<double>(bound);
+    }
+
     ParameterSpec spec_;
 };
 

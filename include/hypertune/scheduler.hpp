@@ -148,6 +148,7 @@ protected:
     /// and the sink takes them as one vector (DecisionSink::add_all), not one move each.
     void decide_all(std::vector<DecisionRecord>& records) {
         if (records.empty()) return;
+        for (const DecisionRecord& d : records) require_decidable(d.trial);
         if (sampler_)
             for (const DecisionRecord& d : records) sampler_->on_decision(d);
         sink().add_all(records);
@@ -169,6 +170,13 @@ protected:
 private:
     // Throws StrategyError when `call` comes before start(), or names a trial never handed out.
     HYPERTUNE_INLINE void require_started(const char* call, std::optional<TrialId> id = std::nullopt) const;
+    // Throws StrategyError when a decision names a trial never handed out (it used to be dropped):
+    // the trial being handed out (next() may decide about it before returning it) or an earlier one.
+    void require_decidable(TrialId id) const {
+        if (id > next_id_) [[unlikely]]
+            refuse_decision(id);
+    }
+    [[noreturn]] HYPERTUNE_INLINE void refuse_decision(TrialId id) const;
     [[nodiscard]] DecisionSink& sink() noexcept { return ctx_.decisions ? *ctx_.decisions : own_sink_; }
     [[nodiscard]] std::size_t new_trials_left() const noexcept {
         if (ctx_.max_trials == 0) return std::numeric_limits<std::size_t>::max();

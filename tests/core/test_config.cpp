@@ -40,6 +40,27 @@ TEST_CASE("a wrong name or type names the parameter and both types") {
                          ht::InvalidArgument);
 }
 
+TEST_CASE("an index past the configuration, or a value of another type than declared, is a clear error") {
+    ht::SearchSpace space{ht::IntegerParameter("n", 1, 3), ht::ContinuousParameter("x", 0.0, 1.0)};
+    const auto cfg = space.make({std::int64_t{2}, 0.5});
+    // name() and parameter() read past the end (a crash on a default Config); value() threw std::out_of_range.
+    CHECK_THROWS_WITH_AS((void)cfg.name(2), "Config: parameter #2 asked of a configuration of 2 parameters",
+                         ht::InvalidArgument);
+    CHECK_THROWS_WITH_AS((void)cfg.parameter(5), "Config: parameter #5 asked of a configuration of 2 parameters",
+                         ht::InvalidArgument);
+    CHECK_THROWS_WITH_AS((void)cfg.value(2), "Config: parameter #2 asked of a configuration of 2 parameters",
+                         ht::InvalidArgument);
+    CHECK_THROWS_WITH_AS((void)ht::Config{}.name(0), "Config: parameter #0 asked of a configuration of 0 parameters",
+                         ht::InvalidArgument);
+    // Built by hand with an integer where the space declares a double: the message says what it holds.
+    const ht::Config odd(std::make_shared<const std::vector<ht::ParameterSpec>>(space.parameters()),
+                         {std::int64_t{2}, std::int64_t{1}});
+    CHECK_THROWS_WITH_AS((void)odd.get<double>("x"),
+                         "parameter 'x' is declared double (Continuous) but this configuration holds an integer for it: "
+                         "the configuration was not made by its search space",
+                         ht::InvalidArgument);
+}
+
 TEST_CASE("configs print with fmt and serialise to JSON") {
     ht::SearchSpace space{ht::IntegerParameter("max_depth", 1, 10), ht::ContinuousParameter("eta", 0.0, 1.0),
                           ht::CategoricalParameter("booster", {"gbtree", "dart"})};

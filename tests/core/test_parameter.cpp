@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: MIT
+#include <hypertune/json.hpp>
 #include <hypertune/parameter.hpp>
+#include <hypertune/search_space.hpp>
 
 #include <doctest/doctest.h>
 
@@ -19,6 +21,46 @@ std::string message_of(auto&& f) {
     return "<no exception>";
 }
 }  // namespace
+
+TEST_CASE("a parameter type of the user's own, or a spec added by hand, gets the constructors' checks") {
+    struct Spec {  // models the Parameter concept with any spec it is given
+        using value_type = double;
+        ht::ParameterSpec s;
+        [[nodiscard]] const ht::ParameterSpec& spec() const { return s; }
+    };
+    auto refused = [](ht::ParameterSpec s) {
+        ht::SearchSpace space;
+        try {
+            space.add(Spec{std::move(s)});
+        } catch (const ht::InvalidArgument& e) {
+            return std::string(e.what());
+        }
+        return std::string("accepted");
+    };
+    using K = ht::ParameterKind;
+    using S = ht::Scaling;
+    // A logarithmic range from 0 gave configurations of NaN; an empty category list crashed.
+    CHECK(refused({.name = "lr", .kind = K::Continuous, .scaling = S::Logarithmic, .min = 0.0, .max = 1.0}) ==
+          "ContinuousParameter 'lr': Logarithmic scaling needs min > 0, got min = 0");
+    CHECK(refused({.name = "opt", .kind = K::Categorical}) == "CategoricalParameter 'opt': needs at least one value");
+    CHECK(refused({.name = "opt", .kind = K::Categorical, .categories = {"a", "b", "a"}}) ==
+          "CategoricalParameter 'opt': value 'a' is listed twice");
+    CHECK(refused({.name = "x", .kind = K::Continuous, .min = 2.0, .max = 1.0}) ==
+          "ContinuousParameter 'x': bounds must be finite with min <= max, got [2, 1]");
+    CHECK(refused({.name = "x", .kind = K::Continuous, .min = std::nan(""), .max = 1.0}).starts_with(
+        "ContinuousParameter 'x': bounds must be finite"));
+    CHECK(refused({.name = "n", .kind = K::Integer, .min = 0.5, .max = 3.0}) ==
+          "IntegerParameter 'n': bounds must be integers within +-2^46, got [0.5, 3]");
+    CHECK(refused({.name = "", .kind = K::Continuous, .max = 1.0}) == "ContinuousParameter: the name is empty");
+    CHECK(refused({.name = "s", .kind = K::Static, .fixed = std::nan("")}) == "StaticParameter 's': the value must be finite");
+    // Auto is resolved, and a categorical range is set from its categories.
+    ht::SearchSpace space;
+    space.add(Spec{{.name = "lr", .kind = K::Continuous, .scaling = S::Auto, .min = 1e-5, .max = 1.0}});
+    space.add(Spec{{.name = "opt", .kind = K::Categorical, .max = 7.0, .categories = {"sgd", "adam"}}});
+    CHECK(space.parameter(0).scaling == S::Logarithmic);
+    CHECK(space.parameter(1).max == 1.0);
+    for (double u : {0.0, 0.5, 0.999}) CHECK(std::isfinite(space.decode(std::vector<double>{u, u}).get<double>("lr")));
+}
 
 TEST_CASE("parameter constructors deduce their value types") {
     auto depth = ht::IntegerParameter("max_depth", 1, 10);
@@ -41,6 +83,21 @@ TEST_CASE("Auto scaling picks log for positive ranges spanning three orders of m
     CHECK(ht::IntegerParameter("e", 1, 1000).spec().scaling == ht::Scaling::Logarithmic);
     CHECK(ht::IntegerParameter("f", 1, 999).spec().scaling == ht::Scaling::Linear);
     CHECK(ht::ContinuousParameter("g", 0.0, 1.0).spec().requested_scaling == ht::Scaling::Auto);
+    // Exactly three decades whose ratio rounds a little short of 1000 (they were Linear).
+    CHECK(ht::ContinuousParameter("h", 1e-5, 0.01).spec().scaling == ht::Scaling::Logarithmic);
+    CHECK(ht::ContinuousParameter("i", 0.07, 70.0).spec().scaling == ht::Scaling::Logarithmic);
+    CHECK(ht::ContinuousParameter("j", 1e-3f, 1.0f).spec().scaling == ht::Scaling::Logarithmic);
+    CHECK(ht::ContinuousParameter("k", 1e-3, 0.999).spec().scaling == ht::Scaling::Linear);
+}
+
+TEST_CASE("float bounds are the decimals written, so a configuration at a bound written in JSON is inside") {
+    const auto spec = ht::ContinuousParameter("dropout", 0.1f, 0.5f).spec();
+    CHECK(spec.min == 0.1);  // not 0.10000000149011612, the float's binary value
+    CHECK(spec.max == 0.5);
+    ht::SearchSpace space{ht::ContinuousParameter("dropout", 0.1f, 0.5f)};
+    const auto at_min = space.from_json(nlohmann::json::parse(R"({"dropout": 0.1})"));
+    CHECK(at_min.get<float>("dropout") == 0.1f);
+    CHECK(space.decode(std::vector<double>{0.0}).get<float>("dropout") == 0.1f);
 }
 
 TEST_CASE("invalid ranges throw InvalidArgument naming the parameter and the rule") {
@@ -129,4 +186,16 @@ TEST_CASE("static parameters keep their value") {
     CHECK(std::get<std::string>(s.fixed) == "binary:logistic");
     CHECK(std::get<std::int64_t>(ht::StaticParameter("nthread", 2).spec().fixed) == 2);
     CHECK_THROWS_AS(ht::StaticParameter("x", std::nan("")), ht::InvalidArgument);
+}
+
+TEST_CASE("a static bool is read back as a bool, by name and by handle") {
+    ht::SearchSpace space{ht::ContinuousParameter("x", 0.0, 1.0)};
+    auto verbose = space.add(ht::StaticParameter("verbose", true));
+    auto quiet = space.add(ht::StaticParameter("quiet", false));
+    const auto cfg = space.decode(std::vector<double>{0.5});
+    CHECK(cfg[verbose]);
+    CHECK_FALSE(cfg[quiet]);
+    CHECK(cfg.get<bool>("verbose"));
+    // A tuned integer is not a bool: the message names both types, as for any other mismatch.
+    CHECK_THROWS_WITH_AS((void)cfg.get<bool>("x"), "parameter 'x' holds double (Continuous), not bool", ht::InvalidArgument);
 }

@@ -106,6 +106,22 @@ TEST_CASE("configurations from JSON are checked against the space") {
                          "CategoricalParameter 'booster': value is not a string", ht::InvalidArgument);
 }
 
+TEST_CASE("grid: a shape or index that is not the grid's is refused, naming what is wrong") {
+    ht::SearchSpace space{ht::IntegerParameter("a", 1, 2), ht::CategoricalParameter("c", {"p", "q"})};
+    const std::vector<std::size_t> shape = space.grid_shape();
+    REQUIRE(shape == std::vector<std::size_t>{2, 2});
+    // Each of these wrapped around, gave duplicates, divided by zero (SIGFPE) or read past the end.
+    CHECK_THROWS_WITH_AS((void)space.grid_point(shape, 4), "grid: point 4 is past the grid's 4 points", ht::InvalidArgument);
+    const std::vector<std::size_t> too_many{2, 5}, zero{0, 2}, longer{2, 2, 2};
+    CHECK_THROWS_WITH_AS((void)space.grid_point(too_many, 0), "grid: parameter 'c' cannot have 5 points (it has 2 values)",
+                         ht::InvalidArgument);
+    CHECK_THROWS_WITH_AS((void)space.grid_point(zero, 0), "grid: parameter 'a' cannot have 0 points (it has 2 values)",
+                         ht::InvalidArgument);
+    CHECK_THROWS_WITH_AS((void)space.grid_point(longer, 0),
+                         "grid: the shape has 3 entries for 2 tuned parameters (see grid_shape())", ht::InvalidArgument);
+    CHECK(fmt::format("{}", space.grid_point(shape, 3)) == "{a=2, c=q}");
+}
+
 TEST_CASE("grid: integers and categories enumerate, continuous parameters need a number of points") {
     ht::SearchSpace space{ht::IntegerParameter("depth", 1, 3), ht::CategoricalParameter("booster", {"a", "b"}),
                           ht::ContinuousParameter("eta", 0.0, 1.0)};

@@ -67,6 +67,19 @@ protected:
         if (how_ == "resumed at its budget") return ht::Suggestion::run(0, first_, 3, 3);
         if (how_ == "again, no further") return ht::Suggestion::run(0, first_, 3);
         if (how_ == "another configuration") return ht::Suggestion::run(0, fresh, 9, 3);
+        if (how_ == "resumed past where it got to") return ht::Suggestion::run(0, first_, 9, 5);
+        if (how_ == "a value outside the space") {  // a sampler of the user's own, building by hand
+            auto layout = std::make_shared<const std::vector<ht::ParameterSpec>>(space().parameters());
+            return ht::Suggestion::run(b.next_id, ht::Config(layout, {5.0, std::int64_t{2}}), 3);
+        }
+        if (how_ == "an integer out of range") {
+            auto layout = std::make_shared<const std::vector<ht::ParameterSpec>>(space().parameters());
+            return ht::Suggestion::run(b.next_id, ht::Config(layout, {0.5, std::int64_t{99}}), 3);
+        }
+        if (how_ == "a decision about a trial never handed out") {
+            decide({.trial = b.next_id + 5, .kind = ht::DecisionRecord::Kind::Stop, .reason = "made up"});
+            return start_new(b, 3);
+        }
         return ht::Suggestion::run(0, first_, 9, 3);  // "while running": a promotion, too early
     }
 
@@ -222,7 +235,15 @@ TEST_CASE("the tuner refuses a suggestion it cannot carry out, naming the schedu
                               "from 0): a trial runs again only to go further"},
         {"another configuration", "suggested trial 0 again with another configuration than it ran with: a trial keeps "
                                   "its configuration"},
-        {"while running", "suggested trial 0 while it is running: a trial runs on one worker at a time"}};
+        {"while running", "suggested trial 0 while it is running: a trial runs on one worker at a time"},
+        // These three used to run: steps 4 and 5 neither trained nor reported; x = 5 on [0, 1] and
+        // n = 99 on [1, 4] handed to the objective.
+        {"resumed past where it got to", "suggested trial 0 to resume from 5, past where it got to (3): a trial "
+                                         "resumes from a step it reached"},
+        {"a value outside the space", "suggested trial 1 with a configuration the search space does not allow: "
+                                      "ContinuousParameter 'x': 5 is outside [0, 1]"},
+        {"an integer out of range", "suggested trial 1 with a configuration the search space does not allow: "
+                                "IntegerParameter 'n': 99 is outside [1, 4]"}};
     for (const auto& [how, message] : expected) {
         CAPTURE(how);
         // Two workers for the running case, whose trial 0 runs until the run stops; one for the
@@ -240,6 +261,14 @@ TEST_CASE("the tuner refuses a suggestion it cannot carry out, naming the schedu
         REQUIRE(result.trials().size() == 1);
         CHECK(result.trials()[0].segments.size() == 1);
     }
+}
+
+TEST_CASE("a decision about a trial never handed out is a StrategyError naming the strategy, not dropped") {
+    ht::Tuner tuner(two_d(), Misbehaves("a decision about a trial never handed out"), {.max_jobs = 5});
+    const auto result = tuner.fit([](const ht::Config& c) { return c.get<double>("x"); });
+    CHECK(result.stop_reason() == "strategy 'Misbehaves' decided about trial 6, which ask() never handed out (the "
+                                  "next new trial's id is 1); a decision names a trial the strategy started");
+    CHECK(result.count(ht::TrialStatus::Completed) == 1);  // what ran before is kept
 }
 
 TEST_CASE("the sampler hears every report, result and decision, after the scheduler's decision") {

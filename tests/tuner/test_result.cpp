@@ -169,6 +169,10 @@ TEST_CASE("a failure reason with invalid UTF-8 still gives a CSV that is valid U
     auto rows = read_csv(path);
     for (const auto& row : rows) CHECK(row.size() == 13);
     std::remove(path.c_str());
+    // to_json() too: its dump() threw nlohmann's type_error 316 (not a hypertune error) on the reason.
+    std::string dumped;
+    CHECK_NOTHROW(dumped = result.to_json().dump());
+    CHECK(dumped.find("r\xEF\xBF\xBDsultat \xEF\xBF\xBD invalide") != std::string::npos);
 }
 
 TEST_CASE("summary() lists early stops under a heading, and prints no heading without a stop") {

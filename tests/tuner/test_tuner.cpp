@@ -321,6 +321,22 @@ TEST_CASE("max_trial_seconds stops the trial that runs too long, and only that o
           }) == 1);
 }
 
+TEST_CASE("time limits beyond a clock's range mean no limit, not an overflow that ends the run or every trial") {
+    // 1e10 s and more overflowed steady_clock's nanoseconds: the run ended at once, or every trial
+    // was stopped at its first report.
+    for (const double huge : {1e10, 1e300}) {
+        CAPTURE(huge);
+        ht::Tuner tuner(small_space(), ht::RandomSearch({.max_resource = 3}),
+                        {.max_jobs = 3, .max_runtime_seconds = huge, .max_trial_seconds = huge});
+        const auto result = tuner.fit([](const ht::Config& c, ht::Trial& trial) {
+            for (ht::Resource s = 1; s <= trial.budget(); ++s) trial.report(s, c.get<double>("x"));
+            return c.get<double>("x");
+        });
+        CHECK(result.count(ht::TrialStatus::Completed) == 3);
+        CHECK(result.setup().warnings.empty());
+    }
+}
+
 TEST_CASE("max_trial_seconds: an objective that reports nothing counts as trained in full, with a warning") {
     ht::TunerOptions options{.max_jobs = 3, .max_trial_seconds = 0.05};
     auto result = ht::Tuner(small_space(), ht::RandomSearch(), options).fit([](const ht::Config& c, ht::Trial& trial) {
@@ -367,6 +383,9 @@ TEST_CASE("options are checked before any trial runs") {
                          "TunerOptions: max_retries must be >= 0, got -1", ht::InvalidArgument);
     CHECK_THROWS_WITH_AS(ht::Tuner(space, ht::RandomSearch(), {.instances_per_trial = 0}),
                          "TunerOptions: instances_per_trial must be >= 1, got 0", ht::InvalidArgument);
+    // A metric name is journaled: one that is not UTF-8 read back as another, and the run could not resume.
+    CHECK_THROWS_WITH_AS(ht::Tuner(space, ht::RandomSearch(), {.metric = "loss\xE9"}),
+                         "TunerOptions: objective 'loss\xE9': the name is not valid UTF-8", ht::InvalidArgument);
     CHECK_THROWS_WITH_AS(ht::Tuner(ht::SearchSpace{}, ht::RandomSearch()), "SearchSpace: no parameters",
                          ht::InvalidArgument);
     CHECK_THROWS_WITH_AS(ht::Tuner(space, ht::GridSearch()),

@@ -45,6 +45,14 @@ namespace hypertune {
 
 namespace detail {
 
+// A time limit in seconds as a steady_clock duration, capped at a century: a larger one (accepted
+// as finite) overflowed the clock's nanoseconds, which ended the run at once or stopped every trial.
+[[nodiscard]] inline std::chrono::steady_clock::duration steady_duration(double seconds) {
+    constexpr double century = 100.0 * 365.25 * 86400.0;
+    return std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+        std::chrono::duration<double>(std::min(seconds, century)));
+}
+
 // One tuning run: the worker threads, the strategy calls, and the events. Everything that happens
 // becomes a run event (run_events.hpp) that is journaled, then applied to the run's RunState, the
 // same reducer that resume and load_result() use; the records are only ever changed there.
@@ -80,8 +88,7 @@ public:
             else begin();
         }
         if (options_.max_runtime_seconds > 0.0)
-            deadline_ = start_steady_ + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                                            std::chrono::duration<double>(options_.max_runtime_seconds));
+            deadline_ = start_steady_ + steady_duration(options_.max_runtime_seconds);
         workers_.reserve(options_.max_parallel_jobs);
         active_workers_ = options_.max_parallel_jobs;
         for (std::size_t w = 0; w < options_.max_parallel_jobs; ++w) workers_.emplace_back([this, w] { work(w); });
@@ -494,13 +501,25 @@ private:
         };
         bool same_space = s.config.size() == space_.size();
         // The same parameter objects when the configuration comes from this run's space (the usual
-        // case, no string compared); else the same names in the same order.
-        for (std::size_t i = 0; same_space && i < s.config.size(); ++i)
-            same_space = &s.config.parameter(i) == &space_.parameter(i) || s.config.name(i) == space_.parameter(i).name;
+        // case, no string compared, its values checked when it was made); else the same names in the
+        // same order, and each value checked here (a sampler of the user's own built it).
+        bool made_here = same_space;
+        for (std::size_t i = 0; same_space && i < s.config.size(); ++i) {
+            const bool shared = &s.config.parameter(i) == &space_.parameter(i);
+            made_here = made_here && shared;
+            same_space = shared || s.config.name(i) == space_.parameter(i).name;
+        }
         if (!same_space)
             throw breach(fmt::format("with a configuration of {} parameters that is not of this run's search space ({} "
                                      "parameters): a configuration comes from the sampler, or from the trial's record",
                                      s.config.size(), space_.size()));
+        if (!made_here) {
+            try {
+                space_.check(s.config);
+            } catch (const InvalidArgument& e) {
+                throw breach(fmt::format("with a configuration the search space does not allow: {}", e.what()));
+            }
+        }
         if (s.budget < 1 || (max_resource_ && s.budget > *max_resource_))
             throw breach(fmt::format("with budget {}: a budget is at least 1{}", s.budget,
                                      max_resource_ ? fmt::format(" and at most max_resource = {}", *max_resource_) : ""));
@@ -517,10 +536,17 @@ private:
         const TrialRecord& r = state_.record(s.trial);
         if (r.status == TrialStatus::Running)
             throw breach("while it is running: a trial runs on one worker at a time");
-        if (const auto [budget, from] = state_.last_run(s.trial); s.budget <= budget && s.resume_from <= from)
+        const auto [budget, from] = state_.last_run(s.trial);
+        if (s.budget <= budget && s.resume_from <= from)
             throw breach(fmt::format("again with budget {} from {}, no further than its last run (budget {} from {}): a "
                                      "trial runs again only to go further",
                                      s.budget, s.resume_from, budget, from));
+        // It resumes where it got to: the steps between would be neither trained nor reported.
+        // (Its last budget counts as reached: a trainer may return before its budget unasked.)
+        if (const Resource reached = std::max(r.resource_used, budget); s.resume_from > reached)
+            throw breach(fmt::format("to resume from {}, past where it got to ({}): a trial resumes from a step it "
+                                     "reached",
+                                     s.resume_from, reached));
         if (!(s.config == r.config))
             throw breach("again with another configuration than it ran with: a trial keeps its configuration");
     }
@@ -675,8 +701,7 @@ private:
                                                  : unseen.emplace(s.trial, s.config, s.budget, from, std::move(bytes));
             trial.host_.store(this, std::memory_order_release);
             if (options_.max_trial_seconds > 0.0)
-                trial.limit_time(began, std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                                            std::chrono::duration<double>(options_.max_trial_seconds)));
+                trial.limit_time(began, steady_duration(options_.max_trial_seconds));
             if (counted > from) trial.restart_from(counted);
             a = Attempt{};
             a.retries = attempt;

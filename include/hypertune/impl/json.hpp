@@ -6,6 +6,7 @@
 #include <hypertune/json.hpp>
 #include <hypertune/error.hpp>
 #include <hypertune/linkage.hpp>
+#include <hypertune/detail/utf8.hpp>
 
 #if defined(HYPERTUNE_COMPILED) && !defined(HYPERTUNE_BUILDING_LIBRARY)
 #error "<hypertune/impl/json.hpp> is compiled into hypertune::compiled: include <hypertune/json.hpp>"
@@ -37,7 +38,9 @@ HYPERTUNE_INLINE nlohmann::ordered_json to_nlohmann(const JsonValue& v) {
         case JsonValue::Type::Integer: return json(v.as_integer<std::int64_t>());
         case JsonValue::Type::Unsigned: return json(v.as_integer<std::uint64_t>());
         case JsonValue::Type::Real: return json(v.as_double());
-        case JsonValue::Type::String: return json(v.as_string());
+        // A failure reason may quote a trainer's output, which need not be UTF-8: nlohmann's dump()
+        // would throw on it, so it is given as the writer writes it (U+FFFD for a bad byte).
+        case JsonValue::Type::String: return json(valid_utf8(v.as_string()));
         case JsonValue::Type::Array: {
             json out = json::array();
             for (const auto& e : v.elements()) out.push_back(to_nlohmann(e));
@@ -45,7 +48,7 @@ HYPERTUNE_INLINE nlohmann::ordered_json to_nlohmann(const JsonValue& v) {
         }
         case JsonValue::Type::Object: {
             json out = json::object();
-            for (std::size_t i = 0; i < v.size(); ++i) out[v.keys()[i]] = to_nlohmann(v.field(i));
+            for (std::size_t i = 0; i < v.size(); ++i) out[valid_utf8(v.keys()[i])] = to_nlohmann(v.field(i));
             return out;
         }
     }

@@ -8,7 +8,13 @@
 #include <hypertune/linkage.hpp>
 #include <fmt/format.h>
 #include <algorithm>
+#include <array>
+#include <charconv>
 #include <cmath>
+#include <cstdlib>
+#include <string_view>
+#include <system_error>
+#include <vector>
 
 #if defined(HYPERTUNE_COMPILED) && !defined(HYPERTUNE_BUILDING_LIBRARY)
 #error "<hypertune/impl/parameter.hpp> is compiled into hypertune::compiled: include <hypertune/parameter.hpp>"
@@ -146,7 +152,9 @@ HYPERTUNE_INLINE void check_name(std::string_view what, const std::string& name)
 
 HYPERTUNE_INLINE Scaling resolve_scaling(std::string_view what, const std::string& name, Scaling s, double min, double max,
                                bool integer) {
-    if (s == Scaling::Auto) return (min > 0.0 && max / min >= 1000.0) ? Scaling::Logarithmic : Scaling::Linear;
+    // Three decades or more; the ratio of bounds written in decimal (1e-5 and 0.01, or floats) can
+    // fall a rounding short of 1000, hence the tolerance.
+    if (s == Scaling::Auto) return (min > 0.0 && max / min >= 1000.0 * (1.0 - 1e-6)) ? Scaling::Logarithmic : Scaling::Linear;
     if (s == Scaling::Logarithmic && !(min > 0.0))
         throw InvalidArgument(
             fmt::format("{} '{}': Logarithmic scaling needs min > 0, got min = {}", what, name, min));
@@ -172,6 +180,61 @@ HYPERTUNE_INLINE ParameterSpec numeric_spec(std::string_view what, std::string n
     spec.max = max;
     spec.type = type;
     return spec;
+}
+
+HYPERTUNE_INLINE double as_written(float bound) noexcept {
+    std::array<char, 64> text{};
+    const auto [end, ec] = std::to_chars(text.data(), text.data() + text.size() - 1, bound);
+    if (ec != std::errc{}) return static_cast<double>(bound);
+    *end = '\0';
+    return std::strtod(text.data(), nullptr);
+}
+
+HYPERTUNE_INLINE ParameterSpec checked_spec(const ParameterSpec& given) {
+    ParameterSpec s = given;
+    const std::string_view what = s.kind == ParameterKind::Integer       ? "IntegerParameter"
+                                  : s.kind == ParameterKind::Continuous  ? "ContinuousParameter"
+                                  : s.kind == ParameterKind::Categorical ? "CategoricalParameter"
+                                                                         : "StaticParameter";
+    check_name(what, s.name);
+    switch (s.kind) {
+        case ParameterKind::Integer:
+        case ParameterKind::Continuous: {
+            const bool integer = s.kind == ParameterKind::Integer;
+            if (!std::isfinite(s.min) || !std::isfinite(s.max) || !std::isfinite(s.max - s.min) || s.min > s.max)
+                throw InvalidArgument(fmt::format("{} '{}': bounds must be finite with min <= max, got [{}, {}]", what,
+                                                  s.name, s.min, s.max));
+            if (integer && (s.min != std::round(s.min) || s.max != std::round(s.max) ||
+                            std::abs(s.min) > max_exact_integer || std::abs(s.max) > max_exact_integer))
+                throw InvalidArgument(fmt::format("{} '{}': bounds must be integers within +-2^46, got [{}, {}]", what,
+                                                  s.name, s.min, s.max));
+            s.scaling = resolve_scaling(what, s.name, s.scaling, s.min, s.max, integer);
+            return s;
+        }
+        case ParameterKind::Categorical: {
+            if (s.categories.empty()) throw InvalidArgument(fmt::format("{} '{}': needs at least one value", what, s.name));
+            std::vector<std::string_view> sorted(s.categories.begin(), s.categories.end());
+            std::sort(sorted.begin(), sorted.end());
+            for (std::size_t i = 0; i < sorted.size(); ++i) {
+                if (!is_utf8(sorted[i]))
+                    throw InvalidArgument(fmt::format("{} '{}': value '{}' is not valid UTF-8", what, s.name, sorted[i]));
+                if (i > 0 && sorted[i] == sorted[i - 1])
+                    throw InvalidArgument(fmt::format("{} '{}': value '{}' is listed twice", what, s.name, sorted[i]));
+            }
+            s.min = 0.0;
+            s.max = static_cast<double>(s.categories.size() - 1);
+            return s;
+        }
+        case ParameterKind::Static: {
+            const auto* text = std::get_if<std::string>(&s.fixed);
+            const auto* real = std::get_if<double>(&s.fixed);
+            if ((text && !is_utf8(*text)) || (real && !std::isfinite(*real)))
+                throw InvalidArgument(fmt::format("{} '{}': the value must be {}", what, s.name,
+                                                  text ? "valid UTF-8" : "finite"));
+            return s;
+        }
+    }
+    throw InvalidArgument(fmt::format("parameter '{}': unknown kind", s.name));
 }
 
 }  // namespace detail

@@ -39,6 +39,12 @@ HYPERTUNE_INLINE void Scheduler::require_started(const char* call, std::optional
                                         name(), call, *id, next_id_));
 }
 
+HYPERTUNE_INLINE void Scheduler::refuse_decision(TrialId id) const {
+    throw StrategyError(fmt::format("strategy '{}' decided about trial {}, which ask() never handed out (the next new "
+                                    "trial's id is {}); a decision names a trial the strategy started",
+                                    name(), id, next_id_));
+}
+
 HYPERTUNE_INLINE Suggestion Scheduler::ask() {
     require_started("ask");
     const TrialBudget budget{next_id_, new_trials_left()};
@@ -99,6 +105,7 @@ HYPERTUNE_INLINE Suggestion Scheduler::start_new(const TrialBudget& budget, Reso
 }
 
 HYPERTUNE_INLINE void Scheduler::decide(DecisionRecord d) {
+    require_decidable(d.trial);
     if (sampler_) sampler_->on_decision(d);
     sink().add(std::move(d));
 }

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #if defined(HYPERTUNE_COMPILED) && !defined(HYPERTUNE_BUILDING_LIBRARY)
 #error "<hypertune/impl/search_space.hpp> is compiled into hypertune::compiled: include <hypertune/search_space.hpp>"
@@ -28,7 +29,10 @@ HYPERTUNE_INLINE SearchSpace SearchSpace::of(const Config& cfg) {
     return space;
 }
 
-HYPERTUNE_INLINE std::size_t SearchSpace::add_spec(const ParameterSpec& spec) {
+HYPERTUNE_INLINE std::size_t SearchSpace::add_spec(const ParameterSpec& given) {
+    // A spec may come from a type of the user's own (the Parameter concept) or be written by hand:
+    // it gets the checks the library's parameter types make in their constructors.
+    const ParameterSpec spec = detail::checked_spec(given);
     for (const auto& p : *layout_)
         if (p.name == spec.name)
             throw InvalidArgument(fmt::format("SearchSpace: parameter '{}' is defined twice", spec.name));
@@ -136,6 +140,23 @@ HYPERTUNE_INLINE std::vector<std::size_t> SearchSpace::grid_shape(const std::map
 }
 
 HYPERTUNE_INLINE Config SearchSpace::grid_point(std::span<const std::size_t> shape, std::uint64_t k) const {
+    if (shape.size() != tuned_.size())
+        throw InvalidArgument(fmt::format("grid: the shape has {} entries for {} tuned parameters (see grid_shape())",
+                                          shape.size(), tuned_.size()));
+    std::uint64_t points = 1;
+    for (std::size_t d = 0; d < shape.size(); ++d) {
+        const auto& p = (*layout_)[tuned_[d]];
+        const bool finite = p.kind != ParameterKind::Continuous;
+        const auto values = static_cast<std::uint64_t>(p.max - p.min) + 1;  // integers; categories: min 0
+        if (shape[d] < 1 || (finite && shape[d] > values))
+            throw InvalidArgument(fmt::format("grid: parameter '{}' cannot have {} points{}", p.name, shape[d],
+                                              finite ? fmt::format(" (it has {} values)", values) : std::string()));
+        points = shape[d] > std::numeric_limits<std::uint64_t>::max() / points
+                     ? std::numeric_limits<std::uint64_t>::max()
+                     : points * shape[d];
+    }
+    if (k >= points)
+        throw InvalidArgument(fmt::format("grid: point {} is past the grid's {} points", k, points));
     detail::UnitPoint u(shape.size());
     for (std::size_t d = shape.size(); d-- > 0;) {
         auto n = shape[d];

@@ -45,12 +45,16 @@ HYPERTUNE_INLINE void check_metrics(TunerOptions& o, const SearchSpace& space) {
     std::vector<std::string> seen;
     for (const auto& m : o.objectives) {
         if (m.name.empty()) throw InvalidArgument("TunerOptions: an objective has an empty name");
+        if (!is_utf8(m.name))  // it is journaled, and a resume compares it as read back
+            throw InvalidArgument(fmt::format("TunerOptions: objective '{}': the name is not valid UTF-8", m.name));
         if (std::find(seen.begin(), seen.end(), m.name) != seen.end())
             throw InvalidArgument(fmt::format("TunerOptions: objective '{}' is given twice", m.name));
         seen.push_back(m.name);
     }
     for (const auto& c : o.constraints) {
         if (c.metric.empty()) throw InvalidArgument("TunerOptions: a constraint has an empty metric name");
+        if (!is_utf8(c.metric))
+            throw InvalidArgument(fmt::format("TunerOptions: constraint metric '{}': the name is not valid UTF-8", c.metric));
         if (!std::isfinite(c.bound))
             throw InvalidArgument(fmt::format("TunerOptions: the bound of constraint '{} {} {}' must be finite", c.metric,
                                               to_string(c.kind), c.bound));
