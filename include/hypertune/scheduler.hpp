@@ -88,6 +88,9 @@ public:
 
     /// The full resource of a trial, for multi-fidelity schedulers and cost estimates.
     [[nodiscard]] virtual std::optional<Resource> max_resource() const { return std::nullopt; }
+    /// Whether it may run a trial again after a run of it ended (a promotion, or the release of a
+    /// trial held at a rung); MedianStopping, whose stops are final, refuses such a scheduler.
+    [[nodiscard]] virtual bool resumes_trials() const { return false; }
     /// Whether it can run a search with `objectives` objectives (a multi-objective run passes each
     /// trial's as Outcome::losses). By default, one: a scheduler that stops or promotes trials on
     /// their reports compares a single loss.

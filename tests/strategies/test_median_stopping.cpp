@@ -3,6 +3,7 @@
 
 #include <hypertune/strategies/asha.hpp>
 #include <hypertune/strategies/grid_search.hpp>
+#include <hypertune/strategies/hyperband.hpp>
 #include <hypertune/strategies/median_stopping.hpp>
 #include <hypertune/strategies/random_search.hpp>
 
@@ -252,6 +253,22 @@ TEST_CASE("MedianStopping decisions match a brute-force median over interleaved 
         }
     }
     CHECK(stops > 100);
+}
+
+TEST_CASE("MedianStopping refuses a scheduler that runs trials again: it would take a stopped trial for a paused one") {
+    // Around promotion-type ASHA, a trial the median rule stopped at rung 0 was paused there by ASHA,
+    // promoted and trained again from scratch (its checkpoint was gone with the stop).
+    const std::string expected = "MedianStopping(ASHA-promotion-fill): ASHA-promotion-fill pauses trials and runs them "
+                                 "again, and would take a trial the median rule stopped for a paused one; wrap one that "
+                                 "does not (RandomSearch, GridSearch, Bayesian, or ASHA or asynchronous Hyperband with "
+                                 ".type = ht::HalvingType::Stop)";
+    CHECK_THROWS_WITH_AS(MedianStopping(ASHA({.max_resource = 9})), expected.c_str(), InvalidArgument);
+    CHECK_THROWS_AS(MedianStopping(ASHA({.max_resource = 9, .type = HalvingType::Stop, .wait_for_peers = true})),
+                    InvalidArgument);
+    CHECK_THROWS_AS(MedianStopping(Hyperband({.max_resource = 9, .mode = HyperbandMode::Synchronous})), InvalidArgument);
+    CHECK_THROWS_AS(MedianStopping(Hyperband({.max_resource = 9})), InvalidArgument);  // promotion type by default
+    CHECK_NOTHROW(MedianStopping(Hyperband({.max_resource = 9, .type = HalvingType::Stop})));
+    CHECK_NOTHROW(MedianStopping(ASHA({.max_resource = 9, .type = HalvingType::Stop})));
 }
 
 TEST_CASE("MedianStopping passes on the wrapped strategy's stops and records") {

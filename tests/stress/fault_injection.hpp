@@ -530,7 +530,9 @@ struct Expected {
 [[nodiscard]] inline Expected expected_outcome(const CallLog& c) {
     if (c.fired && fails(c.fault)) return {TrialStatus::Failed, failure_signature(c.fault)};
     if (!std::isfinite(c.returned)) return {TrialStatus::Failed, "the objective returned nan"};
-    if (c.stop_decided) return {TrialStatus::Stopped, ""};
+    // A strategy's stop at the last step of a full budget saved nothing: the trial trained in full.
+    if (c.stop_decided)
+        return {c.last_step == c.budget && c.budget >= stress_max_resource ? TrialStatus::Completed : TrialStatus::Stopped, ""};
     if (c.saw_stop && c.reports > 0 && c.last_step < c.budget) return {TrialStatus::Stopped, ""};
     if (c.budget < stress_max_resource) return {TrialStatus::Stopped, ""};
     return {TrialStatus::Completed, ""};

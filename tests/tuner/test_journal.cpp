@@ -152,7 +152,7 @@ TEST_CASE("a finished run resumed with a larger max_jobs goes on, for every sche
              return ht::AnyStrategy(
                  ht::Hyperband({.min_resource = 1, .max_resource = 9, .mode = ht::HyperbandMode::Synchronous}));
          }},
-        {"MedianStopping(ASHA)", [] { return ht::AnyStrategy(ht::MedianStopping(ht::ASHA({.min_resource = 1, .max_resource = 9}))); }},
+        {"MedianStopping(ASHA)", [] { return ht::AnyStrategy(ht::MedianStopping(ht::ASHA({.min_resource = 1, .max_resource = 9, .type = ht::HalvingType::Stop}))); }},
         {"RandomSearch", [] { return ht::AnyStrategy(ht::RandomSearch({.max_resource = 9})); }}};
     for (const auto& [name, make] : strategies) {
         CAPTURE(name);

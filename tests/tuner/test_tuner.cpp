@@ -565,6 +565,28 @@ TEST_CASE("a trainer that reports past its budget under run-to-completion is nam
     CHECK(ht::Tuner(small_space(), ht::RandomSearch(), {.max_jobs = 3}).fit(past(8)).setup().warnings.empty());
 }
 
+TEST_CASE("a trial stopped by the strategy at its last step trained in full: it is Completed and best() can pick it") {
+    // The median rule judges the final report too; trial 1's last value is better than trial 0's,
+    // but its running average is above the median of trial 0's, so the rule says stop at step 5 of 5.
+    ht::Tuner tuner(small_space(), ht::MedianStopping(ht::RandomSearch({.max_resource = 5}), {.min_trials = 1}),
+                    {.max_jobs = 2});
+    const auto result = tuner.fit([](const ht::Config&, ht::Trial& trial) {
+        const double last = trial.id() == 0 ? 3.0 : 1.0;
+        for (ht::Resource s = 1; s <= 5; ++s) {
+            trial.report(s, s < 5 ? 0.1 : last);
+            if (trial.should_stop()) break;
+        }
+        return last;
+    });
+    REQUIRE(result.trials().size() == 2);
+    CHECK(result.trials()[0].decisions.empty());
+    REQUIRE(result.trials()[1].decisions.size() == 1);  // the decision stays on record
+    CHECK(result.trials()[1].decisions[0].resource == 5);
+    CHECK(result.trials()[1].status == ht::TrialStatus::Completed);  // it was Stopped, and left out of best()
+    CHECK(result.trials()[1].resource_used == 5);
+    CHECK(result.best().id == 1);
+}
+
 TEST_CASE("an objective that returns once told to stop is Stopped with no warning") {
     ht::Tuner tuner(small_space(), CutAtStepTwo(1.0), {.max_jobs = 30, .max_parallel_jobs = 2, .seed = 4});
     auto result = tuner.fit([](const ht::Config& c, ht::Trial& trial) {

@@ -755,6 +755,12 @@ private:
                 a.ignored_stop_at = trial.stop_step();
                 // It trained on to its full budget: a completed trial, not one stopped early.
                 if (!a.failed && trial.last_step() >= s.budget && !stop_flag_.load()) a.stopped = false;
+            } else if (strategy_stop && !a.failed && trial.stop_step() == s.budget && !stop_flag_.load() &&
+                       (!max_resource_ || s.budget >= *max_resource_)) {
+                // Stopped at its last step (a median rule judging the final report): it trained in
+                // full, so it is a completed trial and counts for best(); the decision stays on record.
+                // (One stopped for reporting past its budget stays Stopped: it broke the budget.)
+                a.stopped = false;
             }
             Resource reached = std::max(trial.last_step(), s.resume_from);
             // A failure counts what the trial reported (nothing reported: nothing known trained).

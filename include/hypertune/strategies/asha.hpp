@@ -98,6 +98,9 @@ public:
                                                       options_.noise_tolerance));
     }
     [[nodiscard]] std::optional<Resource> max_resource() const override { return options_.max_resource; }
+    [[nodiscard]] bool resumes_trials() const override {
+        return options_.type == HalvingType::Promotion || options_.wait_for_peers;
+    }
     /// Any number, as its sampler allows: with several objectives (or constraints) each rung ranks
     /// by Pareto priority, MO-ASHA (detail/rung_ranking.hpp).
     [[nodiscard]] bool supports_objectives(std::size_t objectives) const override {

@@ -202,6 +202,10 @@ public:
         return with_sampler_name(rules);
     }
     [[nodiscard]] std::optional<Resource> max_resource() const override { return options_.max_resource; }
+    [[nodiscard]] bool resumes_trials() const override {
+        return options_.mode == HyperbandMode::Synchronous || options_.type == HalvingType::Promotion ||
+               options_.wait_for_peers;
+    }
     /// Asynchronous: any number, as its sampler allows (each rung ranks by Pareto priority,
     /// MO-ASHA's rule in every bracket). Synchronous: one, ranked at its barriers by loss.
     [[nodiscard]] bool supports_objectives(std::size_t objectives) const override {

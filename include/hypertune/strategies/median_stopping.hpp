@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 #pragma once
-// MedianStopping: SageMaker AMT's early stopping (early_stopping_type = Auto) around any strategy
-// that does not stop trials itself (RandomSearch, GridSearch, Bayesian).
+// MedianStopping: SageMaker AMT's early stopping (early_stopping_type = Auto) around a strategy that
+// never runs a trial again once a run of it ended (RandomSearch, GridSearch, Bayesian, stop-type ASHA
+// or asynchronous Hyperband): a median stop is final, and a scheduler that pauses and promotes
+// trials would take a stopped one for paused and run it again (it is refused).
 //
 // The rule, as AMT documents it: after each report at step t, take the running average (the mean of
 // the values reported at steps <= t) of every earlier trial up to step t, and stop the current trial
@@ -46,9 +48,16 @@ template <Strategy S>
 class MedianStopping : public Scheduler {
 public:
     /// MedianStopping(RandomSearch{}) or MedianStopping(GridSearch{...}, {.min_trials = 3}).
-    /// Throws InvalidArgument when min_trials is 0 or grace_steps is negative.
+    /// Throws InvalidArgument when min_trials is 0 or grace_steps is negative, or when `inner`
+    /// runs trials again after a run ended (Scheduler::resumes_trials()).
     explicit MedianStopping(S inner, MedianStoppingOptions options = {})
         : Scheduler(AnySampler{}), inner_(std::move(inner)), options_(options) {
+        if (inner_.resumes_trials())
+            throw InvalidArgument(fmt::format(
+                "MedianStopping({0}): {0} pauses trials and runs them again, and would take a trial the median rule "
+                "stopped for a paused one; wrap one that does not (RandomSearch, GridSearch, Bayesian, or ASHA or "
+                "asynchronous Hyperband with .type = ht::HalvingType::Stop)",
+                inner_.name()));
         if (options_.min_trials < 1)
             throw InvalidArgument(fmt::format("MedianStopping: min_trials must be >= 1, got {}", options_.min_trials));
         if (options_.grace_steps < 0)
