@@ -552,7 +552,7 @@ TEST_CASE("a trainer that reports past its budget under run-to-completion is nam
     auto result = ht::Tuner(small_space(), ht::RandomSearch({.max_resource = 5}), {.max_jobs = 3}).fit(past(8));
     REQUIRE(result.setup().warnings.size() == 1);
     CHECK(result.setup().warnings.front() ==
-          "trial 0 reported step 6 past its budget of 5, and RandomSearch stops nothing: the trainer should train up to "
+          "trial 0 reported step 6 past its budget of 5, and RandomSearch let it go on: the trainer should train up to "
           "trial.budget() (the resource it used counts)");
     for (const auto& t : result.trials()) {
         CHECK(t.status == ht::TrialStatus::Completed);  // nothing stops it: it ran as its trainer chose

@@ -229,7 +229,7 @@ private:
             }
         if (step > trial.budget() && trial.budget() > 1 && d == Decision::Continue && !warned_past_budget_) {
             warned_past_budget_ = true;
-            warn(fmt::format("trial {} reported step {} past its budget of {}, and {} stops nothing: the trainer "
+            warn(fmt::format("trial {} reported step {} past its budget of {}, and {} let it go on: the trainer "
                              "should train up to trial.budget() (the resource it used counts)",
                              trial.id(), step, trial.budget(), strategy_name_),
                  now);
@@ -605,8 +605,9 @@ private:
                                  ? "save the checkpoint after the report of the step it holds, or name that step, "
                                    "trial.save_checkpoint(bytes, step)"
                                  : "save one with trial.save_checkpoint() and continue from trial.checkpoint(), or, "
-                                   "for ASHA and asynchronous Hyperband, choose .type = ht::HalvingType::Stop, which "
-                                   "never resumes a trial"),
+                                   "for ASHA and asynchronous Hyperband, choose .type = ht::HalvingType::Stop without "
+                                   "wait_for_peers, which never resumes a trial (a trial held at a rung is told "
+                                   "should_stop(): save before returning)"),
                  run_clock());
         } else if (attempt.folder_restart > 0 && !attempt.failed && !warned_folder_restart_) {
             warned_folder_restart_ = true;
