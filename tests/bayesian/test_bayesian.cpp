@@ -599,6 +599,41 @@ TEST_CASE("Bayesian: no configuration is suggested twice, across trust-region re
     }
 }
 
+TEST_CASE("Bayesian: the same search whatever the units of the loss or of a constrained metric") {
+    // A loss near 1e-14 (a mean squared error) was taken for a constant by an absolute threshold, and
+    // one near 1e155 overflowed the standardisation's sum of squares: either way the model went flat
+    // and suggested space-filling points, with no note. A constrained metric in such units made
+    // every suggestion after the design infeasible.
+    const ht::SearchSpace square{ht::ContinuousParameter("x", -5.0, 5.0, ht::Scaling::Linear),
+                                 ht::ContinuousParameter("y", -5.0, 5.0, ht::Scaling::Linear)};
+    auto run = [&](double loss_unit, double metric_unit) {
+        ht::Tuner tuner(square, ht::Bayesian({.candidates = 256}),
+                        {.metric = "loss", .constraints = {ht::Constraint::at_least("s", metric_unit)}, .max_jobs = 20,
+                         .seed = 1});
+        const ht::Result r = tuner.fit([&](const ht::Config& c) {
+            const double x = c.get<double>("x"), y = c.get<double>("y");
+            return ht::Metrics{{"loss", loss_unit * ((x - 1.3) * (x - 1.3) + (y + 2.1) * (y + 2.1) + 1.0)},
+                               {"s", metric_unit * (x + y)}};
+        });
+        std::vector<std::vector<double>> points;
+        for (const auto& t : r.trials()) points.push_back(square.encode(t.config));
+        return points;
+    };
+    const auto reference = run(1.0, 1.0);
+    for (const auto& [loss_unit, metric_unit] : {std::pair{1e-14, 1.0}, std::pair{1e155, 1.0}, std::pair{1.0, 1e-13},
+                                                 std::pair{1.0, 1e200}}) {
+        CAPTURE(loss_unit);
+        CAPTURE(metric_unit);
+        const auto points = run(loss_unit, metric_unit);
+        REQUIRE(points.size() == reference.size());
+        double largest_difference = 0.0;
+        for (std::size_t i = 0; i < points.size(); ++i)
+            for (std::size_t d = 0; d < 2; ++d)
+                largest_difference = std::max(largest_difference, std::abs(points[i][d] - reference[i][d]));
+        CHECK(largest_difference < 1e-3);  // rounding apart (about 2e-6); a flat model's points differ by tenths
+    }
+}
+
 TEST_CASE("Bayesian: a configuration observed as pending is not suggested again") {
     ht::Bayesian b({.initial_points = 2, .candidates = 256});
     b.start(branin_space(), {5, 0});

@@ -488,8 +488,19 @@ TEST_CASE("GP standardisation: constant outputs are flagged and predicted exactl
     hd::GaussianProcess gp;
     gp.set_data(x, y);
     CHECK(gp.constant_outputs());
-    CHECK(gp.output_scale() == 1.0);
+    CHECK(gp.output_scale() == 4.25);  // the outputs' own unit, the largest |y|
     CHECK(gp.output_mean() == 4.25);
+    // Varying outputs are never taken for constant because of their units: 1e-14 and 1e155 times
+    // the same data standardise alike (an absolute threshold and an overflow used to flatten them).
+    for (const double unit : {1e-14, 1e155}) {
+        CAPTURE(unit);
+        Eigen::VectorXd varied = Eigen::VectorXd::LinSpaced(6, 1.0, 2.0) * unit;
+        hd::GaussianProcess scaled;
+        scaled.set_data(x, varied);
+        CHECK_FALSE(scaled.constant_outputs());
+        CHECK(std::isfinite(scaled.output_scale()));
+        CHECK(scaled.output_mean() == doctest::Approx(1.5 * unit));
+    }
     REQUIRE(gp.condition(hyper(0.3, 0.3, 1.0, 1e-4)));
     Eigen::MatrixXd probe(2, 2);
     probe << 0.3, 0.3, 5.0, 5.0;

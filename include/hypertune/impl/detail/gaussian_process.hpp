@@ -23,11 +23,21 @@
 namespace hypertune::detail {
 
 HYPERTUNE_INLINE void GaussianProcess::set_data(Eigen::MatrixXd x, const Eigen::VectorXd& y) {
+    // Standardised in units of the largest |y|, so that the result does not depend on the units:
+    // a loss near 1e-14 (a mean squared error) was taken for a constant by an absolute threshold,
+    // and one near 1e155 overflowed the sum of squares; either way the model went flat in silence.
     const double n = static_cast<double>(y.size());
-    double mean = y.size() > 0 ? y.mean() : 0.0;
-    double sd = y.size() > 1 ? std::sqrt((y.array() - mean).square().sum() / n) : 0.0;
+    const double largest = y.size() > 0 ? y.cwiseAbs().maxCoeff() : 0.0;
+    const double unit = largest > 0.0 && std::isfinite(largest) ? largest : 1.0;
+    const Eigen::ArrayXd scaled = y.array() / unit;
+    const double mean = y.size() > 0 ? scaled.mean() : 0.0;
+    const double sd = y.size() > 1 ? std::sqrt((scaled - mean).square().sum() / n) : 0.0;
     const bool constant = !(sd > 1e-12 * std::max(1.0, std::abs(mean)));
-    set_data(std::move(x), y, mean, constant ? 1.0 : sd);
+    x_ = std::move(x);
+    y_mean_ = mean * unit;
+    y_scale_ = constant ? unit : sd * unit;
+    y_ = constant ? Eigen::VectorXd(scaled - mean) : Eigen::VectorXd((scaled - mean) / sd);
+    conditioned_ = false;
     constant_ = constant;
 }
 
