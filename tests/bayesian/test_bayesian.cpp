@@ -634,6 +634,32 @@ TEST_CASE("Bayesian: the same search whatever the units of the loss or of a cons
     }
 }
 
+TEST_CASE("Bayesian on a finite space: every configuration once, then the search ends, saying why") {
+    // It used to repeat one configuration (not the best) for the rest of max_jobs: 6 4 9 2 5 1 3 8
+    // 10 7 7 7 7 ... on a = 1..10 with 30 jobs.
+    const ht::SearchSpace ten{ht::IntegerParameter("a", 1, 10, ht::Scaling::Linear)};
+    const ht::SearchSpace six{ht::IntegerParameter("a", 1, 3), ht::CategoricalParameter("c", {"p", "q"})};
+    for (const auto& [space, size] : {std::pair{ten, std::size_t{10}}, std::pair{six, std::size_t{6}}}) {
+        for (const std::size_t parallel : {1u, 2u}) {
+            CAPTURE(size);
+            CAPTURE(parallel);
+            ht::Tuner tuner(space, ht::Bayesian(), {.max_jobs = 30, .max_parallel_jobs = parallel, .seed = 1});
+            const auto result = tuner.fit([](const ht::Config& c) { return std::abs(c.get<int>("a") - 2.0); });
+            std::set<std::vector<double>> distinct;
+            for (const auto& t : result.trials()) distinct.insert(space.encode(t.config));
+            CHECK(result.trials().size() == size);
+            CHECK(distinct.size() == size);
+            CHECK(result.stop_reason() == "strategy finished");
+            const std::string expected = fmt::format("all {} configurations of the search space have been tried: "
+                                                     "nothing new to suggest, so the search ends",
+                                                     size);
+            CHECK(std::any_of(result.setup().warnings.begin(), result.setup().warnings.end(),
+                              [&](const std::string& w) { return w.find(expected) != std::string::npos; }));
+            CHECK(result.best().objective == 0.0);
+        }
+    }
+}
+
 TEST_CASE("Bayesian: a configuration observed as pending is not suggested again") {
     ht::Bayesian b({.initial_points = 2, .candidates = 256});
     b.start(branin_space(), {5, 0});

@@ -127,6 +127,8 @@ public:
         region_.reset();
         if (options_.trust_region) region_.emplace(dims);
         portfolio_.clear();
+        configurations_ = finite_configurations(space);
+        tried_.clear();
         // Asked for, an initial design as large as the run would leave the model nothing to do.
         if (options_.initial_points != 0 && ctx.max_trials != 0 && initial_ >= ctx.max_trials)
             notes_.push_back({std::nullopt, fmt::format("initial_points = {} with a budget of {} new trials: every "
@@ -137,7 +139,16 @@ public:
 
     /// The k-th configuration asked for (k counts this sampler's trials): a seeded one, a point of
     /// the initial design, then the model's. Every random draw depends on (seed, id).
+    /// On a finite space (integers and categories only) it never repeats a configuration of this
+    /// run: when the model and the space-filling design offer only repeats, the first untried one
+    /// in grid order is taken, and once every one has been tried the search ends (nullopt).
     [[nodiscard]] std::optional<Config> sample(TrialId id) {
+        if (configurations_ != 0 && tried_.size() >= configurations_) {
+            note(id, "exhausted", fmt::format("all {} configurations of the search space have been tried: nothing new "
+                                              "to suggest, so the search ends",
+                                              configurations_));
+            return std::nullopt;
+        }
         const std::size_t k = observations_.trial_count();
         std::vector<double> u;
         if (k < seeded_.size()) u = seeded_[k];
@@ -146,7 +157,13 @@ public:
         else if (proposes_at_random(id, k)) u = random_proposal(id);
         else u = suggest(id);
         Config cfg = space_.decode(u);
-        observations_.add_trial(id, space_.encode(cfg), region());
+        std::vector<double> encoded = space_.encode(cfg);
+        if (configurations_ != 0 && !tried_.insert(encoded).second) {
+            cfg = first_untried();
+            encoded = space_.encode(cfg);
+            tried_.insert(encoded);
+        }
+        observations_.add_trial(id, std::move(encoded), region());
         return cfg;
     }
 
@@ -379,6 +396,32 @@ private:
     }
 
     // The next Sobol point that does not repeat a known configuration (64 tries, then any).
+    // How many configurations a space of integers and categories has; 0 when it has a continuous
+    // parameter, or more than are worth counting (such a space is not run out of).
+    [[nodiscard]] static std::size_t finite_configurations(const SearchSpace& space) {
+        constexpr std::size_t countable = std::size_t{1} << 20;
+        std::size_t n = 1;
+        for (const auto& p : space.parameters()) {
+            if (p.kind == ParameterKind::Continuous) return 0;
+            if (!p.tuned()) continue;
+            const double values = p.max - p.min + 1.0;  // categories: min 0, max count - 1
+            if (values > static_cast<double>(countable / n)) return 0;
+            n *= static_cast<std::size_t>(values);
+        }
+        return n;
+    }
+
+    // The first configuration in grid order this run has not tried (there is one: sample() ends the
+    // search once every one has been tried).
+    [[nodiscard]] Config first_untried() const {
+        const std::vector<std::size_t> shape = space_.grid_shape();
+        for (std::uint64_t g = 0; g < configurations_; ++g) {
+            Config c = space_.grid_point(shape, g);
+            if (!tried_.count(space_.encode(c))) return c;
+        }
+        throw StrategyError("Bayesian: no untried configuration left, yet the search did not end");
+    }
+
     [[nodiscard]] std::vector<double> space_filling() {
         std::vector<double> u(encoding_.dimensions());
         for (int attempt = 0; attempt < 64; ++attempt) {
@@ -851,6 +894,8 @@ private:
     std::vector<std::vector<double>> seeded_;  // seed_initial_design(), encoded
     std::set<TrialId> random_proposals_;       // trials given a random proposal (BayesianOptions::random_proposals)
     GpModelPoints points_;                     // earlier evaluations then trials, rebuilt by suggest()
+    std::size_t configurations_ = 0;           // of a finite space (finite_configurations), else 0
+    std::set<std::vector<double>> tried_;      // this run's configurations, encoded, on a finite space
     std::vector<Note> notes_;
     std::string last_note_;
     std::optional<detail::GpHyperparameters> hyper_;
