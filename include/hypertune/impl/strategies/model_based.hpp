@@ -149,7 +149,9 @@ HYPERTUNE_INLINE std::optional<Config> ModelBasedSampler::propose(TrialId id, st
             } else {
                 const auto below = static_cast<std::size_t>(t.last_level);
                 const double loss = levels_[below].losses.at(trial);  // NaN: it failed there
-                if (!std::isnan(loss) && shift[below] && loss + *shift[below] > median)
+                if (std::isnan(loss))
+                    model.observe(t.config, loss);  // a crash at any level: the worst loss here too
+                else if (shift[below] && loss + *shift[below] > median)
                     model.observe(t.config, loss + *shift[below]);
                 else
                     left_out.push_back(&t);
@@ -159,11 +161,16 @@ HYPERTUNE_INLINE std::optional<Config> ModelBasedSampler::propose(TrialId id, st
         TrialId asked = 0;
         Config proposal = *model.sample(asked++);
         // A repeat of a trial left out is marked pending and the model asked again (its fit is reused).
-        for (int again = 0; again < max_repeat_asks; ++again) {
-            const TrialState* repeated = nearest_within(left_out, space_.encode(proposal));
-            if (repeated == nullptr) break;
+        const TrialState* repeated = nearest_within(left_out, space_.encode(proposal));
+        for (int again = 0; again < max_repeat_asks && repeated != nullptr; ++again) {
             model.observe_pending(repeated->config);
             proposal = *model.sample(asked++);
+            repeated = nearest_within(left_out, space_.encode(proposal));
+        }
+        if (repeated != nullptr) {  // on a small discrete space the model can keep to a few points
+            note_once(id, "the model proposed only configurations the run has tried; the configuration stays "
+                          "random");
+            return std::nullopt;
         }
         if (!model_level_ || *model_level_ != level) {
             if (!model_level_)
