@@ -88,8 +88,9 @@ struct TrialRecord {
     [[nodiscard]] bool has_objective() const noexcept { return std::isfinite(objective); }
 };
 
-/// What the search cost. "Without early stopping" scales every stopped trial's time up to the
-/// full resource at its own measured time per resource unit.
+/// What the search cost. "Without early stopping" scales the time of every trial the strategy
+/// stopped (one with a Stop decision) up to the full resource at its own measured time per resource
+/// unit; a trial cut by max_runtime_seconds, max_trial_seconds or stop() is not early stopping.
 struct CostSummary {
     double billable_seconds = 0.0;
     double billable_seconds_without_early_stopping = 0.0;
@@ -251,7 +252,11 @@ public:
                                   ? std::numeric_limits<Resource>::max()
                                   : c.resource_used + t.resource_used;
             double without = t.elapsed_seconds;
-            if (t.status == TrialStatus::Stopped && t.resource_used > 0 && full > t.resource_used)
+            const bool stopped_early =
+                t.status == TrialStatus::Stopped &&
+                std::any_of(t.decisions.begin(), t.decisions.end(),
+                            [](const DecisionRecord& d) { return d.kind == DecisionRecord::Kind::Stop; });
+            if (stopped_early && t.resource_used > 0 && full > t.resource_used)
                 without = t.elapsed_seconds / static_cast<double>(t.resource_used) * static_cast<double>(full);
             c.billable_seconds_without_early_stopping += without * instances;
         }

@@ -160,6 +160,22 @@ TEST_CASE("log-scaled integers and reals round-trip through the unit interval") 
     CHECK(lr.to_unit(1e-4) == doctest::Approx(0.25));
 }
 
+TEST_CASE("a continuous range's ends are exact in every scaling, and reverse-log keeps its precision near 0") {
+    // 1000 came back as 999.9999999999998, 0.3 as 0.30000000000000004, 1e-8 as 1.0000000050247593e-08.
+    const auto log = ht::ContinuousParameter("lr", 1.0, 1000.0, ht::Scaling::Logarithmic).spec();
+    const auto lin = ht::ContinuousParameter("w", -0.7, 0.3, ht::Scaling::Linear).spec();
+    const auto rev = ht::ContinuousParameter("momentum", 1e-8, 0.9, ht::Scaling::ReverseLogarithmic).spec();
+    for (const auto* p : {&log, &lin, &rev}) {
+        CAPTURE(p->name);
+        CHECK(std::get<double>(p->from_unit(0.0)) == p->min);
+        CHECK(std::get<double>(p->from_unit(1.0)) == p->max);
+    }
+    // Near 0, 1 - e^y cancelled to multiples of 1.1e-16; -expm1(y) keeps the relative precision.
+    const double tiny = std::get<double>(rev.from_unit(1e-12));
+    CHECK(tiny > rev.min);
+    CHECK(std::abs(rev.to_unit(tiny) - 1e-12) < 1e-20);
+}
+
 TEST_CASE("reverse-logarithmic scaling is dense near 1") {
     auto m = ht::ContinuousParameter("momentum", 0.0, 0.999, ht::Scaling::ReverseLogarithmic).spec();
     CHECK(std::get<double>(m.from_unit(0.0)) == doctest::Approx(0.0));

@@ -189,12 +189,22 @@ TEST_CASE("grid: integers and categories enumerate, continuous parameters need a
                     CHECK(previous == high);
                 }
             }
-    // Where integers are sparse enough, the points are the scaling's own: the middle one is the
-    // middle of the range in log scale.
+    // Where integers are sparse enough, the points are the scaling's own between min and max: the
+    // middle one is their geometric middle (the sampling slices' [0.5, 2^20 + 0.5] gave 724), and
+    // decades fall on powers of ten (they were 1 6 79 1000 and 1 7 100).
     ht::SearchSpace log7{ht::IntegerParameter("n", 1, 1 << 20, ht::Scaling::Logarithmic)};
     auto s7 = log7.grid_shape({{"n", 7}});
-    const std::vector<double> middle{0.5};
-    CHECK(log7.grid_point(s7, 3).get<int>("n") == log7.decode(middle).get<int>("n"));
+    CHECK(log7.grid_point(s7, 3).get<int>("n") == 1024);
+    auto values = [](int low, int high, std::size_t points) {
+        ht::SearchSpace s{ht::IntegerParameter("n", low, high, ht::Scaling::Logarithmic)};
+        const auto axis = s.grid_shape({{"n", points}});
+        std::vector<int> out;
+        for (std::uint64_t k = 0; k < points; ++k) out.push_back(s.grid_point(axis, k).get<int>("n"));
+        return out;
+    };
+    CHECK(values(1, 1000, 4) == std::vector<int>{1, 10, 100, 1000});
+    CHECK(values(1, 100, 3) == std::vector<int>{1, 10, 100});
+    CHECK(values(10, 10000, 4) == std::vector<int>{10, 100, 1000, 10000});
     // A number of points for a categorical or static parameter would be ignored: refused.
     CHECK_THROWS_WITH_AS((void)space.grid_shape({{"eta", 3}, {"booster", 1}}),
                          "grid: parameter 'booster' is Categorical: the grid takes every category, so a number of "

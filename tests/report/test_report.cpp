@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include <doctest/doctest.h>
 
+#include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -13,6 +14,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <utility>
 
 namespace ht = hypertune;
@@ -245,6 +247,30 @@ TEST_CASE("report: bad and unusual input") {
         auto html = ht::render_report(tuner.fit([](const ht::Config&) { return 1.0; }));
         check_structure(html);
     }
+}
+
+TEST_CASE("report: the timeline's note gives each share with the numbers it is made of") {
+    // Trials that wait for resources before training: the bars held the wait, utilisation left it
+    // out, and one sentence said "0.2006 of 1.005 worker-seconds busy (20%)" beside rows at 100%.
+    ht::SearchSpace space{ht::ContinuousParameter("x", 0.0, 1.0)};
+    ht::Tuner tuner(space, ht::RandomSearch(), {.max_jobs = 3, .seed = 1});
+    const auto result = tuner.fit([](const ht::Config& c, ht::Trial& trial) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(40));  // waiting for its machines
+        trial.resources_acquired();
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        return c.get<double>("x");
+    });
+    const std::string html = ht::render_report(result);
+    std::smatch m;
+    REQUIRE(std::regex_search(html, m, std::regex(R"(([0-9.e+-]+) of ([0-9.e+-]+) worker-seconds held \(([0-9]+)%\))")));
+    const double held = std::stod(m[1]), capacity = std::stod(m[2]);
+    CHECK(std::abs(std::stod(m[3]) - 100.0 * held / capacity) <= 1.0);
+    CHECK(held / capacity > 0.8);  // the waits are held time
+    REQUIRE(std::regex_search(
+        html, m, std::regex(R"(Utilisation: ([0-9.e+-]+) worker-seconds of training over 1 x ([0-9.e+-]+) s of wall time \(([0-9]+)%\))")));
+    CHECK(std::abs(std::stod(m[3]) - 100.0 * std::stod(m[1]) / std::stod(m[2])) <= 1.0);
+    CHECK(std::stod(m[3]) == doctest::Approx(std::round(100.0 * result.cost().utilisation)));
+    CHECK(result.cost().utilisation < 0.5);  // the waits are not training
 }
 
 TEST_CASE("report: with constraints, the best it circles and plots is best()'s, a feasible trial") {

@@ -265,6 +265,11 @@ TEST_CASE("load_result on a journal cut while a trial ran: it shows Running at i
     CHECK(t->status == ht::TrialStatus::Running);
     CHECK(t->resource_used == 3);
     CHECK(t->curve.size() == 3);
+    // The summary's counts add up to the trials: those running or paused are "unfinished".
+    const std::size_t unfinished = r.count(ht::TrialStatus::Running) + r.count(ht::TrialStatus::Paused);
+    CHECK(r.summary().find(fmt::format("{} completed, {} stopped early, {} failed, {} unfinished",
+                                       r.count(ht::TrialStatus::Completed), r.count(ht::TrialStatus::Stopped),
+                                       r.count(ht::TrialStatus::Failed), unfinished)) != std::string::npos);
     REQUIRE_FALSE(r.setup().warnings.empty());
     CHECK(r.setup().warnings.back() ==
           fmt::format("journal '{}' ends without a run_ended event: its run was cut (a crash or a kill: no tuner "

@@ -470,6 +470,24 @@ TEST_CASE("early stopping: decisions are recorded, cost is estimated without ear
     CHECK(found);
 }
 
+TEST_CASE("trials cut by the run's deadline are not early stopping: the estimate without it does not scale them") {
+    // Random search stops nothing; max_runtime_seconds cut its trials, and the report showed "2.0x
+    // less with early stopping".
+    ht::Tuner tuner(small_space(), ht::RandomSearch({.max_resource = 10}),
+                    {.max_jobs = 4, .max_parallel_jobs = 2, .max_runtime_seconds = 0.05});
+    const auto result = tuner.fit([](const ht::Config& c, ht::Trial& trial) {
+        for (ht::Resource s = 1; s <= trial.budget(); ++s) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(10));
+            trial.report(s, c.get<double>("x"));
+            if (trial.should_stop()) break;
+        }
+        return c.get<double>("x");
+    });
+    REQUIRE(result.count(ht::TrialStatus::Stopped) > 0);
+    const auto cost = result.cost();
+    CHECK(cost.billable_seconds_without_early_stopping == doctest::Approx(cost.billable_seconds));
+}
+
 TEST_CASE("progress and callbacks see every trial") {
     std::atomic<int> starts{0}, ends{0};
     ht::TunerOptions options{.max_jobs = 20, .max_parallel_jobs = 2};

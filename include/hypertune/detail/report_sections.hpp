@@ -310,10 +310,18 @@ inline std::string timeline(const Context& c) {
         }
         for (const auto& b : kept) ch.rect(b.x0, yw(w, 0.9), b.x1, yw(w, 0.1), std::string(1, b.cls), b.title);
     }
+    // The bars are the time a worker held a trial (its wait for resources included); utilisation is
+    // the training time over the run's wall time (no waits; for a resumed run, no gap between its
+    // sessions), so the two are said apart, each with the numbers it is made of.
+    double held = 0.0;
+    for (const double b : busy) held += b;
+    const double capacity = end * static_cast<double>(workers);
     return ch.str() + key_html() +
-           fmt::format("<p class=\"note\">One row per worker (its share of the wall time busy); grey is idle. {} of {} "
-                       "worker-seconds busy ({:.0f}%).{}</p>",
-                       num(c.cost.busy_seconds, 4), num(end * static_cast<double>(workers), 4),
+           fmt::format("<p class=\"note\">One row per worker, with its share of the time shown held by a trial "
+                       "(training, or waiting for its resources); grey is idle. {} of {} worker-seconds held ({:.0f}%). "
+                       "Utilisation: {} worker-seconds of training over {} x {} s of wall time ({:.0f}%).{}</p>",
+                       num(held, 4), num(capacity, 4), capacity > 0 ? 100.0 * held / capacity : 0.0,
+                       num(c.cost.busy_seconds, 4), c.result.setup().max_parallel_jobs, num(c.cost.wall_seconds, 4),
                        100.0 * c.cost.utilisation, merge ? " Adjacent bars narrower than a pixel are merged." : "");
 }
 

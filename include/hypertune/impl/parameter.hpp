@@ -39,11 +39,15 @@ HYPERTUNE_INLINE Value ParameterSpec::from_unit(double u) const {
             return static_cast<std::int64_t>(std::clamp(v, min, max));
         }
         case ParameterKind::Continuous: {
+            // The ends exactly (a grid's, a design's on a face): the scalings' arithmetic would
+            // miss them by a rounding (999.9999999999998 for 1000).
+            if (u == 0.0) return min;
+            if (u == 1.0) return max;
             double x = 0.0;
             if (scaling == Scaling::Logarithmic)
                 x = std::exp(std::log(min) + u * (std::log(max) - std::log(min)));
-            else if (scaling == Scaling::ReverseLogarithmic)
-                x = 1.0 - std::exp(std::log1p(-min) + u * (std::log1p(-max) - std::log1p(-min)));
+            else if (scaling == Scaling::ReverseLogarithmic)  // 1 - e^y without cancelling near 0
+                x = -std::expm1(std::log1p(-min) + u * (std::log1p(-max) - std::log1p(-min)));
             else
                 x = min + u * (max - min);
             return std::clamp(x, min, max);

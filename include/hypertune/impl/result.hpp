@@ -76,9 +76,12 @@ HYPERTUNE_INLINE double Result::hypervolume(const std::vector<double>& reference
 
 HYPERTUNE_INLINE std::string Result::summary() const {
     std::string s;
-    s += fmt::format("{} trials of {} ({} {}): {} completed, {} stopped early, {} failed{}\n", trials_.size(),
+    // A run read from a journal without its end (load_result) has trials running or paused too.
+    const std::size_t unfinished = count(TrialStatus::Running) + count(TrialStatus::Paused);
+    s += fmt::format("{} trials of {} ({} {}): {} completed, {} stopped early, {} failed{}{}\n", trials_.size(),
                      setup_.strategy, to_string(setup_.direction), setup_.metric, count(TrialStatus::Completed),
                      count(TrialStatus::Stopped), count(TrialStatus::Failed),
+                     unfinished > 0 ? fmt::format(", {} unfinished", unfinished) : std::string(),
                      setup_.stop_reason.empty() ? "" : fmt::format("; ended: {}", setup_.stop_reason));
     const auto objs = objectives();
     const auto names = metric_names();

@@ -176,8 +176,10 @@ HYPERTUNE_INLINE Config SearchSpace::grid_point(std::span<const std::size_t> sha
 }
 
 // Evenly spaced points of a logarithmic integer range round to the same small values (1, 1, 1, 2,
-// 2, 3... on [1, 100] with 20 points). Point i takes i + w_i, w_i = the evenly spaced value minus
-// i, kept within [min, max - (n - 1)]: where the scaling's points are denser than the integers
+// 2, 3... on [1, 100] with 20 points). The evenly spaced value is the scaling's between min and
+// max themselves (1, 10, 100, 1000 for 4 points on [1, 1000]; the slices that sampling gives each
+// integer, [v - 0.5, v + 0.5], would make it 1, 6, 79, 1000). Point i takes i + w_i, w_i = the
+// evenly spaced value minus i, kept within [min, max - (n - 1)]: where the scaling's points are denser than the integers
 // (a logarithmic range's low end, where the value minus i falls below min) the points are min,
 // min + 1, ...; where they are sparser (its slope is 1 or more, and rounding keeps steps of at
 // least 1) they are the scaling's own. An integer scaling is linear or logarithmic, whose value
@@ -188,7 +190,10 @@ HYPERTUNE_INLINE Config SearchSpace::grid_point(std::span<const std::size_t> sha
 HYPERTUNE_INLINE double SearchSpace::grid_integer(const ParameterSpec& p, std::size_t n, std::size_t i) {
     const auto lowest = static_cast<std::int64_t>(p.min);
     const auto highest = static_cast<std::int64_t>(p.max) - static_cast<std::int64_t>(n - 1);
-    const auto even = std::get<std::int64_t>(p.from_unit(static_cast<double>(i) / static_cast<double>(n - 1)));
+    const double t = static_cast<double>(i) / static_cast<double>(n - 1);
+    const auto even = static_cast<std::int64_t>(std::llround(
+        p.scaling == Scaling::Logarithmic ? std::exp(std::log(p.min) + t * (std::log(p.max) - std::log(p.min)))
+                                          : p.min + t * (p.max - p.min)));
     const auto index = static_cast<std::int64_t>(i);
     return p.to_unit(Value{index + std::min(highest, std::max(lowest, even - index))});
 }
