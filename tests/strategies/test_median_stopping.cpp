@@ -41,6 +41,10 @@ TEST_CASE("MedianStopping validates its options") {
                          doctest::Contains("MedianStopping: min_trials must be >= 1, got 0"), InvalidArgument);
     CHECK_THROWS_WITH_AS(MedianStopping(RandomSearch{}, {.grace_steps = -1}),
                          doctest::Contains("MedianStopping: grace_steps must be >= 0, got -1"), InvalidArgument);
+    CHECK_THROWS_WITH_AS(MedianStopping(RandomSearch({.max_resource = 5}), {.grace_steps = 6}),
+                         "MedianStopping: grace_steps = 6 is past max_resource = 5: the rule would never apply",
+                         InvalidArgument);
+    CHECK_NOTHROW(MedianStopping(RandomSearch({.max_resource = 5}), {.grace_steps = 5}));
 }
 
 TEST_CASE("MedianStopping wraps any strategy and forwards to it") {

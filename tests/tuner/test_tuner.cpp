@@ -600,6 +600,7 @@ TEST_CASE("a trial stopped by the strategy at its last step trained in full: it 
     CHECK(result.trials()[0].decisions.empty());
     REQUIRE(result.trials()[1].decisions.size() == 1);  // the decision stays on record
     CHECK(result.trials()[1].decisions[0].resource == 5);
+    CHECK(result.describe(result.trials()[1].decisions[0]).starts_with("Stop at step 5: objective 1 vs threshold 0.68 over 1 peer (worse than the median of the running averages of 1 other trial at step 5)"));
     CHECK(result.trials()[1].status == ht::TrialStatus::Completed);  // it was Stopped, and left out of best()
     CHECK(result.trials()[1].resource_used == 5);
     CHECK(result.best().id == 1);

@@ -156,9 +156,11 @@ HYPERTUNE_INLINE std::string Result::summary() const {
 }
 
 HYPERTUNE_INLINE std::string Result::describe(const DecisionRecord& d) const {
-    std::string where = d.bracket >= 0 ? fmt::format("bracket {} rung {}", d.bracket, d.rung)
-                                       : (d.rung >= 0 ? fmt::format("rung {}", d.rung) : std::string("step"));
-    std::string s = fmt::format("{} at {} (resource {})", to_string(d.kind), where, d.resource);
+    // A rung's decision names the rung and its resource; a step's (the median rule's) the step.
+    std::string s = d.bracket >= 0 ? fmt::format("{} at bracket {} rung {} (resource {})", to_string(d.kind), d.bracket,
+                                                 d.rung, d.resource)
+                    : d.rung >= 0  ? fmt::format("{} at rung {} (resource {})", to_string(d.kind), d.rung, d.resource)
+                                   : fmt::format("{} at step {}", to_string(d.kind), d.resource);
     if (std::isfinite(d.loss)) s += fmt::format(": {} {:.6g}", setup_.metric, value_of(d.loss));
     if (std::isfinite(d.threshold))
         s += fmt::format(" vs threshold {:.6g} over {} peer{}", value_of(d.threshold), d.peers, d.peers == 1 ? "" : "s");

@@ -63,6 +63,10 @@ public:
         if (options_.grace_steps < 0)
             throw InvalidArgument(
                 fmt::format("MedianStopping: grace_steps must be >= 0, got {}", options_.grace_steps));
+        if (const auto full = inner_.max_resource(); full && options_.grace_steps > *full)
+            throw InvalidArgument(fmt::format("MedianStopping: grace_steps = {} is past max_resource = {}: the rule "
+                                              "would never apply",
+                                              options_.grace_steps, *full));
     }
 
     [[nodiscard]] std::string name() const override { return fmt::format("MedianStopping({})", inner_.name()); }
@@ -110,7 +114,7 @@ protected:
                 decide(DecisionRecord{
                     id, DecisionRecord::Kind::Stop, -1, -1, step, loss, median, others.size(),
                     detail::str_cat({"worse than the median of the running averages of ", others.size(),
-                                     " other trials at step ", step})});
+                                     others.size() == 1 ? " other trial at step " : " other trials at step ", step})});
             }
         }
         others.insert(average);
