@@ -73,6 +73,17 @@ TEST_CASE("configs print with fmt and serialise to JSON") {
     CHECK(space.from_json(nlohmann::json::parse(R"({"max_depth":3,"eta":1,"booster":"dart"})")).get<double>("eta") == 1.0);
 }
 
+TEST_CASE("a static number given in JSON as the other kind of number is its value; another value is named") {
+    ht::SearchSpace space{ht::ContinuousParameter("eta", 0.0, 1.0), ht::StaticParameter("scale", 2.0),
+                          ht::StaticParameter("seed", 5)};
+    // JSON.stringify(2.0) is "2": it was refused as "value differs from its fixed value".
+    const auto cfg = space.from_json(nlohmann::json::parse(R"({"eta": 0.5, "scale": 2, "seed": 5.0})"));
+    CHECK(cfg.get<double>("scale") == 2.0);
+    CHECK(cfg.get<int>("seed") == 5);
+    CHECK_THROWS_WITH_AS((void)space.from_json(nlohmann::json::parse(R"({"eta": 0.5, "seed": 6})")),
+                         "StaticParameter 'seed': 6 differs from its fixed value 5", ht::InvalidArgument);
+}
+
 TEST_CASE("configs made before a parameter was added keep their own layout") {
     ht::SearchSpace space{ht::IntegerParameter("a", 1, 3)};
     auto before = space.decode(std::vector<double>{0.5});

@@ -125,7 +125,10 @@ HYPERTUNE_INLINE void ParameterSpec::check(const Value& v) const {
         }
         case ParameterKind::Categorical: (void)to_unit(v); return;
         case ParameterKind::Static:
-            if (v != fixed) throw InvalidArgument(fmt::format("StaticParameter '{}': value differs from its fixed value", name));
+            if (v != fixed)
+                throw InvalidArgument(fmt::format("StaticParameter '{}': {} differs from its fixed value {}", name,
+                                                  std::visit([](const auto& x) { return fmt::format("{}", x); }, v),
+                                                  std::visit([](const auto& x) { return fmt::format("{}", x); }, fixed)));
             return;
     }
 }
