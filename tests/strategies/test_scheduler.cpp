@@ -263,6 +263,64 @@ TEST_CASE("the tuner refuses a suggestion it cannot carry out, naming the schedu
     }
 }
 
+// Runs trial 0 to 3 of 9, then runs it again from 3 to 9; with `pause`, it records a Pause for it
+// when its first run ends, as a scheduler that means to continue a trial does.
+class RunsAgain : public ht::Scheduler {
+public:
+    explicit RunsAgain(bool pause) : pause_(pause) {}
+    std::string name() const override { return "RunsAgain"; }
+    std::optional<ht::Resource> max_resource() const override { return 9; }
+
+protected:
+    ht::Suggestion next(const ht::TrialBudget& b) override {
+        if (b.next_id == 0) {
+            ht::Suggestion first = start_new(b, 3);
+            config_ = first.config;
+            return first;
+        }
+        if (ended_ && !again_) {
+            again_ = true;
+            return ht::Suggestion::run(0, config_, 9, 3);
+        }
+        return again_ && finished_ ? ht::Suggestion::done() : ht::Suggestion::wait();
+    }
+    void on_tell(ht::TrialId id, const ht::Outcome&) override {
+        if (!ended_ && pause_) decide({.trial = id, .kind = ht::DecisionRecord::Kind::Pause, .reason = "to go on"});
+        finished_ = ended_;
+        ended_ = true;
+    }
+
+private:
+    bool pause_;
+    bool ended_ = false, again_ = false, finished_ = false;
+    ht::Config config_;
+};
+
+TEST_CASE("a trial run again without a Pause lost its checkpoint at its end: the warning says so, not that it saved none") {
+    for (const bool pause : {false, true}) {
+        CAPTURE(pause);
+        ht::Tuner tuner(two_d(), RunsAgain(pause), {.max_jobs = 1});
+        std::vector<ht::Resource> first_steps;
+        const auto result = tuner.fit([&](const ht::Config&, ht::Trial& trial) {
+            const ht::Resource from = trial.checkpoint() ? std::stoll(*trial.checkpoint()) : 0;
+            first_steps.push_back(from + 1);
+            for (ht::Resource s = from + 1; s <= trial.budget(); ++s) {
+                trial.report(s, 1.0 / static_cast<double>(s));
+                trial.save_checkpoint(std::to_string(s));
+            }
+            return 1.0 / static_cast<double>(trial.budget());
+        });
+        REQUIRE(first_steps.size() == 2);
+        const auto& w = result.setup().warnings;
+        const bool warned = std::any_of(w.begin(), w.end(), [](const std::string& s) {
+            return s.find("its checkpoint was removed when its run ended, as the trial was not paused") != std::string::npos &&
+                   s.find("records a Pause decision for it when its run ends") != std::string::npos;
+        });
+        CHECK(warned == !pause);
+        CHECK(first_steps[1] == (pause ? 4 : 1));  // with the Pause it continued from its checkpoint
+    }
+}
+
 TEST_CASE("a decision about a trial never handed out is a StrategyError naming the strategy, not dropped") {
     ht::Tuner tuner(two_d(), Misbehaves("a decision about a trial never handed out"), {.max_jobs = 5});
     const auto result = tuner.fit([](const ht::Config& c) { return c.get<double>("x"); });

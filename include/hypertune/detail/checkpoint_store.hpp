@@ -132,6 +132,16 @@ public:
         return std::nullopt;
     }
 
+    /// Whether trial `id` has a checkpoint kept.
+    [[nodiscard]] bool has_checkpoint(TrialId id) {
+        if (!on_disk_) {
+            std::lock_guard lk(mu_);
+            return memory_.count(id) > 0;
+        }
+        std::error_code ignored;
+        return std::filesystem::exists(file_of(id), ignored) || std::filesystem::exists(previous_of(id), ignored);
+    }
+
     /// Forgets trial `id`'s checkpoints (not its folder).
     void drop_checkpoint(TrialId id) {
         if (on_disk_) {

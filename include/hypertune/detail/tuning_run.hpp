@@ -37,6 +37,7 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <set>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -597,13 +598,18 @@ private:
                  run_clock());
         else if (attempt.started_over && !attempt.failed && !warned_started_over_) {
             warned_started_over_ = true;
+            const bool removed = removed_at_end_.count(s.trial) > 0;
             warn(fmt::format("{} resumed trial {} from step {}, but {}, so it trained again from the start: {}",
                              strategy_name_, s.trial, s.resume_from,
                              attempt.checkpoint_at_0 ? "its checkpoint was saved before its first report, at step 0"
-                                                     : "it saved no checkpoint",
+                             : removed ? "its checkpoint was removed when its run ended, as the trial was not paused"
+                                       : "it saved no checkpoint",
                              attempt.checkpoint_at_0
                                  ? "save the checkpoint after the report of the step it holds, or name that step, "
                                    "trial.save_checkpoint(bytes, step)"
+                             : removed
+                                 ? "a scheduler that runs a trial again records a Pause decision for it when its run "
+                                   "ends (in tell()), so that its checkpoint is kept"
                                  : "save one with trial.save_checkpoint() and continue from trial.checkpoint(), or, "
                                    "for ASHA and asynchronous Hyperband, choose .type = ht::HalvingType::Stop without "
                                    "wait_for_peers, which never resumes a trial (a trial held at a rung is told "
@@ -859,7 +865,11 @@ private:
             request_stop(fmt::format("strategy '{}' failed in tell(): {}", strategy_name_, e.what()));
         }
         const TrialRecord& rec = state_.record(id);
-        if (rec.status != TrialStatus::Paused) checkpoints_.erase(id);
+        if (rec.status != TrialStatus::Paused) {
+            // Remembered for the warning, should a strategy of the user's own run it again.
+            if (checkpoints_.has_checkpoint(id)) removed_at_end_.insert(id);
+            checkpoints_.erase(id);
+        }
         if (rec.status == TrialStatus::Completed) check_completion(rec, true);
         sync_journal();  // a trial that ended is on disk before anything else happens
         cv_.notify_all();
@@ -927,6 +937,7 @@ private:
     RunState state_;                // the records: changed only by emit()
     std::optional<Result> final_;
     CheckpointStore checkpoints_;
+    std::set<TrialId> removed_at_end_;  // trials whose checkpoint went when a run of theirs ended unpaused
     std::vector<std::string> metric_names_;  // what Attempt::values holds, in order
     bool several_metrics_ = false;           // several objectives or constraints: values are kept
     std::mutex trials_mu_;
