@@ -604,6 +604,20 @@ TEST_CASE("a trial stopped by the strategy at its last step trained in full: it 
     CHECK(result.trials()[1].status == ht::TrialStatus::Completed);  // it was Stopped, and left out of best()
     CHECK(result.trials()[1].resource_used == 5);
     CHECK(result.best().id == 1);
+    // With a budget of 1 (no resource in play, a trainer reports every epoch), a stop at step 1 is
+    // an early stop like any other.
+    ht::Tuner epochs(small_space(), ht::MedianStopping(ht::RandomSearch{}, {.min_trials = 1}), {.max_jobs = 2});
+    const auto cut = epochs.fit([](const ht::Config&, ht::Trial& trial) {
+        double v = 0.0;
+        for (ht::Resource s = 1; s <= 5; ++s) {
+            v = trial.id() == 0 ? 0.1 : 1.0;
+            trial.report(s, v);
+            if (trial.should_stop()) break;
+        }
+        return v;
+    });
+    CHECK(cut.trials()[1].status == ht::TrialStatus::Stopped);
+    CHECK(cut.trials()[1].resource_used == 1);
 }
 
 TEST_CASE("an objective that returns once told to stop is Stopped with no warning") {

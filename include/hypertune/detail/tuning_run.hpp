@@ -762,11 +762,13 @@ private:
                 a.ignored_stop_at = trial.stop_step();
                 // It trained on to its full budget: a completed trial, not one stopped early.
                 if (!a.failed && trial.last_step() >= s.budget && !stop_flag_.load()) a.stopped = false;
-            } else if (strategy_stop && !a.failed && trial.stop_step() == s.budget && !stop_flag_.load() &&
-                       (!max_resource_ || s.budget >= *max_resource_)) {
+            } else if (strategy_stop && !a.failed && trial.stop_step() == s.budget && s.budget > 1 &&
+                       !stop_flag_.load() && (!max_resource_ || s.budget >= *max_resource_)) {
                 // Stopped at its last step (a median rule judging the final report): it trained in
                 // full, so it is a completed trial and counts for best(); the decision stays on record.
-                // (One stopped for reporting past its budget stays Stopped: it broke the budget.)
+                // (One stopped for reporting past its budget stays Stopped: it broke the budget; so
+                // does one stopped at step 1 of a budget of 1, where no resource is in play and a
+                // trainer reports every epoch it trains.)
                 a.stopped = false;
             }
             Resource reached = std::max(trial.last_step(), s.resume_from);
