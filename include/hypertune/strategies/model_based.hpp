@@ -33,13 +33,14 @@
 //   the level holds few losses. Nearer the best it is too noisy when learning curves differ: on the
 //   simulated cluster of bench/harness_multifidelity, entering every stopped trial (shifted, or at
 //   the worst loss) made the best final loss worse and each proposal slower. A trial that failed
-//   below the level enters at the level's worst loss, as a failure there does: a crash region is one
-//   at every level (left out, the model at a higher level proposed in a region where 30% of the box
-//   crashed more often than random sampling did). A trial whose estimate is not entered is left out;
-//   since it then looks unexplored to the model, a proposal within Bayesian::pending_radius of one
-//   is marked pending and the model asked again (at most 3 times), and one still that near is
-//   dropped for the random configuration (on a small discrete space the model kept proposing a few
-//   points: 107 distinct configurations of 200 trials on 512).
+//   below the level, or whose estimate is not entered, is left out; since it then looks unexplored
+//   to the model, a proposal within Bayesian::pending_radius of one is marked pending and the model
+//   asked again (at most 3 times), and one still that near is dropped for the random configuration
+//   (on a small discrete space the model kept proposing a few points: 107 distinct configurations
+//   of 200 trials on 512). Limit: a region where trials crash is avoided at a higher level only
+//   near the crashed points. Entering those failures at the level's worst loss kept the model out
+//   of a crash region (a third of the box) but also away from trials that failed at random, near
+//   the optimum too (the test with every 7th trial failing lost its clustering), so they are not.
 // - Random fraction: a new trial keeps its random configuration (RandomSampler's) with probability
 //   `random_fraction` (default 1/3, as in BOHB), decided by a hash of (seed, trial id). Those keep
 //   the search global (the model cannot be trusted outside what it has seen) and keep BOHB's

@@ -149,9 +149,7 @@ HYPERTUNE_INLINE std::optional<Config> ModelBasedSampler::propose(TrialId id, st
             } else {
                 const auto below = static_cast<std::size_t>(t.last_level);
                 const double loss = levels_[below].losses.at(trial);  // NaN: it failed there
-                if (std::isnan(loss))
-                    model.observe(t.config, loss);  // a crash at any level: the worst loss here too
-                else if (shift[below] && loss + *shift[below] > median)
+                if (!std::isnan(loss) && shift[below] && loss + *shift[below] > median)
                     model.observe(t.config, loss + *shift[below]);
                 else
                     left_out.push_back(&t);
