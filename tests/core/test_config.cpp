@@ -73,7 +73,7 @@ TEST_CASE("configs print with fmt and serialise to JSON") {
     CHECK(space.from_json(nlohmann::json::parse(R"({"max_depth":3,"eta":1,"booster":"dart"})")).get<double>("eta") == 1.0);
 }
 
-TEST_CASE("a static number given in JSON as the other kind of number is its value; another value is named") {
+TEST_CASE("a static number given in JSON as the other kind of number is its value, and another value is named with both") {
     ht::SearchSpace space{ht::ContinuousParameter("eta", 0.0, 1.0), ht::StaticParameter("scale", 2.0),
                           ht::StaticParameter("seed", 5)};
     // JSON.stringify(2.0) is "2": it was refused as "value differs from its fixed value".
