@@ -102,7 +102,12 @@ private:
         --count_[static_cast<std::size_t>(r.status)];
         r.status = s;
         ++count_[static_cast<std::size_t>(s)];
+        // A trial that reached a rung ends Completed for a moment; paused or stopped there (or run
+        // again), it is no longer the best Completed trial.
+        if (best_ == r.id && s != TrialStatus::Completed) find_best();
     }
+    // best_ from the records (the earlier of equal ones): only when the best one leaves Completed.
+    void find_best();
 
     static void drop_open_segment(TrialRecord& r) {
         if (!r.segments.empty() && std::isnan(r.segments.back().end)) r.segments.pop_back();

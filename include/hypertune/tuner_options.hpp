@@ -68,7 +68,9 @@ struct TunerOptions {
     /// Earlier runs to learn from (at most 5) and their best trials for Result::overall_best().
     WarmStart warm_start{};
     /// Called from the worker thread when a trial (or a resumed run of it) starts and when it ends.
-    /// Calls are serialised; keep them short.
+    /// Calls are serialised; keep them short. Waiting for the run there (TuningJob::wait() or
+    /// take_result(), as from the objective) is refused with hypertune::Error: the run waits for
+    /// that thread.
     std::function<void(const TrialRecord&)> on_trial_start{};
     std::function<void(const TrialRecord&)> on_trial_end{};
     /// Called with every run event once it is applied to the run's state (run_events.hpp), under

@@ -411,6 +411,51 @@ TEST_CASE("options are checked before any trial runs") {
     CHECK(moved.wait().trials().size() == 1);
 }
 
+TEST_CASE("waiting for the run from the objective is refused by name, not a hang") {
+    // With two workers, job.wait() from a trial waited for ever (the run waits for that thread);
+    // with one, it failed with a bare "Resource deadlock avoided".
+    for (const std::size_t workers : {1u, 2u}) {
+        CAPTURE(workers);
+        std::atomic<ht::TuningJob*> handle{nullptr};
+        ht::Tuner tuner(small_space(), ht::RandomSearch(), {.max_jobs = 3, .max_parallel_jobs = workers});
+        ht::TuningJob job = tuner.start([&](const ht::Config& c, ht::Trial& trial) {
+            while (handle.load() == nullptr) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+            if (trial.id() == 1) (void)handle.load()->wait();
+            return c.get<double>("x");
+        });
+        handle = &job;
+        const ht::Result& r = job.wait();
+        REQUIRE(r.trials().size() == 3);
+        CHECK(r.trials()[1].status == ht::TrialStatus::Failed);
+        CHECK(r.trials()[1].failure_reason.find("TuningJob::wait() called from the objective or a trial callback, on "
+                                                "one of the run's worker threads") != std::string::npos);
+    }
+}
+
+TEST_CASE("the run state's best is a Completed trial: one paused at a rung leaves it, as in Result::best()") {
+    // The loss rises with training, so a trial paused at rung 0 looks better than any that ran to
+    // the end; it stayed RunState::best() (and the progress line's best) after its Pause.
+    std::optional<ht::TrialId> at_end;
+    ht::TunerOptions o{.max_jobs = 20, .seed = 3};
+    o.on_event = [&](const ht::RunEvent& e, const ht::RunState& state) {
+        if (std::holds_alternative<ht::RunEnded>(e)) at_end = state.best();
+    };
+    ht::Tuner tuner(small_space(), ht::ASHA({.min_resource = 1, .max_resource = 9}), o);
+    const auto result = tuner.fit([](const ht::Config& c, ht::Trial& trial) {
+        double v = 0.0;
+        for (ht::Resource s = trial.resumed_from() + 1; s <= trial.budget(); ++s) {
+            v = c.get<double>("x") + 0.1 * static_cast<double>(s);
+            trial.report(s, v);
+            if (trial.should_stop()) break;
+        }
+        return v;
+    });
+    REQUIRE(result.has_best());
+    REQUIRE(at_end.has_value());
+    CHECK(*at_end == result.best().id);
+    CHECK(result.best().status == ht::TrialStatus::Completed);
+}
+
 TEST_CASE("maximize: the best is the largest, strategies see the negated loss") {
     ht::Tuner tuner(small_space(), ht::RandomSearch(),
                     {.metric = "validation:auc", .direction = ht::Direction::Maximize, .max_jobs = 50});

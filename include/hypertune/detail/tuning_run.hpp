@@ -110,6 +110,7 @@ public:
     // The final result is built once, by moving the records: no copy of a large run.
     const Result& wait() {
         refuse_in_observer("wait");
+        refuse_on_worker("wait");
         join();
         std::lock_guard lk(mu_);
         if (!final_) final_ = std::move(state_).result(true);
@@ -118,6 +119,7 @@ public:
 
     Result take_result() {
         refuse_in_observer("take_result");
+        refuse_on_worker("take_result");
         wait();
         std::lock_guard lk(mu_);
         return std::move(*final_);
@@ -321,6 +323,18 @@ private:
             throw Error(fmt::format("TuningJob::{}() called from on_event, which runs under the run's lock: it would "
                                     "wait for ever; read the RunState on_event is given (stop() may be called there)",
                                     call));
+    }
+
+    // The objective and the trial callbacks run on the run's worker threads, which the run waits
+    // for: waiting for the run from one of them would wait for ever (two workers or more) or fail
+    // with a bare system error (one), so it is refused, naming the call.
+    void refuse_on_worker(const char* call) const {
+        const auto self = std::this_thread::get_id();
+        if (std::any_of(workers_.begin(), workers_.end(), [&](const std::thread& t) { return t.get_id() == self; }))
+            throw Error(fmt::format("TuningJob::{}() called from the objective or a trial callback, on one of the run's "
+                                    "worker threads, which the run waits for: it would wait for ever; call stop() "
+                                    "there, and {}() from the thread that started the run",
+                                    call, call));
     }
 
     void sync_journal() {
@@ -914,7 +928,7 @@ private:
             request_stop(fmt::format("target objective {} reached by trial {}", *options_.target_objective, rec.id));
         if (options_.max_trials_without_improvement > 0 &&
             since_improvement_ >= options_.max_trials_without_improvement)
-            request_stop(fmt::format("no improvement above {}% in {} trials", 100.0 * options_.improvement_tolerance,
+            request_stop(fmt::format("no improvement above {:.6g}% in {} trials", 100.0 * options_.improvement_tolerance,
                                      since_improvement_));
     }
 

@@ -144,6 +144,17 @@ HYPERTUNE_INLINE void RunState::on(const TrialEnded& e) {
     }
 }
 
+HYPERTUNE_INLINE void RunState::find_best() {
+    best_.reset();
+    const bool maximize = setup_.direction == Direction::Maximize;
+    const TrialRecord* best = nullptr;
+    for (const TrialRecord& r : records_)
+        if (r.status == TrialStatus::Completed && r.has_objective() && r.feasible &&
+            (!best || (maximize ? r.objective > best->objective : r.objective < best->objective)))
+            best = &r;
+    if (best) best_ = best->id;
+}
+
 HYPERTUNE_INLINE void RunState::on(const RunWarmStarted& e) {
     setup_.parent_bests.insert(setup_.parent_bests.end(), e.parents.begin(), e.parents.end());
 }
