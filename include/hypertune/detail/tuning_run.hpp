@@ -407,6 +407,10 @@ private:
         checkpoints_.tidy(may_run);
         for (const auto& r : state_.records())
             if (r.status == TrialStatus::Completed) check_completion(r, false);
+        // A run that met a completion criterion ends again at once: running the finished program
+        // again adds no trial (it went on searching), and a criterion changed for the resume is
+        // judged on the trials so far.
+        stop_if_complete();
         earlier_ = {};
     }
 
@@ -922,10 +926,16 @@ private:
         } else {
             ++since_improvement_;
         }
-        if (!may_stop) return;
-        if (options_.target_objective && rec.feasible &&
-            (maximize ? v >= *options_.target_objective : v <= *options_.target_objective))
-            request_stop(fmt::format("target objective {} reached by trial {}", *options_.target_objective, rec.id));
+        if (may_stop) stop_if_complete();
+    }
+
+    // The completion criteria on the run's best so far (the trial that reaches the target is the
+    // new best: an earlier best would have reached it first).
+    void stop_if_complete() {
+        const bool maximize = options_.direction == Direction::Maximize;
+        if (options_.target_objective && best_ &&
+            (maximize ? best_value_ >= *options_.target_objective : best_value_ <= *options_.target_objective))
+            request_stop(fmt::format("target objective {} reached by trial {}", *options_.target_objective, *best_));
         if (options_.max_trials_without_improvement > 0 &&
             since_improvement_ >= options_.max_trials_without_improvement)
             request_stop(fmt::format("no improvement above {:.6g}% in {} trials", 100.0 * options_.improvement_tolerance,

@@ -10,6 +10,7 @@
 #include <hypertune/run_events.hpp>
 #include <hypertune/detail/instance_count.hpp>
 #include <fmt/format.h>
+#include <type_traits>
 
 #if defined(HYPERTUNE_COMPILED) && !defined(HYPERTUNE_BUILDING_LIBRARY)
 #error "<hypertune/impl/run_state.hpp> is compiled into hypertune::compiled: include <hypertune/run_state.hpp>"
@@ -19,8 +20,15 @@ namespace hypertune {
 
 HYPERTUNE_INLINE void RunState::apply(const RunEvent& event) {
     std::visit([this](const auto& e) {
-        last_time_ = std::max(last_time_, e.time);
-        on(e);
+        // A resume closes the session before it: that session ended at its last event, not at the
+        // resume (after a crash, the time until the program ran again is no wall time of the run).
+        if constexpr (std::is_same_v<std::decay_t<decltype(e)>, RunResumed>) {
+            on(e);
+            last_time_ = std::max(last_time_, e.time);
+        } else {
+            last_time_ = std::max(last_time_, e.time);
+            on(e);
+        }
     }, event);
 }
 
