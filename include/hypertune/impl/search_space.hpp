@@ -156,7 +156,8 @@ HYPERTUNE_INLINE Config SearchSpace::grid_point(std::span<const std::size_t> sha
     for (std::size_t d = 0; d < shape.size(); ++d) {
         const auto& p = (*layout_)[tuned_[d]];
         const bool finite = p.kind != ParameterKind::Continuous;
-        const auto values = static_cast<std::uint64_t>(p.max - p.min) + 1;  // integers; categories: min 0
+        // integers (within +-2^46) and categories (min 0); a continuous range has no count
+        const std::uint64_t values = finite ? static_cast<std::uint64_t>(p.max - p.min) + 1 : 0;
         if (shape[d] < 1 || (finite && shape[d] > values))
             throw InvalidArgument(fmt::format("grid: parameter '{}' cannot have {} points{}", p.name, shape[d],
                                               finite ? fmt::format(" (it has {} values)", values) : std::string()));
