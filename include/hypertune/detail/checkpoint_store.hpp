@@ -132,33 +132,24 @@ public:
         return std::nullopt;
     }
 
-    /// Whether trial `id` has a checkpoint kept.
-    [[nodiscard]] bool has_checkpoint(TrialId id) {
-        if (!on_disk_) {
-            std::lock_guard lk(mu_);
-            return memory_.count(id) > 0;
-        }
-        std::error_code ignored;
-        return std::filesystem::exists(file_of(id), ignored) || std::filesystem::exists(previous_of(id), ignored);
-    }
-
-    /// Forgets trial `id`'s checkpoints (not its folder).
-    void drop_checkpoint(TrialId id) {
+    /// Forgets trial `id`'s checkpoints (not its folder); whether it had one.
+    bool drop_checkpoint(TrialId id) {
         if (on_disk_) {
             std::error_code ignored;
-            std::filesystem::remove(file_of(id), ignored);
-            std::filesystem::remove(previous_of(id), ignored);
-        } else {
-            std::lock_guard lk(mu_);
-            memory_.erase(id);
+            const bool newest = std::filesystem::remove(file_of(id), ignored);
+            const bool previous = std::filesystem::remove(previous_of(id), ignored);
+            return newest || previous;
         }
+        std::lock_guard lk(mu_);
+        return memory_.erase(id) > 0;
     }
 
-    /// Forgets trial `id`'s checkpoint and folder: it will not run again.
-    void erase(TrialId id) {
-        drop_checkpoint(id);
+    /// Forgets trial `id`'s checkpoint and folder: it will not run again. Whether it had a checkpoint.
+    bool erase(TrialId id) {
+        const bool had = drop_checkpoint(id);
         std::error_code ignored;
         if (on_disk_ || folders_used_.load()) std::filesystem::remove_all(trial_folder_path(id), ignored);
+        return had;
     }
 
     /// Trial `id`'s own folder, created if needed: what a trainer writes there stays until the

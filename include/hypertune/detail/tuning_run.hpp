@@ -887,8 +887,7 @@ private:
         const TrialRecord& rec = state_.record(id);
         if (rec.status != TrialStatus::Paused) {
             // Remembered for the warning, should a strategy of the user's own run it again.
-            if (checkpoints_.has_checkpoint(id)) removed_at_end_.insert(id);
-            checkpoints_.erase(id);
+            if (checkpoints_.erase(id)) removed_at_end_.insert(id);
         }
         if (rec.status == TrialStatus::Completed) check_completion(rec, true);
         sync_journal();  // a trial that ended is on disk before anything else happens
