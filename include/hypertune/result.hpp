@@ -96,11 +96,22 @@ struct CostSummary {
     double billable_seconds_without_early_stopping = 0.0;
     double busy_seconds = 0.0;        ///< summed trial run time
     double wall_seconds = 0.0;        ///< from the run's start to its end
+    /// The workers' time: max_parallel_jobs x wall time, summed over the run's sessions (a resume
+    /// may change max_parallel_jobs).
+    double worker_seconds = 0.0;
     double sequential_seconds = 0.0;  ///< the same trials one after another (= busy_seconds)
-    double utilisation = 0.0;         ///< busy / (max_parallel_jobs x wall)
+    double utilisation = 0.0;         ///< busy / worker_seconds
     Resource resource_used = 0;
     Resource full_resource = 0;  ///< the resource one trial has when nothing stops it
 };
+
+namespace detail {
+/// Whether the workers' time is `workers` x the wall time: every session had that many workers.
+[[nodiscard]] inline bool same_capacity(const CostSummary& c, std::size_t workers) {
+    const double uniform = static_cast<double>(workers) * c.wall_seconds;
+    return std::abs(c.worker_seconds - uniform) <= 1e-9 * std::max(1.0, uniform);
+}
+}  // namespace detail
 
 /// The best trial of an earlier run this run was warm-started from (AMT's parent tuning job).
 struct ParentBest {
@@ -127,7 +138,7 @@ public:
         std::vector<Metric> objectives;
         std::vector<Constraint> constraints;
         std::string strategy;
-        std::size_t max_parallel_jobs = 1;
+        std::size_t max_parallel_jobs = 1;  ///< the most of any session (the last one's, when alike)
         int instances_per_trial = 1;
         std::string instances_parameter;  ///< TunerOptions::instances_parameter; empty: none
         std::optional<Resource> max_resource;
@@ -135,6 +146,9 @@ public:
         std::string stop_reason;
         double start_time = 0.0;  ///< Unix seconds
         double wall_seconds = 0.0;
+        /// Each session's max_parallel_jobs x its wall time, summed; 0 means max_parallel_jobs x
+        /// wall_seconds (a run whose sessions all had the same number of workers).
+        double worker_seconds = 0.0;
         std::vector<std::string> parameter_names;
         std::vector<std::string> warnings;  ///< things the run noticed that the user should fix
         std::vector<ParentBest> parent_bests;  ///< warm-start parents' best trials
@@ -261,8 +275,10 @@ public:
             c.billable_seconds_without_early_stopping += without * instances;
         }
         c.sequential_seconds = c.busy_seconds;
-        if (c.wall_seconds > 0.0)
-            c.utilisation = c.busy_seconds / (static_cast<double>(setup_.max_parallel_jobs) * c.wall_seconds);
+        c.worker_seconds = setup_.worker_seconds > 0.0
+                               ? setup_.worker_seconds
+                               : static_cast<double>(setup_.max_parallel_jobs) * c.wall_seconds;
+        if (c.worker_seconds > 0.0) c.utilisation = c.busy_seconds / c.worker_seconds;
         return c;
     }
 

@@ -57,6 +57,9 @@ struct RunResumed {
     /// This session's budget of new trials (TunerOptions::max_jobs, which a resume may raise); 0
     /// in journals written before it was recorded.
     std::size_t max_jobs = 0;
+    /// This session's TunerOptions::max_parallel_jobs; 0 in journals written before it was
+    /// recorded (the run's first value then holds).
+    std::size_t max_parallel_jobs = 0;
 };
 
 /// A trial starts running (new, promoted, or run again after a crash).

@@ -66,8 +66,11 @@ public:
     /// Wall time of the sessions so far (each from its start to its last event), plus the open
     /// session up to `now` when given.
     [[nodiscard]] double wall_seconds(std::optional<double> now = std::nullopt) const {
-        const double until = now.value_or(last_time_);
-        return wall_ + (session_open_ ? std::max(0.0, until - session_start_) : 0.0);
+        return wall_ + open_session_seconds(now);
+    }
+    /// The workers' time: each session's max_parallel_jobs x its wall time, summed.
+    [[nodiscard]] double worker_seconds(std::optional<double> now = std::nullopt) const {
+        return worker_seconds_ + static_cast<double>(parallel_) * open_session_seconds(now);
     }
 
     /// Whether the run's last session ended (run_ended): a journal without it was cut by a crash,
@@ -113,8 +116,13 @@ private:
         if (!r.segments.empty() && std::isnan(r.segments.back().end)) r.segments.pop_back();
     }
 
+    [[nodiscard]] double open_session_seconds(std::optional<double> now) const {
+        return session_open_ ? std::max(0.0, now.value_or(last_time_) - session_start_) : 0.0;
+    }
     void close_session() {
-        if (session_open_) wall_ += std::max(0.0, last_time_ - session_start_);
+        const double span = open_session_seconds(std::nullopt);
+        wall_ += span;
+        worker_seconds_ += static_cast<double>(parallel_) * span;
         session_open_ = false;
     }
 
@@ -123,6 +131,7 @@ private:
         std::vector<TrialRecord> out(std::forward<Records>(records));
         Result::Setup s = setup_;
         s.wall_seconds = wall_seconds(now);
+        s.worker_seconds = worker_seconds(now);
         const double until = now.value_or(last_time_);
         for (auto& r : out) {
             if (!r.segments.empty() && std::isnan(r.segments.back().end)) r.segments.back().end = until;
@@ -152,7 +161,8 @@ private:
     std::array<std::size_t, 5> count_{};               // trials by TrialStatus
     std::optional<TrialId> best_;
     std::vector<std::string> metric_names_;  // what a trial's values are, in order
-    double last_time_ = 0.0, session_start_ = 0.0, wall_ = 0.0;
+    double last_time_ = 0.0, session_start_ = 0.0, wall_ = 0.0, worker_seconds_ = 0.0;
+    std::size_t parallel_ = 1;  ///< the open session's max_parallel_jobs
     bool session_open_ = false;
     bool started_ = false;  // a run_started was applied
 };

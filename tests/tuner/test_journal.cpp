@@ -217,6 +217,11 @@ TEST_CASE("a journal's first line cut by a crash starts the run afresh with a wa
     for (const std::size_t keep : {std::size_t{1}, std::size_t{12}, first.size() / 2, first.size() - 1}) {
         CAPTURE(keep);
         write_lines(path, {}, 0, first.substr(0, keep));
+        // Reading it alone says what was dropped, not that the file is empty.
+        const std::string why = fmt::format("journal '{}': dropped a truncated last line 1 ({} bytes), most likely "
+                                            "cut by a crash while it was written; no complete line is left to load",
+                                            path, keep);
+        CHECK_THROWS_WITH_AS((void)ht::load_result(path), why.c_str(), ht::IoError);
         auto resumed = ht::Tuner(journal_space(), asha(), options(path, 12)).fit(journal_trainer);
         CHECK(outcome(resumed) == outcome(reference));
         REQUIRE(resumed.setup().warnings.size() == reference.setup().warnings.size() + 1);
@@ -341,6 +346,29 @@ TEST_CASE("the time between a crash and the resume is no wall time of the run, a
     // The run's own work takes milliseconds; the 1.2 s gap used to be counted (utilisation 3%).
     CHECK(r.setup().wall_seconds < 0.6);
     CHECK(ht::load_result(path).setup().wall_seconds == doctest::Approx(r.setup().wall_seconds));
+    fs::remove(path);
+}
+
+TEST_CASE("a run resumed with fewer workers counts each session's own workers in its utilisation") {
+    auto path = temp_journal("workers");
+    const auto sleepy = [](const ht::Config& c, ht::Trial&) {
+        std::this_thread::sleep_for(30ms);
+        return c.get<double>("x");
+    };
+    const ht::Result first = ht::Tuner(journal_space(), ht::RandomSearch(), options(path, 8, 4)).fit(sleepy);
+    const ht::Result r = ht::Tuner(journal_space(), ht::RandomSearch(), options(path, 10, 1)).fit(sleepy);
+    const ht::CostSummary c = r.cost();
+    // Eight trials on four workers, then two on one: counted as one worker throughout, the busy
+    // time of the first session gave a utilisation of about 2.5.
+    CHECK(c.busy_seconds > 0.29);
+    CHECK(c.utilisation <= 1.0);
+    CHECK(c.utilisation > 0.5);
+    CHECK(c.worker_seconds > c.wall_seconds + 2.0 * first.cost().wall_seconds);
+    CHECK(c.worker_seconds < 4.0 * c.wall_seconds);
+    CHECK(r.setup().max_parallel_jobs == 4);
+    CHECK(r.summary().find("wall time (up to 4 parallel)") != std::string::npos);
+    CHECK(first.summary().find("wall time (4 parallel)") != std::string::npos);
+    ht::testing::check_same_result(r, ht::load_result(path));
     fs::remove(path);
 }
 

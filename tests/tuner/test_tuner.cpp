@@ -569,6 +569,57 @@ TEST_CASE("a callback that throws ends the run with the reason, keeping what com
     CHECK(result.count(ht::TrialStatus::Completed) == 4);
 }
 
+TEST_CASE("a failure while the run is stopping already is kept as a warning, not lost") {
+    ht::TunerOptions options{.max_jobs = 10, .max_parallel_jobs = 2, .target_objective = 0.5};
+    options.on_trial_end = [](const ht::TrialRecord& r) {
+        if (r.id == 1) throw std::runtime_error("disk full at the end");
+    };
+    ht::Tuner tuner(small_space(), ht::RandomSearch(), options);
+    std::atomic<bool> second_started{false};
+    auto result = tuner.fit([&](const ht::Config&, ht::Trial& trial) {
+        if (trial.id() == 0) {  // reaches the target while trial 1 runs
+            while (!second_started) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+            return 0.0;
+        }
+        second_started = true;
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        return 1.0;
+    });
+    CHECK(result.stop_reason() == "target objective 0.5 reached by trial 0");
+    const auto& w = result.setup().warnings;
+    CHECK(std::find(w.begin(), w.end(), "a trial callback threw: disk full at the end") != w.end());
+}
+
+TEST_CASE("a scheduler that stops a trial without recording why is warned about, once") {
+    class SilentCut : public ht::Scheduler {
+    public:
+        std::string name() const override { return "SilentCut"; }
+        std::optional<ht::Resource> max_resource() const override { return 10; }
+
+    protected:
+        ht::Suggestion next(const ht::TrialBudget& budget) override { return start_new(budget, 10); }
+        ht::Decision on_report(ht::TrialId, ht::Resource step, double) override {
+            return step == 2 ? ht::Decision::Stop : ht::Decision::Continue;
+        }
+    };
+    const auto trainer = [](const ht::Config& c, ht::Trial& trial) {
+        double loss = 0.0;
+        for (ht::Resource step = 1; step <= trial.budget() && !trial.should_stop(); ++step)
+            trial.report(step, loss = quadratic(c));
+        return loss;
+    };
+    const auto silent = ht::Tuner(small_space(), SilentCut(), {.max_jobs = 4}).fit(trainer);
+    CHECK(silent.count(ht::TrialStatus::Stopped) == 4);
+    CHECK(silent.setup().warnings ==
+          std::vector<std::string>{"SilentCut stopped trial 0 at step 2 without recording why: the result shows it "
+                                   "Stopped with no decision (a custom scheduler records one with decide() before it "
+                                   "returns Stop)"});
+    // One that records its stops says nothing.
+    const auto explained = ht::Tuner(small_space(), CutAtStepTwo(-1.0), {.max_jobs = 4}).fit(trainer);
+    CHECK(explained.count(ht::TrialStatus::Stopped) == 4);
+    CHECK(explained.setup().warnings.empty());
+}
+
 TEST_CASE("an absurd max_parallel_jobs is refused by name, and no more workers start than max_jobs") {
     CHECK_THROWS_WITH_AS(ht::Tuner(small_space(), ht::RandomSearch(), {.max_jobs = 20, .max_parallel_jobs = 1000000}),
                          "TunerOptions: max_parallel_jobs must be <= 1024 (one thread each), got 1000000",

@@ -319,9 +319,14 @@ inline std::string timeline(const Context& c) {
     return ch.str() + key_html() +
            fmt::format("<p class=\"note\">One row per worker, with its share of the time shown held by a trial "
                        "(training, or waiting for its resources); grey is idle. {} of {} worker-seconds held ({:.0f}%). "
-                       "Utilisation: {} worker-seconds of training over {} x {} s of wall time ({:.0f}%).{}</p>",
+                       "Utilisation: {} worker-seconds of training over {} ({:.0f}%).{}</p>",
                        num(held, 4), num(capacity, 4), capacity > 0 ? 100.0 * held / capacity : 0.0,
-                       num(c.cost.busy_seconds, 4), c.result.setup().max_parallel_jobs, num(c.cost.wall_seconds, 4),
+                       num(c.cost.busy_seconds, 4),
+                       same_capacity(c.cost, c.result.setup().max_parallel_jobs)
+                           ? fmt::format("{} x {} s of wall time", c.result.setup().max_parallel_jobs,
+                                         num(c.cost.wall_seconds, 4))
+                           : fmt::format("{} worker-seconds (each session's workers x its wall time)",
+                                         num(c.cost.worker_seconds, 4)),
                        100.0 * c.cost.utilisation, merge ? " Adjacent bars narrower than a pixel are merged." : "");
 }
 

@@ -213,6 +213,7 @@ private:
         const double now = run_clock();
         Decision d = Decision::Continue;
         bool took = false;
+        const std::size_t decided_before = state_.record(trial.id()).decisions.size();
         try {
             d = strategy_.report(trial.id(), step,
                                  intermediate_report(&state_.record(trial.id()), now, loss_of(value),
@@ -221,15 +222,23 @@ private:
         } catch (const InvalidArgument&) {
             throw;
         } catch (const std::exception& e) {
-            request_stop(fmt::format("strategy '{}' failed in report(): {}", strategy_name_, e.what()));
+            fail(fmt::format("strategy '{}' failed in report(): {}", strategy_name_, e.what()));
         }
         emit(TrialReported{now, trial.id(), step, value, now - state_.record(trial.id()).start_time(),
                            std::move(values)});
         if (took) try {
                 apply_decisions();
             } catch (const std::exception& e) {
-                request_stop(fmt::format("strategy '{}' failed in report(): {}", strategy_name_, e.what()));
+                fail(fmt::format("strategy '{}' failed in report(): {}", strategy_name_, e.what()));
             }
+        if (took && d == Decision::Stop && !warned_unexplained_stop_ &&
+            state_.record(trial.id()).decisions.size() == decided_before) {
+            warned_unexplained_stop_ = true;
+            warn(fmt::format("{} stopped trial {} at step {} without recording why: the result shows it Stopped with "
+                             "no decision (a custom scheduler records one with decide() before it returns Stop)",
+                             strategy_name_, trial.id(), step),
+                 now);
+        }
         if (step > trial.budget() && trial.budget() > 1 && d == Decision::Continue && !warned_past_budget_) {
             warned_past_budget_ = true;
             warn(fmt::format("trial {} reported step {} past its budget of {}, and {} let it go on: the trainer "
@@ -274,6 +283,17 @@ private:
         cv_.notify_all();
     }
 
+    // Something went wrong that the run cannot go on with: it stops, with this as its reason. A
+    // run stopping already for another reason keeps that one and gets this as a warning, so that
+    // no failure goes unsaid.
+    void fail(std::string_view reason) {
+        if (!stop_flag_.load()) {
+            request_stop(reason);
+        } else if (reason != stop_reason_ && !warned_before(std::string(reason))) {
+            warn(std::string(reason), run_clock());
+        }
+    }
+
     // Journals an event, then applies it to the run's state: the journal is written first, as
     // Optuna's journal storage does, so what is on disk never lags what the run believes. A failed
     // write stops the run: what is on disk stays consistent, and every trial that ended is kept.
@@ -282,7 +302,7 @@ private:
                 journal_->write(to_json(event));
             } catch (const IoError& e) {
                 journal_failed_ = true;
-                request_stop(e.what());
+                fail(e.what());
             }
         state_.apply(event);
         if (progress_line_) (*progress_line_)(event, state_, seconds_since_start());
@@ -295,10 +315,10 @@ private:
                 options_.on_event(event, state_);
             } catch (const std::exception& e) {
                 observer_failed_ = true;
-                request_stop(fmt::format("the on_event observer threw: {}", e.what()));
+                fail(fmt::format("the on_event observer threw: {}", e.what()));
             } catch (...) {
                 observer_failed_ = true;
-                request_stop("the on_event observer threw a non-standard exception");
+                fail("the on_event observer threw a non-standard exception");
             }
     }
 
@@ -343,7 +363,7 @@ private:
             journal_->sync();
         } catch (const IoError& e) {
             journal_failed_ = true;
-            request_stop(e.what());
+            fail(e.what());
         }
     }
 
@@ -394,7 +414,8 @@ private:
             a.reports = r.curve.size();
             finish(open.trial, a, r.start_time() + last.seconds);
         }
-        emit(RunResumed{session_start_, state_.records().size(), again.size(), options_.max_jobs});
+        emit(RunResumed{session_start_, state_.records().size(), again.size(), options_.max_jobs,
+                        options_.max_parallel_jobs});
         for (const auto& open : again)
             reruns_.push_back(Suggestion::run(open.trial, open.config, open.budget, open.resume_from));
         // Checkpoints of trials that will not run again go (a crash can come between a trial's end
@@ -421,10 +442,10 @@ private:
             callback(rec);
         } catch (const std::exception& e) {
             std::lock_guard lk2(mu_);
-            request_stop(fmt::format("a trial callback threw: {}", e.what()));
+            fail(fmt::format("a trial callback threw: {}", e.what()));
         } catch (...) {
             std::lock_guard lk2(mu_);
-            request_stop("a trial callback threw a non-standard exception");
+            fail("a trial callback threw a non-standard exception");
         }
     }
 
@@ -450,10 +471,10 @@ private:
                     if (!s.runs()) apply_decisions();
                 }
             } catch (const StrategyError& e) {
-                request_stop(e.what());  // names the strategy already
+                fail(e.what());  // names the strategy already
                 break;
             } catch (const std::exception& e) {
-                request_stop(fmt::format("strategy '{}' failed in ask(): {}", strategy_name_, e.what()));
+                fail(fmt::format("strategy '{}' failed in ask(): {}", strategy_name_, e.what()));
                 break;
             }
             if (s.kind == Suggestion::Kind::Done) {
@@ -882,7 +903,7 @@ private:
             strategy_.tell(id, outcome);
             apply_decisions();
         } catch (const std::exception& e) {
-            request_stop(fmt::format("strategy '{}' failed in tell(): {}", strategy_name_, e.what()));
+            fail(fmt::format("strategy '{}' failed in tell(): {}", strategy_name_, e.what()));
         }
         const TrialRecord& rec = state_.record(id);
         if (rec.status != TrialStatus::Paused) {
@@ -975,6 +996,7 @@ private:
     bool warned_started_over_ = false;    // each warning once a run, each for its own cause
     bool warned_folder_restart_ = false;
     bool warned_past_budget_ = false;
+    bool warned_unexplained_stop_ = false;
     bool warned_ignored_stop_ = false;
     bool warned_returned_short_ = false;
     std::size_t trials_out_of_time_ = 0;  // TunerOptions::max_trial_seconds: runs that went past it

@@ -139,7 +139,10 @@ HYPERTUNE_INLINE std::string Result::summary() const {
             ? fmt::format("billable ({} instance{})", setup_.instances_per_trial, setup_.instances_per_trial == 1 ? "" : "s")
             : fmt::format("billable (x {})", setup_.instances_parameter),
         detail::human_duration(c.billable_seconds), detail::human_duration(c.billable_seconds_without_early_stopping));
-    row(fmt::format("wall time ({} parallel)", setup_.max_parallel_jobs), detail::human_duration(c.wall_seconds),
+    // Sessions resumed with another max_parallel_jobs: the most of them, as an upper bound.
+    const bool alike = detail::same_capacity(c, setup_.max_parallel_jobs);
+    row(fmt::format("wall time ({}{} parallel)", alike ? "" : "up to ", setup_.max_parallel_jobs),
+        detail::human_duration(c.wall_seconds),
         fmt::format("sequential {}", detail::human_duration(c.sequential_seconds)));
     row("worker utilisation", fmt::format("{:.0f}%", 100.0 * c.utilisation), "");
     for (const auto& w : setup_.warnings) s += fmt::format("warning: {}\n", w);
@@ -276,6 +279,7 @@ HYPERTUNE_INLINE JsonValue result_json(const Result& result) {
                                    {"billable_seconds_without_early_stopping", c.billable_seconds_without_early_stopping},
                                    {"busy_seconds", c.busy_seconds},
                                    {"wall_seconds", c.wall_seconds},
+                                   {"worker_seconds", c.worker_seconds},
                                    {"sequential_seconds", c.sequential_seconds},
                                    {"utilisation", c.utilisation},
                                    {"resource_used", c.resource_used},

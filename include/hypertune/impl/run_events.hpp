@@ -64,7 +64,8 @@ HYPERTUNE_INLINE JsonValue to_json(const RunEvent& event) {
                                       {"time", e.time},
                                       {"trials", e.trials},
                                       {"in_flight", e.in_flight},
-                                      {"max_jobs", e.max_jobs}});
+                                      {"max_jobs", e.max_jobs},
+                                      {"max_parallel_jobs", e.max_parallel_jobs}});
         }
         JsonValue operator()(const TrialStarted& e) const {
             return JsonValue::object({{"event", "trial_started"},
@@ -174,7 +175,8 @@ HYPERTUNE_INLINE RunEvent event_from_json(const JsonValue& e, const SearchSpace&
         if (kind == "run_resumed")
             return RunResumed{time, integer_or<std::size_t>(e, "trials", std::size_t{0}),
                               integer_or<std::size_t>(e, "in_flight", std::size_t{0}),
-                              integer_or<std::size_t>(e, "max_jobs", std::size_t{0})};
+                              integer_or<std::size_t>(e, "max_jobs", std::size_t{0}),
+                              integer_or<std::size_t>(e, "max_parallel_jobs", std::size_t{0})};
         if (kind == "trial_started") {
             if (e.contains("rerun") && !e.at("rerun").is_boolean()) throw IoError("'rerun' must be true or false");
             return TrialStarted{time,

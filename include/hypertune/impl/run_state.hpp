@@ -65,6 +65,7 @@ HYPERTUNE_INLINE void RunState::on(const RunStarted& e) {
     setup_.strategy = e.strategy;
     setup_.seed = e.seed;
     setup_.max_parallel_jobs = e.max_parallel_jobs;
+    parallel_ = e.max_parallel_jobs;
     setup_.instances_per_trial = e.instances_per_trial;
     setup_.instances_parameter = e.instances_parameter;
     setup_.max_resource = e.max_resource;
@@ -79,6 +80,10 @@ HYPERTUNE_INLINE void RunState::on(const RunResumed& e) {
     close_session();
     session_start_ = e.time;
     session_open_ = true;
+    if (e.max_parallel_jobs > 0) {
+        parallel_ = e.max_parallel_jobs;
+        setup_.max_parallel_jobs = std::max(setup_.max_parallel_jobs, e.max_parallel_jobs);
+    }
     // What the previous session left open runs again: it waits until it does.
     for (auto& [id, s] : open_) {
         TrialRecord& r = at(id);
@@ -195,7 +200,13 @@ HYPERTUNE_INLINE TrialRecord& RunState::record_of(TrialId id) {
 
 HYPERTUNE_INLINE Result load_result(const std::string& path) {
     auto contents = detail::read_journal(path);
-    if (contents.events.empty()) throw IoError(fmt::format("journal '{}' is empty", path));
+    if (contents.events.empty()) {
+        // A first line cut by a crash leaves nothing to load, but the file is not empty: say
+        // what was dropped rather than that nothing was there.
+        if (!contents.warning.empty())
+            throw IoError(fmt::format("{}; no complete line is left to load", contents.warning));
+        throw IoError(fmt::format("journal '{}' is empty", path));
+    }
     RunState state;
     for (std::size_t i = 0; i < contents.events.size(); ++i) {
         try {
