@@ -56,7 +56,13 @@ public:
     [[nodiscard]] const TrialRecord& record(TrialId id) const { return records_[index_.at(id)]; }
     [[nodiscard]] bool has(TrialId id) const { return index_.contains(id); }
     /// The budget and resume point of the trial's latest run (TrialStarted::budget, resume_from).
-    [[nodiscard]] std::pair<Resource, Resource> last_run(TrialId id) const { return last_runs_[index_.at(id)]; }
+    [[nodiscard]] std::pair<Resource, Resource> last_run(TrialId id) const {
+        const LastRun& r = last_runs_[index_.at(id)];
+        return {r.budget, r.resume_from};
+    }
+    /// The attempts of the trial's latest run that failed and were retried (TrialRetried), in
+    /// every session: a run cut by a crash goes on with the retries it has left.
+    [[nodiscard]] int failed_attempts(TrialId id) const { return last_runs_[index_.at(id)].failed_attempts; }
     [[nodiscard]] std::size_t count(TrialStatus s) const noexcept { return count_[static_cast<std::size_t>(s)]; }
     /// The best feasible Completed trial so far on the first objective (ties: the earlier), if any.
     [[nodiscard]] std::optional<TrialId> best() const noexcept { return best_; }
@@ -156,7 +162,12 @@ private:
     Result::Setup setup_;
     std::vector<TrialRecord> records_;
     std::unordered_map<TrialId, std::size_t> index_;
-    std::vector<std::pair<Resource, Resource>> last_runs_;  // by record: its latest run's budget, resume_from
+    struct LastRun {
+        Resource budget = 0;
+        Resource resume_from = 0;
+        int failed_attempts = 0;
+    };
+    std::vector<LastRun> last_runs_;  // by record: its latest run
     std::unordered_map<TrialId, TrialStarted> open_;  // started, not ended
     std::array<std::size_t, 5> count_{};               // trials by TrialStatus
     std::optional<TrialId> best_;

@@ -119,6 +119,10 @@ struct FaultPlan {
     std::size_t checkpoint_bytes = 32 * 1024;          ///< a model snapshot's size
     std::chrono::microseconds step_delay{0};           ///< time one resource unit of training takes
     std::function<void(TrialId, Resource)> on_step{};   ///< after each resource unit trained (counting)
+    /// A folder where a transient fault leaves a mark when it fires, so that a tuner process
+    /// resumed after a kill does not see it again (a transient fault does not come back because
+    /// the tuner restarted, and the retry it cost was journaled). Empty: in memory, per process.
+    std::string fired_marks{};
 
     [[nodiscard]] std::uint64_t bits(TrialId id) const noexcept { return detail::hash3(seed, 0xfa17, id); }
 
@@ -291,11 +295,20 @@ private:
         return budget == trial.budget() && start < from ? start : from;
     }
 
+    [[nodiscard]] std::string mark_path(TrialId id) const { return fmt::format("{}/{}", plan_->fired_marks, id); }
+    [[nodiscard]] bool marked(TrialId id) const {
+        return !plan_->fired_marks.empty() && ::access(mark_path(id).c_str(), F_OK) == 0;
+    }
+    void mark(TrialId id) const {
+        if (plan_->fired_marks.empty()) return;
+        if (std::FILE* f = std::fopen(mark_path(id).c_str(), "w")) std::fclose(f);
+    }
+
     double body(const Config& cfg, Trial& trial, int call, CallLog& log) const {
         const TrialId id = trial.id();
         const Fault f = log.fault;
         // A transient fault fires on the trial's first attempt only.
-        const bool armed = fails(f) && !(f == Fault::TransientThrow && call > 1);
+        const bool armed = fails(f) && !(f == Fault::TransientThrow && (call > 1 || marked(id)));
         if (f == Fault::Silent) return log.returned = value(cfg, trial.budget());
         const auto started = std::chrono::steady_clock::now();
         const Resource first = trial.resumed_from() + 1;
@@ -313,6 +326,7 @@ private:
                     case Fault::Throw:
                     case Fault::TransientThrow:
                         log.fired = true;
+                        if (f == Fault::TransientThrow) mark(id);
                         throw std::runtime_error(fmt::format("injected fault in trial {}", id));
                     case Fault::Timeout:
                         while (std::chrono::steady_clock::now() - started < plan_->trial_time_limit) {

@@ -89,8 +89,13 @@ char step_byte(const hs::FaultPlan& p, ht::TrialId id) {
     return p.checkpoints(id) && p.fault(id) == hs::Fault::None ? 'c' : 'o';
 }
 
+// A run's transient faults leave their marks in `<journal>.fired`, so that each process it is
+// resumed in knows which fired (see FaultPlan::fired_marks).
+std::string fired_marks(const std::string& journal) { return journal.empty() ? "" : journal + ".fired"; }
+
 ht::Result run_uninterrupted(const hs::StrategyCase& c, const std::string& journal = "", StepCount* trained = nullptr) {
     auto p = plan();
+    p.fired_marks = fired_marks(journal);
     if (trained)
         p.on_step = [&p, trained](ht::TrialId id, ht::Resource) {
             (step_byte(p, id) == 'c' ? trained->checkpointing : trained->others)++;
@@ -163,6 +168,7 @@ LoopFigures kill_loop(const hs::StrategyCase& c, bool cut, const std::string& pa
             int code = 0;
             try {
                 auto p = plan();
+                p.fired_marks = fired_marks(path);
                 p.on_step = [&p, fd = fds[1]](ht::TrialId id, ht::Resource) {
                     const char b = step_byte(p, id);
                     (void)!::write(fd, &b, 1);
@@ -250,6 +256,8 @@ void kill_and_resume(const std::string& name, bool cut) {
                  fmt::format("hypertune-stress-kill-{}-{}-{}.jsonl", c.name.substr(0, 4), cut, ::getpid()))
                     .string();
     fs::remove(path);
+    fs::remove_all(fired_marks(path));
+    fs::create_directory(fired_marks(path));
     auto f = kill_loop(c, cut, path);
     MESSAGE(fmt::format("{}{}: {} kills, {} in the middle of a run, {} last lines cut, {} torn lines dropped on resume",
                         name, cut ? " (journal cut after each kill)" : "", f.kills, f.mid_run, f.truncations,
@@ -295,6 +303,7 @@ void kill_and_resume(const std::string& name, bool cut) {
     CHECK(ended.size() == trials);
     CHECK(ended == started_fresh);
     fs::remove(path);
+    fs::remove_all(fired_marks(path));
 }
 
 }  // namespace

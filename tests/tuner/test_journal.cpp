@@ -349,6 +349,36 @@ TEST_CASE("the time between a crash and the resume is no wall time of the run, a
     fs::remove(path);
 }
 
+TEST_CASE("a run cut by a crash during a retry has only the retries it had left when resumed") {
+    auto path = temp_journal("retry-cut");
+    std::atomic<int> calls{0};
+    const auto always_fails = [&](const ht::Config&, ht::Trial& trial) -> double {
+        ++calls;
+        trial.report(1, 0.5);
+        throw std::runtime_error("out of memory");
+    };
+    auto o = options(path, 1);
+    o.max_retries = 1;
+    (void)ht::Tuner(journal_space(), ht::RandomSearch(), o).fit(always_fails);
+    CHECK(calls == 2);
+    // Cut after the first attempt's retry was journaled, as a crash during the retry leaves it.
+    const auto lines = lines_of(path);
+    std::size_t retried = 0;
+    while (retried < lines.size() && lines[retried].find("\"event\":\"trial_retried\"") == std::string::npos)
+        ++retried;
+    REQUIRE(retried < lines.size());
+    write_lines(path, lines, retried + 1);
+    calls = 0;
+    const ht::Result r = ht::Tuner(journal_space(), ht::RandomSearch(), o).fit(always_fails);
+    CHECK(calls == 1);  // the retry, not two more attempts
+    REQUIRE(r.trials().size() == 1);
+    CHECK(r.trials()[0].status == ht::TrialStatus::Failed);
+    CHECK(r.trials()[0].retries == 1);
+    CHECK(r.trials()[0].failure_reason == "the objective threw: out of memory");
+    ht::testing::check_same_result(r, ht::load_result(path));
+    fs::remove(path);
+}
+
 TEST_CASE("a run resumed with fewer workers counts each session's own workers in its utilisation") {
     auto path = temp_journal("workers");
     const auto sleepy = [](const ht::Config& c, ht::Trial&) {

@@ -601,6 +601,8 @@ private:
             judged_value = state_.record(s.trial).curve.back().value;
         }
         emit(TrialStarted{run_clock(), s.trial, s.config, s.budget, s.resume_from, worker, rerun});
+        // A run cut by a crash during a retry has only the retries it had left.
+        const int failed_before = state_.failed_attempts(s.trial);
         apply_decisions();
         TrialRecord started_copy;
         if (options_.on_trial_start) started_copy = state_.record(s.trial);
@@ -628,7 +630,7 @@ private:
             }
         }
         call(options_.on_trial_start, started_copy);
-        auto attempt = ended_before ? std::move(*ended_before) : execute(s, std::move(checkpoint), judged, lk);
+        auto attempt = ended_before ? std::move(*ended_before) : execute(s, std::move(checkpoint), judged, failed_before, lk);
 
         lk.lock();
         if (!unreadable.empty())
@@ -725,9 +727,10 @@ private:
         return trials_.emplace_back(id, config, budget, resumed_from, std::move(checkpoint));
     }
 
-    // Runs the objective (with retries) outside the lock.
+    // Runs the objective (with retries) outside the lock; `failed_before` attempts of this run
+    // failed in an earlier session, which a crash cut during their retry.
     Attempt execute(const Suggestion& s, std::optional<SavedCheckpoint> checkpoint, Resource judged,
-                    std::unique_lock<std::mutex>& lk) {
+                    int failed_before, std::unique_lock<std::mutex>& lk) {
         Attempt a;
         // A promoted trial, or one cut by a crash, continues from its checkpoint's step, which may
         // lie before the resource the scheduler resumes it from (saved before the report that
@@ -738,7 +741,7 @@ private:
         const bool resumes = checkpoint && checkpoint->step > 0;
         const Resource from = resumes ? checkpoint->step : 0;
         double waited = 0.0;  // every attempt's wait for resources (Trial::resources_acquired)
-        for (int attempt = 0;; ++attempt) {
+        for (int attempt = failed_before;; ++attempt) {
             const auto began = std::chrono::steady_clock::now();
             std::optional<std::string> bytes = resumes ? std::optional<std::string>(checkpoint->bytes) : std::nullopt;
             // Only an objective that receives the Trial can keep a reference to it past its call.

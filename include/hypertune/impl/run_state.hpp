@@ -106,7 +106,9 @@ HYPERTUNE_INLINE void RunState::on(const TrialStarted& e) {
         set_status(records_[it->second], TrialStatus::Running);
     }
     TrialRecord& r = records_[it->second];
-    last_runs_[it->second] = {e.budget, e.resume_from};
+    // A run started again after a crash (rerun) is the same run: its failed attempts still count.
+    LastRun& run = last_runs_[it->second];
+    run = {e.budget, e.resume_from, e.rerun ? run.failed_attempts : 0};
     if (open_.contains(e.trial)) drop_open_segment(r);  // started again with no end: a journal cut mid-run
     // A promoted trial continues from resume_from: steps it reported past that (overrunning its
     // last budget) it reports again now.
@@ -124,6 +126,7 @@ HYPERTUNE_INLINE void RunState::on(const TrialDecided& e) {
 
 HYPERTUNE_INLINE void RunState::on(const TrialRetried& e) {
     std::erase_if(record_of(e.trial).curve, [&](const ReportPoint& p) { return p.step > e.keep_through; });
+    ++last_runs_[index_.at(e.trial)].failed_attempts;
 }
 
 HYPERTUNE_INLINE void RunState::on(const TrialEnded& e) {
