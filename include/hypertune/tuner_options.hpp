@@ -87,7 +87,10 @@ struct Progress {
     std::size_t stopped = 0;
     std::size_t failed = 0;
     std::size_t max_jobs = 0;
-    double elapsed_seconds = 0.0;
+    double elapsed_seconds = 0.0;  ///< since this session started; once finished, its length
+    /// The best value of a Completed trial that met the constraints (what target_objective and
+    /// max_trials_without_improvement judge); none before one completed, even when the result's
+    /// best() falls back to a stopped or paused trial's value.
     std::optional<double> best;
     bool finished = false;
 };

@@ -556,6 +556,39 @@ TEST_CASE("progress and callbacks see every trial") {
     CHECK(*p.best == result.best().objective);
     CHECK(starts == 20);
     CHECK(ends == 20);
+    // A finished run's elapsed time is its length: it does not go on growing.
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    CHECK(job.progress().elapsed_seconds == p.elapsed_seconds);
+    CHECK(p.elapsed_seconds <= result.setup().wall_seconds + 0.01);
+}
+
+TEST_CASE("a promoted trial's start callback comes after the end callback of its previous run") {
+    // Promotion-type ASHA on four workers promotes paused trials while other workers are still
+    // ending theirs: each trial's callbacks must alternate start, end, start, end.
+    std::map<ht::TrialId, int> running;  // the callbacks run one at a time
+    std::vector<std::string> out_of_order;
+    ht::TunerOptions options{.max_jobs = 200, .max_parallel_jobs = 4, .seed = 9};
+    options.on_trial_start = [&](const ht::TrialRecord& r) {
+        if (running[r.id]++ != 0) out_of_order.push_back(fmt::format("trial {} started while running", r.id));
+    };
+    options.on_trial_end = [&](const ht::TrialRecord& r) {
+        if (--running[r.id] != 0) out_of_order.push_back(fmt::format("trial {} ended while not running", r.id));
+        // A slow callback: the workers queue up behind it, which is where the order was lost.
+        std::this_thread::sleep_for(std::chrono::microseconds(300));
+    };
+    ht::Tuner tuner(small_space(), ht::ASHA({.min_resource = 1, .max_resource = 27}), options);
+    auto result = tuner.fit([](const ht::Config& c, ht::Trial& trial) {
+        double loss = 0.0;
+        for (ht::Resource step = trial.resumed_from() + 1; step <= trial.budget() && !trial.should_stop(); ++step)
+            trial.report(step, loss = quadratic(c) + 1.0 / static_cast<double>(step));
+        return loss;
+    });
+    std::size_t promotions = 0;
+    for (const auto& t : result.trials())
+        for (const auto& d : t.decisions) promotions += d.kind == ht::DecisionRecord::Kind::Promote;
+    CHECK(promotions > 20);
+    CHECK(out_of_order.empty());
+    if (!out_of_order.empty()) MESSAGE(out_of_order.front());
 }
 
 TEST_CASE("a callback that throws ends the run with the reason, keeping what completed") {

@@ -155,7 +155,7 @@ public:
         p.stopped = count(TrialStatus::Stopped) + (ended ? count(TrialStatus::Paused) : 0);
         p.failed = count(TrialStatus::Failed);
         p.max_jobs = options_.max_jobs;
-        p.elapsed_seconds = seconds_since_start();
+        p.elapsed_seconds = ended ? ended_after_ : seconds_since_start();
         if (best_) p.best = best_value_;
         p.finished = ended;
         return p;
@@ -435,17 +435,33 @@ private:
         earlier_ = {};
     }
 
-    void call(const std::function<void(const TrialRecord&)>& callback, const TrialRecord& rec) {
-        if (!callback) return;
+    // The trial callbacks run in the order of the events they follow (a promoted trial's start
+    // after the end of its previous run, which another worker may be delivering): each is queued,
+    // with a copy of the record, under the run's lock, and delivered outside it, one at a time, by
+    // whichever worker comes first. A worker returns from deliver_callbacks() once the queue is
+    // empty, so its own trial's start was delivered before the objective runs.
+    void queue_callback(const std::function<void(const TrialRecord&)>& callback, TrialId id) {
+        if (callback) pending_callbacks_.push_back({&callback, state_.record(id)});
+    }
+    void deliver_callbacks() {
         std::lock_guard lk(callback_mu_);
-        try {
-            callback(rec);
-        } catch (const std::exception& e) {
-            std::lock_guard lk2(mu_);
-            fail(fmt::format("a trial callback threw: {}", e.what()));
-        } catch (...) {
-            std::lock_guard lk2(mu_);
-            fail("a trial callback threw a non-standard exception");
+        for (;;) {
+            PendingCallback next;
+            {
+                std::lock_guard lk2(mu_);
+                if (pending_callbacks_.empty()) return;
+                next = std::move(pending_callbacks_.front());
+                pending_callbacks_.pop_front();
+            }
+            try {
+                (*next.callback)(next.record);
+            } catch (const std::exception& e) {
+                std::lock_guard lk2(mu_);
+                fail(fmt::format("a trial callback threw: {}", e.what()));
+            } catch (...) {
+                std::lock_guard lk2(mu_);
+                fail("a trial callback threw a non-standard exception");
+            }
         }
     }
 
@@ -520,6 +536,7 @@ private:
                 warn(fmt::format("all {} trials failed; the first, {}", records.size(),
                                  with_trial_prefix(records.front().id, records.front().failure_reason)),
                      now);
+            ended_after_ = seconds_since_start();
             emit(RunEnded{now, stop_reason_});
             sync_journal();
             checkpoints_.remove_folder_if_empty();  // what paused trials saved stays for a resume
@@ -604,8 +621,7 @@ private:
         // A run cut by a crash during a retry has only the retries it had left.
         const int failed_before = state_.failed_attempts(s.trial);
         apply_decisions();
-        TrialRecord started_copy;
-        if (options_.on_trial_start) started_copy = state_.record(s.trial);
+        queue_callback(options_.on_trial_start, s.trial);
         lk.unlock();
 
         // Read outside the lock: a large checkpoint file does not hold up the other workers.
@@ -629,7 +645,7 @@ private:
                 ended_before->checkpoint = std::move(checkpoint);  // a promotion continues from it
             }
         }
-        call(options_.on_trial_start, started_copy);
+        deliver_callbacks();
         auto attempt = ended_before ? std::move(*ended_before) : execute(s, std::move(checkpoint), judged, failed_before, lk);
 
         lk.lock();
@@ -666,10 +682,9 @@ private:
                  run_clock());
         }
         finish(s.trial, attempt);
-        TrialRecord ended_copy;
-        if (options_.on_trial_end) ended_copy = state_.record(s.trial);
+        queue_callback(options_.on_trial_end, s.trial);
         lk.unlock();
-        call(options_.on_trial_end, ended_copy);
+        deliver_callbacks();
         lk.lock();
     }
 
@@ -977,7 +992,12 @@ private:
 
     mutable std::mutex mu_;
     std::atomic<std::thread::id> observer_thread_{};  // the thread inside on_event, if one is
-    std::mutex callback_mu_;
+    std::mutex callback_mu_;  // held while the callbacks are delivered; taken before mu_
+    struct PendingCallback {
+        const std::function<void(const TrialRecord&)>* callback = nullptr;
+        TrialRecord record;
+    };
+    std::deque<PendingCallback> pending_callbacks_;  // guarded by mu_
     std::condition_variable cv_;
     std::vector<std::thread> workers_;
     std::thread watchdog_;  // max_runtime_seconds while every worker is inside a trial
@@ -1000,6 +1020,7 @@ private:
     bool warned_folder_restart_ = false;
     bool warned_past_budget_ = false;
     bool warned_unexplained_stop_ = false;
+    double ended_after_ = 0.0;  // seconds_since_start() when the run ended (Progress::elapsed_seconds)
     bool warned_ignored_stop_ = false;
     bool warned_returned_short_ = false;
     std::size_t trials_out_of_time_ = 0;  // TunerOptions::max_trial_seconds: runs that went past it
