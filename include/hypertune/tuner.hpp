@@ -43,7 +43,8 @@ public:
 
     /// Blocks until the run ends; returns everything it recorded. May be called more than once.
     const Result& wait();
-    /// Waits, then hands the result over (the job keeps none).
+    /// Waits, then hands the result over (the job keeps none): wait(), take_result() and
+    /// result_so_far() then throw Error; progress() keeps its counts.
     Result take_result();
     /// Asks the run to end: no new trial starts, running ones see Trial::should_stop() and finish
     /// cleanly; nothing completed is lost. Safe from any thread, including callbacks.

@@ -591,6 +591,30 @@ TEST_CASE("a promoted trial's start callback comes after the end callback of its
     if (!out_of_order.empty()) MESSAGE(out_of_order.front());
 }
 
+TEST_CASE("after take_result() the job refuses the calls that would read the result it handed over") {
+    ht::Tuner tuner(small_space(), ht::RandomSearch(), {.max_jobs = 12, .max_parallel_jobs = 2});
+    auto job = tuner.start(quadratic);
+    const ht::Result result = job.take_result();
+    CHECK(result.trials().size() == 12);
+    for (const char* call : {"wait", "take_result", "result_so_far"}) {
+        CAPTURE(call);
+        const std::string want = fmt::format(
+            "TuningJob::{}() after take_result(), which handed the result over: use the Result it returned", call);
+        try {
+            if (std::string_view(call) == "wait") (void)job.wait();
+            else if (std::string_view(call) == "take_result") (void)job.take_result();
+            else (void)job.result_so_far();
+            FAIL("an empty result was given instead of an error");
+        } catch (const ht::Error& e) {
+            CHECK(std::string(e.what()) == want);
+        }
+    }
+    const ht::Progress p = job.progress();
+    CHECK(p.finished);
+    CHECK(p.started == 12);
+    CHECK(p.completed == 12);
+}
+
 TEST_CASE("a callback that throws ends the run with the reason, keeping what completed") {
     ht::TunerOptions options{.max_jobs = 50};
     options.on_trial_end = [](const ht::TrialRecord& r) {

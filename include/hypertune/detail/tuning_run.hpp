@@ -113,21 +113,31 @@ public:
         refuse_on_worker("wait");
         join();
         std::lock_guard lk(mu_);
+        refuse_taken("wait");
         if (!final_) final_ = std::move(state_).result(true);
         return *final_;
     }
 
+    // The result is moved out: what the job's other calls would read is gone, so they refuse
+    // (progress() keeps the counts it had).
     Result take_result() {
         refuse_in_observer("take_result");
         refuse_on_worker("take_result");
+        {
+            std::lock_guard lk(mu_);
+            refuse_taken("take_result");
+        }
         wait();
+        const Progress counts = progress();
         std::lock_guard lk(mu_);
-        return std::move(*final_);
+        taken_progress_ = counts;
+        return std::move(*std::exchange(final_, std::nullopt));
     }
 
     [[nodiscard]] Result result_so_far() const {
         refuse_in_observer("result_so_far");
         std::lock_guard lk(mu_);
+        refuse_taken("result_so_far");
         if (final_) return *final_;
         // While the run goes on, the strategy's notes and the stop reason are not events yet.
         Result now = state_.result(active_workers_ == 0, run_clock());
@@ -142,6 +152,7 @@ public:
     [[nodiscard]] Progress progress() const {
         refuse_in_observer("progress");
         std::lock_guard lk(mu_);
+        if (taken_progress_) return *taken_progress_;
         const bool ended = active_workers_ == 0;
         auto count = [&](TrialStatus s) {
             if (final_) return final_->count(s);
@@ -348,6 +359,13 @@ private:
     // The objective and the trial callbacks run on the run's worker threads, which the run waits
     // for: waiting for the run from one of them would wait for ever (two workers or more) or fail
     // with a bare system error (one), so it is refused, naming the call.
+    void refuse_taken(const char* call) const {
+        if (taken_progress_)
+            throw Error(fmt::format("TuningJob::{}() after take_result(), which handed the result over: use the Result "
+                                    "it returned",
+                                    call));
+    }
+
     void refuse_on_worker(const char* call) const {
         const auto self = std::this_thread::get_id();
         if (std::any_of(workers_.begin(), workers_.end(), [&](const std::thread& t) { return t.get_id() == self; }))
@@ -1020,6 +1038,7 @@ private:
     bool warned_folder_restart_ = false;
     bool warned_past_budget_ = false;
     bool warned_unexplained_stop_ = false;
+    std::optional<Progress> taken_progress_;  // set by take_result(), which moved the result out
     double ended_after_ = 0.0;  // seconds_since_start() when the run ended (Progress::elapsed_seconds)
     bool warned_ignored_stop_ = false;
     bool warned_returned_short_ = false;
