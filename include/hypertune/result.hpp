@@ -187,11 +187,22 @@ public:
             const TrialRecord* found = nullptr;
             for (const auto& t : trials_) {
                 if (!t.has_objective() || (completed_only && t.status != TrialStatus::Completed) || !eligible(t)) continue;
-                if (!found || better(t.objective, found->objective)) found = &t;
+                if (!found || better(t.objective, found->objective) ||
+                    (t.objective == found->objective && better_on_later_objectives(t, *found)))
+                    found = &t;
             }
             if (found) return found;
         }
         return nullptr;
+    }
+
+    /// A tie on the first objective goes to the trial better on the next ones, in order: the
+    /// trial chosen is then on the Pareto front (none of those tied dominates it).
+    [[nodiscard]] bool better_on_later_objectives(const TrialRecord& a, const TrialRecord& b) const {
+        if (setup_.objectives.size() < 2) return false;
+        const std::vector<double> la = losses(a), lb = losses(b);
+        return la.size() == lb.size() && la.size() > 1 &&
+               std::lexicographical_compare(la.begin() + 1, la.end(), lb.begin() + 1, lb.end());
     }
 
     /// best() over this run and the warm-start parents' best trials; a tie goes to this run.

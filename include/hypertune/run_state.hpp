@@ -63,6 +63,12 @@ public:
     /// The attempts of the trial's latest run that failed and were retried (TrialRetried), in
     /// every session: a run cut by a crash goes on with the retries it has left.
     [[nodiscard]] int failed_attempts(TrialId id) const { return last_runs_[index_.at(id)].failed_attempts; }
+    /// Every metric's value at the trial's last report (TrialReported::values), in a run with
+    /// several objectives or constraints; empty otherwise. What a trial cut by a crash after its
+    /// last report ends with.
+    [[nodiscard]] const std::vector<double>& last_reported_values(TrialId id) const {
+        return last_runs_[index_.at(id)].reported_values;
+    }
     [[nodiscard]] std::size_t count(TrialStatus s) const noexcept { return count_[static_cast<std::size_t>(s)]; }
     /// The best feasible Completed trial so far on the first objective (ties: the earlier), if any.
     [[nodiscard]] std::optional<TrialId> best() const noexcept { return best_; }
@@ -94,7 +100,7 @@ private:
     void on(const RunStarted& e);
     void on(const RunResumed& e);
     void on(const TrialStarted& e);
-    void on(const TrialReported& e) { record_of(e.trial).curve.push_back({e.step, e.value, e.seconds}); }
+    void on(const TrialReported& e);
     void on(const TrialDecided& e);
     void on(const TrialRetried& e);
     void on(const TrialEnded& e);
@@ -166,6 +172,7 @@ private:
         Resource budget = 0;
         Resource resume_from = 0;
         int failed_attempts = 0;
+        std::vector<double> reported_values;  // of the trial's last report, whatever its run
     };
     std::vector<LastRun> last_runs_;  // by record: its latest run
     std::unordered_map<TrialId, TrialStarted> open_;  // started, not ended

@@ -99,9 +99,9 @@ public:
     /// Reports several metrics after `step` resource units, by name: in a run with several
     /// objectives (TunerOptions::objectives), every objective, so that early stopping can rank the
     /// trial on all of them (MO-ASHA); constrained metrics it carries count too (an infeasible
-    /// trial ranks after every feasible one at a rung). Other names are ignored. Same rules as
-    /// report(step, value) otherwise; a missing objective or a value that is not finite throws
-    /// InvalidArgument and marks the trial Failed.
+    /// trial ranks after every feasible one at a rung). Other names are ignored, whatever their
+    /// value. Same rules as report(step, value) otherwise; a missing objective, or a run's metric
+    /// whose value is not finite, throws InvalidArgument and marks the trial Failed.
     void report(Resource step, const Metrics& values) {
         if (returned_.load(std::memory_order_acquire)) called_late(fmt::format("report(step {})", step));
         if (remote_) {
@@ -109,9 +109,7 @@ public:
             return;
         }
         if (values.empty()) fail(fmt::format("trial {}: reported no metrics at step {}", id_, step));
-        for (const auto& [name, value] : values.values())
-            if (!std::isfinite(value))
-                fail(fmt::format("trial {}: reported a non-finite value of '{}' ({}) at step {}", id_, name, value, step));
+        // The run's metrics are checked by the run, which knows them (another name may be NaN).
         advance_to(step);
         if (detail::TrialHost* host = reaches_host(step))
             pass_on(step, [&] { return host->on_report_metrics(*this, step, values); });

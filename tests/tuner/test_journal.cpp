@@ -379,6 +379,71 @@ TEST_CASE("a run cut by a crash during a retry has only the retries it had left 
     fs::remove(path);
 }
 
+TEST_CASE("a trainer cut after its last report, its state kept in its checkpoint folder, ends on resume without a call") {
+    // As CommandObjective's {checkpoint_dir} trainers do: the state after each epoch in the
+    // folder, and an epoch loop that starts after it. Called at its budget, such a trainer has
+    // nothing to train and no value to give (a command prints nothing and fails).
+    auto path = temp_journal("folder-end");
+    std::atomic<int> calls{0};
+    const auto trainer = [&](const ht::Config& c, ht::Trial& trial) {
+        ++calls;
+        const std::string state = trial.checkpoint_dir() + "/state";
+        ht::Resource start = 0;
+        std::ifstream(state) >> start;
+        if (start >= trial.budget()) throw std::runtime_error("nothing left to train, no value to give");
+        double loss = 0.0;
+        for (ht::Resource r = start + 1; r <= trial.budget(); ++r) {
+            loss = curve_loss_at(c, r);
+            std::ofstream(state) << r;
+            trial.report(r, loss);
+        }
+        return loss;
+    };
+    const auto reference = ht::Tuner(journal_space(), ht::RandomSearch({.max_resource = 3}), options(path, 3)).fit(trainer);
+    REQUIRE(reference.count(ht::TrialStatus::Completed) == 3);
+    // Cut after trial 1's report at step 3, its state saved: the crash came before its end.
+    const auto lines = lines_of(path);
+    std::size_t last_report = 0;
+    for (std::size_t i = 0; i < lines.size(); ++i)
+        if (lines[i].find("\"event\":\"report\"") != std::string::npos &&
+            lines[i].find("\"trial\":1,") != std::string::npos && lines[i].find("\"step\":3,") != std::string::npos)
+            last_report = i;
+    REQUIRE(last_report > 0);
+    write_lines(path, lines, last_report + 1);
+    fs::create_directories(path + ".checkpoints/trial-1");
+    std::ofstream(path + ".checkpoints/trial-1/state") << 3;
+    calls = 0;
+    const auto resumed = ht::Tuner(journal_space(), ht::RandomSearch({.max_resource = 3}), options(path, 3)).fit(trainer);
+    CHECK(calls == 1);  // trial 2 alone
+    CHECK(outcome(resumed) == outcome(reference));
+    CHECK(resumed.trials()[1].status == ht::TrialStatus::Completed);
+    CHECK(resumed.trials()[1].resource_used == 3);
+    ht::testing::check_same_result(resumed, ht::load_result(path));
+    CHECK_FALSE(fs::exists(path + ".checkpoints"));
+    fs::remove(path);
+}
+
+TEST_CASE("a trial past max_trial_seconds that fails is not retried, and the warning says it failed") {
+    auto o = options("", 1);
+    o.max_trial_seconds = 0.05;
+    o.max_retries = 2;
+    std::atomic<int> calls{0};
+    const auto r = ht::Tuner(journal_space(), ht::RandomSearch(), o).fit([&](const ht::Config&, ht::Trial& trial) -> double {
+        ++calls;
+        while (!trial.should_stop()) std::this_thread::sleep_for(1ms);
+        throw std::runtime_error("stopped before it had a value");
+    });
+    CHECK(calls == 1);
+    REQUIRE(r.trials().size() == 1);
+    CHECK(r.trials()[0].status == ht::TrialStatus::Failed);
+    CHECK(r.trials()[0].retries == 0);
+    REQUIRE(r.setup().warnings.size() == 2);
+    CHECK(r.setup().warnings[0] ==
+          "trial 0 ran past max_trial_seconds = 0.05 s and then failed (a trial past the limit is not retried)");
+    CHECK(r.setup().warnings[1] == "all 1 trials failed; the first, trial 0: the objective threw: stopped before it "
+                                   "had a value (after it ran past max_trial_seconds = 0.05 s)");
+}
+
 TEST_CASE("a run resumed with fewer workers counts each session's own workers in its utilisation") {
     auto path = temp_journal("workers");
     const auto sleepy = [](const ht::Config& c, ht::Trial&) {

@@ -17,6 +17,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <iterator>
 #include <mutex>
 #include <string>
@@ -484,6 +485,36 @@ TEST_CASE("MO-ASHA through the tuner: rungs rank every objective, feasible first
     CHECK(journal.find("\"event\":\"report\"") != std::string::npos);
     CHECK(occurrences(journal, "\"values\":[") > 40);
     ht::testing::check_same_result(live, ht::load_result(path));
+
+    // Cut by a crash after a Stop decision and before its trial's end: resumed, the trial ends
+    // with every metric of its last report, feasible as it was (it ended with none, infeasible).
+    std::vector<std::string> lines;
+    {
+        std::istringstream all(journal);
+        for (std::string line; std::getline(all, line);) lines.push_back(line);
+    }
+    std::size_t cuts = 0;
+    for (std::size_t i = 0; i + 1 < lines.size() && cuts < 4; ++i) {
+        if (lines[i].find("\"event\":\"decision\"") == std::string::npos ||
+            lines[i].find("\"kind\":\"Stop\"") == std::string::npos ||
+            lines[i + 1].find("\"event\":\"trial_ended\"") == std::string::npos)
+            continue;
+        CAPTURE(i);
+        ++cuts;
+        {
+            std::ofstream cut(path, std::ios::trunc);
+            for (std::size_t k = 0; k <= i; ++k) cut << lines[k] << '\n';
+        }
+        auto again = ht::Tuner(mo_space(), asha(), options(path)).fit(train_reporting);
+        REQUIRE(again.trials().size() == live.trials().size());
+        for (std::size_t k = 0; k < live.trials().size(); ++k) {
+            CAPTURE(k);
+            CHECK(again.trials()[k].values == live.trials()[k].values);
+            CHECK(again.trials()[k].feasible == live.trials()[k].feasible);
+            CHECK(again.trials()[k].status == live.trials()[k].status);
+        }
+    }
+    CHECK(cuts == 4);
     fs::remove(path);
 
     // Stopped after 15 trials and resumed: the decisions of an uninterrupted run.

@@ -194,3 +194,33 @@ TEST_CASE("summary() lists early stops under a heading, and prints no heading wi
     ht::Result stops(setup, {trial(0, ht::DecisionRecord::Kind::Promote), trial(1, ht::DecisionRecord::Kind::Stop)});
     CHECK(stops.summary().find("early-stopping decisions:\n  trial 1: Stop at bracket 0 rung 0") != std::string::npos);
 }
+
+TEST_CASE("best() breaks a tie on the first objective by the next ones, so that it is on the Pareto front") {
+    ht::SearchSpace space{ht::ContinuousParameter("x", 0.0, 1.0)};
+    ht::Result::Setup setup;
+    setup.metric = "error";
+    setup.objectives = {{"error", ht::Direction::Minimize}, {"accuracy", ht::Direction::Maximize}};
+    setup.parameter_names = {"x"};
+    auto trial = [&](ht::TrialId id, double error, double accuracy) {
+        ht::TrialRecord t;
+        t.id = id;
+        t.config = space.make({0.5});
+        t.status = ht::TrialStatus::Completed;
+        t.objective = error;
+        t.values = {error, accuracy};
+        return t;
+    };
+    // Trials 1 and 2 tie on error; trial 2 is more accurate, so it dominates trial 1.
+    const ht::Result r(setup, {trial(0, 0.3, 0.9), trial(1, 0.1, 0.5), trial(2, 0.1, 0.8), trial(3, 0.1, 0.7)});
+    CHECK(r.best().id == 2);
+    std::vector<ht::TrialId> front;
+    for (const auto& t : r.pareto_front()) front.push_back(t.id);
+    CHECK(std::find(front.begin(), front.end(), r.best().id) != front.end());
+    // One objective: the earlier of two equal trials, as before.
+    ht::Result::Setup single = setup;
+    single.objectives.clear();
+    ht::TrialRecord a = trial(0, 0.1, 0.5), b = trial(1, 0.1, 0.8);
+    a.values.clear();
+    b.values.clear();
+    CHECK(ht::Result(single, {a, b}).best().id == 0);
+}

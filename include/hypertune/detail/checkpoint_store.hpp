@@ -164,6 +164,13 @@ public:
         return path;
     }
 
+    /// Whether trial `id`'s folder holds anything: what a trainer saved there before a crash.
+    [[nodiscard]] bool has_trial_folder(TrialId id) const {
+        std::error_code ec;
+        const auto path = trial_folder_path(id);
+        return std::filesystem::is_directory(path, ec) && !std::filesystem::is_empty(path, ec);
+    }
+
     /// On resume: removes what belongs to trials that will not run again (those for which
     /// `may_run` is false: a crash can come between a trial's end and the removal of its files)
     /// and half-written files; then the folder, when nothing is left in it.

@@ -182,15 +182,23 @@ public:
     Decision on_report(Trial& trial, Resource step, double value) override { return report(trial, step, value, {}); }
 
     // The run's metrics in metric_names_ order (NaN for a constrained metric left out); every
-    // objective must be there.
+    // objective must be there, and what is there finite. Other names are the trainer's own
+    // (a gradient norm it logs): ignored, whatever their value.
     Decision on_report_metrics(Trial& trial, Resource step, const Metrics& m) override {
         std::vector<double> values(metric_names_.size(), std::numeric_limits<double>::quiet_NaN());
-        for (std::size_t i = 0; i < metric_names_.size(); ++i)
-            if (auto v = m.get(metric_names_[i])) values[i] = *v;
-        for (std::size_t i = 0; i < options_.objectives.size(); ++i)
-            if (std::isnan(values[i]))
-                throw InvalidArgument(fmt::format("trial {}: the report at step {} has no value for objective '{}'",
-                                                  trial.id(), step, metric_names_[i]));
+        const std::size_t objectives = std::max<std::size_t>(1, options_.objectives.size());
+        for (std::size_t i = 0; i < metric_names_.size(); ++i) {
+            if (auto v = m.get(metric_names_[i])) {
+                if (!std::isfinite(*v))
+                    throw InvalidArgument(fmt::format("trial {}: reported a non-finite value of '{}' ({}) at step {}",
+                                                      trial.id(), metric_names_[i], *v, step));
+                values[i] = *v;
+            } else if (i < objectives) {
+                throw InvalidArgument(fmt::format("trial {}: the report at step {} has no value for objective '{}' "
+                                                  "({} is given every objective at each report)",
+                                                  trial.id(), step, metric_names_[i], strategy_name_));
+            }
+        }
         trial.last_value_ = values.front();
         const double value = values.front();
         if (!several_metrics_) values.clear();
@@ -428,6 +436,7 @@ private:
             Attempt a;
             a.stopped = true;
             a.value = last.value;
+            a.values = state_.last_reported_values(open.trial);  // with several metrics, each one's
             a.resource = last.step;
             a.reports = r.curve.size();
             finish(open.trial, a, r.start_time() + last.seconds);
@@ -647,19 +656,24 @@ private:
         auto checkpoint = checkpoints_.take(s.trial, std::max(s.resume_from, judged), unreadable);
         // Its last report and checkpoint are at its budget already (the crash came before its end
         // reached the journal): nothing is left to train, and the objective, called now, would
-        // return from a loop that ran no step. The trial ends with the value it reported there,
-        // without a call. With several metrics the journal's curve holds the first alone, so the
-        // trial trains again from the start instead.
+        // return from a loop that ran no step (a command trainer would find its state at the budget
+        // in its checkpoint folder and print nothing). The trial ends with the value (and, with
+        // several metrics, the values) it reported there, without a call. A journal written
+        // before reports kept every metric's value has the first alone: the trial trains again.
         std::optional<Attempt> ended_before;
-        if (checkpoint && checkpoint->step >= s.budget && judged >= s.budget) {
-            if (several_metrics_) {
+        const bool saved_at_budget = checkpoint && checkpoint->step >= s.budget;
+        const bool kept_folder = !checkpoint && judged >= s.budget && checkpoints_.has_trial_folder(s.trial);
+        if ((saved_at_budget || kept_folder) && judged >= s.budget) {
+            const std::vector<double>& values = state_.last_reported_values(s.trial);
+            if (several_metrics_ && values.empty()) {
                 checkpoint.reset();
             } else {
                 ended_before.emplace();
                 ended_before->value = judged_value;
+                ended_before->values = values;
                 ended_before->resource = judged;
                 ended_before->reports = 1;  // its reports are in the journal
-                ended_before->resumed_from = checkpoint->step;
+                ended_before->resumed_from = checkpoint ? checkpoint->step : judged;
                 ended_before->checkpoint = std::move(checkpoint);  // a promotion continues from it
             }
         }
@@ -846,7 +860,8 @@ private:
                 // trainer reports every epoch it trains.)
                 a.stopped = false;
             }
-            Resource reached = std::max(trial.last_step(), s.resume_from);
+            // Steps journaled before a crash (`counted`) were trained, whatever this attempt did.
+            Resource reached = std::max(trial.last_step(), counted);
             // A failure counts what the trial reported (nothing reported: nothing known trained).
             a.resource = trial.reports() > 0 || a.stopped || a.failed ? reached : s.budget;
             // An objective that never sees its Trial cannot know its budget: it trains in full.
@@ -862,7 +877,9 @@ private:
                 a.checkpoint = SavedCheckpoint{std::exchange(trial.checkpoint_, std::nullopt).value(),
                                                trial.checkpoint_step_};
             a.reports = trial.reports();
-            if (!a.failed || a.stopped || attempt >= options_.max_retries) break;
+            // A failure past max_trial_seconds is not retried (nor is a job SageMaker stops at its
+            // MaxRuntimeInSeconds): each retry would run into the same limit.
+            if (!a.failed || a.stopped || a.out_of_time || attempt >= options_.max_retries) break;
             // Retry from scratch: the failed attempt's reports are forgotten, and so are the
             // checkpoints it saved (a crash now must not continue from them), and, for a trial that
             // began afresh, what it left in its checkpoint folder: its retry begins afresh too.
@@ -912,6 +929,7 @@ private:
         if (a.out_of_time && trials_out_of_time_++ == 0)
             warn(fmt::format("trial {} ran past max_trial_seconds = {} s{}", id, options_.max_trial_seconds,
                              a.timed_out ? fmt::format(" and was stopped at step {}", a.resource)
+                             : a.failed  ? " and then failed (a trial past the limit is not retried)"
                              : a.reports == 0
                                  ? " without reporting, so it counts as trained in full: report each step and return "
                                    "once trial.should_stop() is set"

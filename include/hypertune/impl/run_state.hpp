@@ -108,7 +108,9 @@ HYPERTUNE_INLINE void RunState::on(const TrialStarted& e) {
     TrialRecord& r = records_[it->second];
     // A run started again after a crash (rerun) is the same run: its failed attempts still count.
     LastRun& run = last_runs_[it->second];
-    run = {e.budget, e.resume_from, e.rerun ? run.failed_attempts : 0};
+    run.budget = e.budget;
+    run.resume_from = e.resume_from;
+    if (!e.rerun) run.failed_attempts = 0;
     if (open_.contains(e.trial)) drop_open_segment(r);  // started again with no end: a journal cut mid-run
     // A promoted trial continues from resume_from: steps it reported past that (overrunning its
     // last budget) it reports again now.
@@ -116,6 +118,13 @@ HYPERTUNE_INLINE void RunState::on(const TrialStarted& e) {
         std::erase_if(r.curve, [&](const ReportPoint& p) { return p.step > e.resume_from; });
     r.segments.push_back({e.time, std::numeric_limits<double>::quiet_NaN(), e.worker});
     open_[e.trial] = e;
+}
+
+HYPERTUNE_INLINE void RunState::on(const TrialReported& e) {
+    auto it = index_.find(e.trial);
+    if (it == index_.end()) throw IoError(fmt::format("event for trial {} before it started", e.trial));
+    records_[it->second].curve.push_back({e.step, e.value, e.seconds});
+    if (!e.values.empty()) last_runs_[it->second].reported_values = e.values;
 }
 
 HYPERTUNE_INLINE void RunState::on(const TrialDecided& e) {
