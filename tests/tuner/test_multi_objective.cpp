@@ -265,6 +265,31 @@ TEST_CASE("a constraint with one objective: an infeasible trial is never best, a
     CHECK(none.pareto_front().empty());
 }
 
+TEST_CASE("a constrained run whose trainer reports single values is warned about when the strategy judged them") {
+    ht::TunerOptions o;
+    o.metric = "loss";
+    o.constraints = {ht::Constraint::at_least("throughput", 100.0)};
+    o.max_jobs = 12;
+    o.seed = 4;
+    o.progress = ht::ProgressBar::Never;
+    const auto trainer = [](const ht::Config& c, ht::Trial& trial) {
+        const double x = c.get<double>("x");
+        for (ht::Resource r = trial.resumed_from() + 1; r <= trial.budget() && !trial.should_stop(); ++r)
+            trial.report(r, x + 1.0 / static_cast<double>(r));  // the loss alone: no throughput
+        return ht::Metrics{{"loss", x}, {"throughput", 50.0 + 200.0 * x}};
+    };
+    const ht::SearchSpace space{ht::ContinuousParameter("x", 0.0, 1.0)};
+    const auto asha = ht::Tuner(space, ht::ASHA({.min_resource = 1, .max_resource = 9, .type = ht::HalvingType::Stop}), o)
+                          .fit(trainer);
+    const auto& w = asha.setup().warnings;
+    REQUIRE(w.size() == 1);
+    CHECK(w[0].ends_with("carried a single value (the first: trial 0 at step 1): ASHA judged those trials as if "
+                         "they met the constraints; report ht::Metrics with the constrained metrics too, so that an "
+                         "infeasible trial ranks after the feasible ones"));
+    // A strategy that judges nothing from reports has nothing to warn about.
+    CHECK(ht::Tuner(space, ht::RandomSearch({.max_resource = 3}), o).fit(trainer).setup().warnings.empty());
+}
+
 TEST_CASE("metrics the objective gets wrong fail that trial, naming the metric") {
     auto o = mo_options(1);
     o.max_parallel_jobs = 1;
@@ -362,6 +387,16 @@ TEST_CASE("several objectives: misuse is refused before any trial runs, naming t
     other.objectives[1].direction = ht::Direction::Maximize;
     CHECK_THROWS_WITH_AS(ht::Tuner(space, ht::RandomSearch(), other),
                          doctest::Contains("belongs to another run: its objectives are"), ht::InvalidArgument);
+    // One objective is said as such, not as an empty list; so is no constraint.
+    auto one = mo_options(5, path);
+    one.objectives.resize(1);
+    one.constraints.clear();
+    try {
+        (void)ht::Tuner(space, ht::RandomSearch(), one);
+        FAIL("a journal of a run with two objectives was taken for one with a single objective");
+    } catch (const ht::InvalidArgument& e) {
+        CHECK(std::string(e.what()).ends_with("this tuner's are the metric 'accuracy' alone"));
+    }
     fs::remove(path);
 }
 

@@ -104,11 +104,16 @@ inline void check_same_run(const std::string& path, const JsonValue& start, cons
         const JsonValue constraints_now = constraints_to_json(constraints);
         const JsonValue* constraints_then = start.find("constraints");
         const JsonValue none = JsonValue::array();
-        for (const auto& [what, then, now] : {std::tuple{"objectives", objectives_then ? objectives_then : &none, &objectives_now},
-                                              std::tuple{"constraints", constraints_then ? constraints_then : &none, &constraints_now}})
+        // An empty list is a single objective (the metric, in the journal's and the tuner's
+        // direction, both checked above) or no constraint: said so, not as [].
+        const std::string single = fmt::format("the metric '{}' alone", metric);
+        for (const auto& [what, then, now, empty] :
+             {std::tuple{"objectives", objectives_then ? objectives_then : &none, &objectives_now, single},
+              std::tuple{"constraints", constraints_then ? constraints_then : &none, &constraints_now, std::string("none")}})
             if (*then != *now)
                 throw InvalidArgument(fmt::format("journal '{}' belongs to another run: its {} are {}, this tuner's are {}",
-                                                  path, what, then->dump(), now->dump()));
+                                                  path, what, then->size() == 0 ? empty : then->dump(),
+                                                  now->size() == 0 ? empty : now->dump()));
         // These decide what every trial is billed, for the trials journaled and those to come (the
         // journal records them once, for the whole run).
         // (mpi::fit sets both from its own options, which the message names too.)

@@ -233,6 +233,10 @@ private:
         Decision d = Decision::Continue;
         bool took = false;
         const std::size_t decided_before = state_.record(trial.id()).decisions.size();
+        // A single value in a constrained run: the strategy cannot tell whether the trial meets
+        // the constraints, and judges it as if it did (said at the end, if it judged anything).
+        if (values.empty() && !options_.constraints.empty() && plain_reports_++ == 0)
+            first_plain_report_ = {trial.id(), step};
         try {
             d = strategy_.report(trial.id(), step,
                                  intermediate_report(&state_.record(trial.id()), now, loss_of(value),
@@ -552,6 +556,16 @@ private:
             // A resumed run's strategy, replayed, notes again what an earlier session journaled: once is enough.
             for (const auto& note : strategy_.notes())
                 if (auto text = fmt::format("{}: {}", strategy_name_, note); !warned_before(text)) warn(std::move(text), now);
+            if (plain_reports_ > 0 &&
+                std::any_of(state_.records().begin(), state_.records().end(),
+                            [](const TrialRecord& r) { return !r.decisions.empty(); }))
+                warn(fmt::format("{} report{} of this constrained run carried a single value (the first: trial {} at "
+                                 "step {}): {} judged those trials as if they met the constraints; report ht::Metrics "
+                                 "with the constrained metrics too, so that an infeasible trial ranks after the "
+                                 "feasible ones",
+                                 plain_reports_, plain_reports_ == 1 ? "" : "s", first_plain_report_.first,
+                                 first_plain_report_.second, strategy_name_),
+                     now);
             if (trials_out_of_time_ > 1)
                 warn(fmt::format("{} trials ran past max_trial_seconds = {} s", trials_out_of_time_,
                                  options_.max_trial_seconds),
@@ -1060,7 +1074,9 @@ private:
     double ended_after_ = 0.0;  // seconds_since_start() when the run ended (Progress::elapsed_seconds)
     bool warned_ignored_stop_ = false;
     bool warned_returned_short_ = false;
-    std::size_t trials_out_of_time_ = 0;  // TunerOptions::max_trial_seconds: runs that went past it
+    std::size_t trials_out_of_time_ = 0;
+    std::size_t plain_reports_ = 0;  // single-value reports in a constrained run
+    std::pair<TrialId, Resource> first_plain_report_{};  // TunerOptions::max_trial_seconds: runs that went past it
     double session_start_ = 0.0;
     std::size_t active_workers_ = 0;
     std::uint64_t generation_ = 0;
