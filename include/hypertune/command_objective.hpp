@@ -16,7 +16,10 @@
 //   (hypertune::format_value), {budget}, {resumed_from} and {trial_id} come from the Trial;
 //   {checkpoint_dir} is the trial's own folder (Trial::checkpoint_dir): the trainer saves its state
 //   there and, when it finds state at start, continues from it (after a pause, or with a journal
-//   after a crash), as SageMaker's checkpoint path works; "{{" and "}}" are literal braces. The
+//   after a crash), as SageMaker's checkpoint path works. {resumed_from} is Trial::resumed_from(),
+//   the step of an in-process checkpoint (Trial::save_checkpoint), which a command cannot save:
+//   under the Tuner it is 0, and a promoted trainer learns where to continue from the state it
+//   finds in {checkpoint_dir}; "{{" and "}}" are literal braces. The
 //   command is started with posix_spawnp (PATH lookup), never through a shell, so every value
 //   reaches the trainer as exactly one argument, whatever characters it holds.
 //   The constructor already checks that the program exists and is executable (looked up in PATH

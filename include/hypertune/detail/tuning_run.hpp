@@ -713,7 +713,9 @@ private:
                              : removed
                                  ? "a scheduler that runs a trial again records a Pause decision for it when its run "
                                    "ends (in tell()), so that its checkpoint is kept"
-                                 : "save one with trial.save_checkpoint() and continue from trial.checkpoint(), or, "
+                                 : "save one with trial.save_checkpoint() and continue from trial.checkpoint() (a "
+                                   "CommandObjective: pass {checkpoint_dir} to the trainer, which keeps its state "
+                                   "there and continues from it), or, "
                                    "for ASHA and asynchronous Hyperband, choose .type = ht::HalvingType::Stop without "
                                    "wait_for_peers, which never resumes a trial (a trial held at a rung is told "
                                    "should_stop(): save before returning)"),
