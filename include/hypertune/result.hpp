@@ -152,6 +152,9 @@ public:
         std::vector<std::string> parameter_names;
         std::vector<std::string> warnings;  ///< things the run noticed that the user should fix
         std::vector<ParentBest> parent_bests;  ///< warm-start parents' best trials
+        /// Warm-start parent runs given, also those with no best trial this run can use (0 in
+        /// journals written before it was kept: then parent_bests.size()).
+        std::size_t parent_runs = 0;
     };
 
     Result() = default;

@@ -42,6 +42,7 @@ inline void check_same_result(const Result& live, const Result& loaded) {
     CHECK(a.start_time == b.start_time);
     CHECK(a.wall_seconds == doctest::Approx(b.wall_seconds).epsilon(1e-9));
     CHECK(a.worker_seconds == doctest::Approx(b.worker_seconds).epsilon(1e-9));
+    CHECK(a.parent_runs == b.parent_runs);
     CHECK(a.parameter_names == b.parameter_names);
     CHECK(live.objectives() == loaded.objectives());
     CHECK(a.constraints == b.constraints);

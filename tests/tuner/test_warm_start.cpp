@@ -293,4 +293,15 @@ TEST_CASE("warm start with constraints: a parent's best is its best trial known 
     CHECK(q.parent_bests.empty());
     CHECK(contains(q.notes, "warm start parent 0: none of its trials with a value is known to meet this run's constraints"));
     CHECK(q.observations.size() == 30);  // the strategy still learns from its trials
+
+    // Through the tuner, both parents are counted, though only one has a best this run can use.
+    ht::TunerOptions o{.metric = "loss", .constraints = {limit}, .max_jobs = 3, .seed = 5,
+                       .progress = ht::ProgressBar::Never};
+    o.warm_start = {.parents = {parent, unconstrained_parent}};
+    const ht::Result r = ht::Tuner(space, ht::RandomSearch(), o).fit(metrics);
+    CHECK(r.setup().parent_runs == 2);
+    CHECK(r.setup().parent_bests.size() == 1);
+    CHECK(r.summary().find("overall best (with 2 warm-start parent runs, 1 with a best trial this run can use): ") !=
+          std::string::npos);
+    CHECK(r.to_json().at("warm_start_parent_runs") == 2);
 }

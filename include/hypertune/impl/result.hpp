@@ -124,11 +124,15 @@ HYPERTUNE_INLINE std::string Result::summary() const {
     }
     if (!setup_.parent_bests.empty() && has_overall_best()) {
         auto o = overall_best();
-        s += o.parent ? fmt::format("overall best (with {} warm-start parent run{}): parent {} trial {}, {} = {:.6g}, {}\n",
-                                    setup_.parent_bests.size(), setup_.parent_bests.size() == 1 ? "" : "s", *o.parent,
+        const std::size_t runs = std::max(setup_.parent_runs, setup_.parent_bests.size());
+        const std::string with =
+            runs == setup_.parent_bests.size()
+                ? fmt::format("with {} warm-start parent run{}", runs, runs == 1 ? "" : "s")
+                : fmt::format("with {} warm-start parent runs, {} with a best trial this run can use", runs,
+                              setup_.parent_bests.size());
+        s += o.parent ? fmt::format("overall best ({}): parent {} trial {}, {} = {:.6g}, {}\n", with, *o.parent,
                                     o.trial, setup_.metric, o.objective, o.config)
-                      : fmt::format("overall best (with {} warm-start parent run{}): this run's\n",
-                                    setup_.parent_bests.size(), setup_.parent_bests.size() == 1 ? "" : "s");
+                      : fmt::format("overall best ({}): this run's\n", with);
     }
     auto c = cost();
     const auto row = [&](std::string_view label, const std::string& now, const std::string& other) {
@@ -266,6 +270,7 @@ HYPERTUNE_INLINE JsonValue result_json(const Result& result) {
                                                  {"FinalObjectiveValue", number_or_null(p.objective)},
                                                  {"hyperparameters", p.config.empty() ? JsonValue() : config_json(p.config)}}));
         j["warm_start_parents"] = std::move(parents);
+        j["warm_start_parent_runs"] = std::max(setup.parent_runs, setup.parent_bests.size());
         if (result.has_overall_best()) {
             auto o = result.overall_best();
             j["overall_best"] = JsonValue::object({{"parent", optional_integer(o.parent)},

@@ -182,6 +182,7 @@ HYPERTUNE_INLINE void RunState::find_best() {
 
 HYPERTUNE_INLINE void RunState::on(const RunWarmStarted& e) {
     setup_.parent_bests.insert(setup_.parent_bests.end(), e.parents.begin(), e.parents.end());
+    setup_.parent_runs += e.parent_runs;
 }
 
 HYPERTUNE_INLINE void RunState::on(const RunEnded& e) {
