@@ -77,7 +77,9 @@ TEST_CASE("never more trials in flight than max_parallel_jobs, and all workers a
         int now = ++in_flight;
         int seen = peak.load();
         while (now > seen && !peak.compare_exchange_weak(seen, now)) {}
-        std::this_thread::sleep_for(5ms);
+        // Long enough that the run's own work (slower under a sanitizer on a loaded machine)
+        // stays small beside it.
+        std::this_thread::sleep_for(20ms);
         --in_flight;
         return quadratic(c);
     });

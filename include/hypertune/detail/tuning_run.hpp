@@ -368,9 +368,7 @@ private:
                                     call));
     }
 
-    // The objective and the trial callbacks run on the run's worker threads, which the run waits
-    // for: waiting for the run from one of them would wait for ever (two workers or more) or fail
-    // with a bare system error (one), so it is refused, naming the call.
+    // take_result() moved the result out: reading it again would give an empty run.
     void refuse_taken(const char* call) const {
         if (taken_progress_)
             throw Error(fmt::format("TuningJob::{}() after take_result(), which handed the result over: use the Result "
@@ -378,6 +376,9 @@ private:
                                     call));
     }
 
+    // The objective and the trial callbacks run on the run's worker threads, which the run waits
+    // for: waiting for the run from one of them would wait for ever (two workers or more) or fail
+    // with a bare system error (one), so it is refused, naming the call.
     void refuse_on_worker(const char* call) const {
         const auto self = std::this_thread::get_id();
         if (std::any_of(workers_.begin(), workers_.end(), [&](const std::thread& t) { return t.get_id() == self; }))
@@ -475,6 +476,7 @@ private:
         if (callback) pending_callbacks_.push_back({&callback, state_.record(id)});
     }
     void deliver_callbacks() {
+        if (!options_.on_trial_start && !options_.on_trial_end) return;  // nothing is ever queued
         std::lock_guard lk(callback_mu_);
         for (;;) {
             PendingCallback next;
@@ -661,6 +663,9 @@ private:
         emit(TrialStarted{run_clock(), s.trial, s.config, s.budget, s.resume_from, worker, rerun});
         // A run cut by a crash during a retry has only the retries it had left.
         const int failed_before = state_.failed_attempts(s.trial);
+        // Every metric of its last report, for a trial cut after reporting its budget (below).
+        const std::vector<double> judged_values =
+            judged >= s.budget ? state_.last_reported_values(s.trial) : std::vector<double>{};
         apply_decisions();
         queue_callback(options_.on_trial_start, s.trial);
         lk.unlock();
@@ -678,13 +683,12 @@ private:
         const bool saved_at_budget = checkpoint && checkpoint->step >= s.budget;
         const bool kept_folder = !checkpoint && judged >= s.budget && checkpoints_.has_trial_folder(s.trial);
         if ((saved_at_budget || kept_folder) && judged >= s.budget) {
-            const std::vector<double>& values = state_.last_reported_values(s.trial);
-            if (several_metrics_ && values.empty()) {
+            if (several_metrics_ && judged_values.empty()) {
                 checkpoint.reset();
             } else {
                 ended_before.emplace();
                 ended_before->value = judged_value;
-                ended_before->values = values;
+                ended_before->values = judged_values;
                 ended_before->resource = judged;
                 ended_before->reports = 1;  // its reports are in the journal
                 ended_before->resumed_from = checkpoint ? checkpoint->step : judged;
@@ -1076,9 +1080,9 @@ private:
     double ended_after_ = 0.0;  // seconds_since_start() when the run ended (Progress::elapsed_seconds)
     bool warned_ignored_stop_ = false;
     bool warned_returned_short_ = false;
-    std::size_t trials_out_of_time_ = 0;
-    std::size_t plain_reports_ = 0;  // single-value reports in a constrained run
-    std::pair<TrialId, Resource> first_plain_report_{};  // TunerOptions::max_trial_seconds: runs that went past it
+    std::size_t trials_out_of_time_ = 0;  // TunerOptions::max_trial_seconds: runs that went past it
+    std::size_t plain_reports_ = 0;       // single-value reports in a constrained run
+    std::pair<TrialId, Resource> first_plain_report_{};
     double session_start_ = 0.0;
     std::size_t active_workers_ = 0;
     std::uint64_t generation_ = 0;
