@@ -226,13 +226,23 @@ TEST_CASE("a journal with its fields sorted by name, as earlier versions wrote i
     fs::remove(path);
 }
 
-TEST_CASE("a constraint with one objective: an infeasible trial is never best, and never ends the run") {
+namespace {
+
+// One objective, the loss, and a throughput of at least 100.
+ht::TunerOptions loss_at_throughput(std::size_t jobs) {
     ht::TunerOptions o;
     o.metric = "loss";
     o.constraints = {ht::Constraint::at_least("throughput", 100.0)};
-    o.max_jobs = 40;
+    o.max_jobs = jobs;
     o.seed = 4;
     o.progress = ht::ProgressBar::Never;
+    return o;
+}
+
+}  // namespace
+
+TEST_CASE("a constraint with one objective: an infeasible trial is never best, and never ends the run") {
+    ht::TunerOptions o = loss_at_throughput(40);
     // The best loss lies at x = 0, where the throughput is too low; the target is only reachable there.
     o.target_objective = 0.2;
     auto objective = [](const ht::Config& c) {
@@ -266,12 +276,7 @@ TEST_CASE("a constraint with one objective: an infeasible trial is never best, a
 }
 
 TEST_CASE("a constrained run whose trainer reports single values is warned about when the strategy judged them") {
-    ht::TunerOptions o;
-    o.metric = "loss";
-    o.constraints = {ht::Constraint::at_least("throughput", 100.0)};
-    o.max_jobs = 12;
-    o.seed = 4;
-    o.progress = ht::ProgressBar::Never;
+    const ht::TunerOptions o = loss_at_throughput(12);
     const auto trainer = [](const ht::Config& c, ht::Trial& trial) {
         const double x = c.get<double>("x");
         for (ht::Resource r = trial.resumed_from() + 1; r <= trial.budget() && !trial.should_stop(); ++r)
