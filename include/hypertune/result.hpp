@@ -261,6 +261,14 @@ public:
         return static_cast<std::size_t>(std::count_if(trials_.begin(), trials_.end(), [&](const auto& t) { return t.status == s; }));
     }
 
+    /// Whether the strategy stopped the trial early (it is Stopped, with a Stop decision), as
+    /// opposed to one cut by max_runtime_seconds, max_trial_seconds or stop().
+    [[nodiscard]] static bool stopped_early(const TrialRecord& t) {
+        return t.status == TrialStatus::Stopped &&
+               std::any_of(t.decisions.begin(), t.decisions.end(),
+                           [](const DecisionRecord& d) { return d.kind == DecisionRecord::Kind::Stop; });
+    }
+
     [[nodiscard]] CostSummary cost() const {
         CostSummary c;
         c.wall_seconds = setup_.wall_seconds;
@@ -280,11 +288,7 @@ public:
                                   ? std::numeric_limits<Resource>::max()
                                   : c.resource_used + t.resource_used;
             double without = t.elapsed_seconds;
-            const bool stopped_early =
-                t.status == TrialStatus::Stopped &&
-                std::any_of(t.decisions.begin(), t.decisions.end(),
-                            [](const DecisionRecord& d) { return d.kind == DecisionRecord::Kind::Stop; });
-            if (stopped_early && t.resource_used > 0 && full > t.resource_used)
+            if (stopped_early(t) && t.resource_used > 0 && full > t.resource_used)
                 without = t.elapsed_seconds / static_cast<double>(t.resource_used) * static_cast<double>(full);
             c.billable_seconds_without_early_stopping += without * instances;
         }

@@ -41,6 +41,7 @@
 
 namespace hypertune {
 
+
 class RunState {
 public:
     /// Applies one event. Throws IoError for an event that cannot follow the ones before (a report
@@ -126,6 +127,14 @@ private:
 
     static void drop_open_segment(TrialRecord& r) {
         if (!r.segments.empty() && std::isnan(r.segments.back().end)) r.segments.pop_back();
+    }
+    // A segment a crash cut: it ends at `end`, the last event journaled before the crash.
+    static void close_open_segment(TrialRecord& r, double end) {
+        if (r.segments.empty() || !std::isnan(r.segments.back().end)) return;
+        RunSegment& g = r.segments.back();
+        g.end = std::max(end, g.start);
+        r.elapsed_seconds += g.end - g.start;
+        r.billable_seconds = r.elapsed_seconds * r.instances;
     }
 
     [[nodiscard]] double open_session_seconds(std::optional<double> now) const {

@@ -56,7 +56,7 @@ TEST_CASE("instances_parameter: billable time is elapsed x the trial's own insta
     for (const auto& t : live.trials()) sizes_differ = sizes_differ || t.instances != live.trials().front().instances;
     CHECK(sizes_differ);
     CHECK(live.setup().instances_parameter == "workers");
-    CHECK(live.summary().find("billable (x workers)") != std::string::npos);
+    CHECK(live.summary().find("billable (3 x workers)") != std::string::npos);
     double billed = 0.0;
     for (const auto& t : live.trials()) billed += t.billable_seconds;
     CHECK(live.cost().billable_seconds == doctest::Approx(billed));
@@ -114,6 +114,19 @@ TEST_CASE("instances_parameter must name an integer-valued parameter whose value
     CHECK(refused("opt").find("its value \"sgd\" is not an integer") != std::string::npos);
     CHECK(refused("zero") == "TunerOptions: instances_parameter: parameter 'zero' can take the value 0; every value must be >= 1");
     CHECK(refused("n") == "(accepted)");
+    // A static count: an integer, not a real number or a bool.
+    for (const auto& [fixed, why] :
+         {std::pair{ht::SearchSpace{ht::StaticParameter("workers", 2.0), ht::ContinuousParameter("x", 0.0, 1.0)},
+                    std::string("its fixed value 2 is a real number (give it as an integer: StaticParameter(\"workers\", "
+                                "2), not 2.0)")},
+          std::pair{ht::SearchSpace{ht::StaticParameter("workers", true), ht::ContinuousParameter("x", 0.0, 1.0)},
+                    std::string("it holds a bool, not a count")}}) {
+        CHECK_THROWS_WITH_AS(ht::Tuner(fixed, ht::RandomSearch(), {.instances_parameter = "workers"}),
+                             doctest::Contains(why.c_str()), ht::InvalidArgument);
+    }
+    CHECK_NOTHROW(ht::Tuner(ht::SearchSpace{ht::StaticParameter("workers", 2), ht::ContinuousParameter("x", 0.0, 1.0)},
+                            ht::RandomSearch(),
+                            {.instances_parameter = "workers"}));
     // A count that, times instances_per_trial, an int cannot hold is refused here, not met mid-run.
     ht::SearchSpace huge{ht::CategoricalParameter("workers", {"1", "3000000000"}), ht::IntegerParameter("w", 1, 2000000000)};
     CHECK_THROWS_WITH_AS(ht::Tuner(huge, ht::RandomSearch(), {.instances_parameter = "workers"}),

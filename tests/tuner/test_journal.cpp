@@ -444,6 +444,40 @@ TEST_CASE("a trial past max_trial_seconds that fails is not retried, and the war
                                    "had a value (after it ran past max_trial_seconds = 0.05 s)");
 }
 
+TEST_CASE("the time a trial trained before a crash is billed: its cut segment ends at the last event journaled") {
+    auto path = temp_journal("cut-segment");
+    auto o = options(path, 4);
+    o.instances_per_trial = 3;
+    const auto slow = [](const ht::Config& c, ht::Trial& trial) {
+        double loss = 0.0;
+        for (ht::Resource r = trial.resumed_from() + 1; r <= trial.budget(); ++r) {
+            std::this_thread::sleep_for(20ms);
+            trial.report(r, loss = curve_loss_at(c, r));
+        }
+        return loss;
+    };
+    (void)ht::Tuner(journal_space(), ht::RandomSearch({.max_resource = 3}), o).fit(slow);
+    // Cut after trial 1's second report, as kill -9 leaves it.
+    const auto lines = lines_of(path);
+    std::size_t cut = 0;
+    for (std::size_t i = 0; i < lines.size() && cut == 0; ++i)
+        if (lines[i].find("\"event\":\"report\"") != std::string::npos &&
+            lines[i].find("\"trial\":1,") != std::string::npos && lines[i].find("\"step\":2,") != std::string::npos)
+            cut = i + 1;
+    REQUIRE(cut > 0);
+    write_lines(path, lines, cut);
+    const ht::Result r = ht::Tuner(journal_space(), ht::RandomSearch({.max_resource = 3}), o).fit(slow);
+    const ht::TrialRecord& t = r.trials().at(1);
+    REQUIRE(t.segments.size() == 2);
+    // Two steps of 20 ms before the crash, three after it: all billed, three instances each.
+    CHECK(t.segments[0].end - t.segments[0].start >= 0.035);
+    CHECK(t.elapsed_seconds >= 0.035 + 0.055);
+    CHECK(t.billable_seconds == doctest::Approx(3.0 * t.elapsed_seconds));
+    CHECK(r.cost().busy_seconds >= 4 * 0.055 + 0.035);
+    ht::testing::check_same_result(r, ht::load_result(path));
+    fs::remove(path);
+}
+
 TEST_CASE("a run resumed with fewer workers counts each session's own workers in its utilisation") {
     auto path = temp_journal("workers");
     const auto sleepy = [](const ht::Config& c, ht::Trial&) {

@@ -67,6 +67,9 @@ inline constexpr std::string_view csv_pareto_column = "ParetoOptimal";
     if (!std::isfinite(seconds)) return "-";
     if (seconds < 1.0) return fmt::format("{:.1f}ms", seconds * 1000.0);
     if (seconds < 60.0) return fmt::format("{:.1f}s", seconds);
+    // Past a trillion hours (a resource of 1e15 units at a second each), hours in exponent form:
+    // the conversion to an integer below would overflow.
+    if (seconds >= 3.6e15) return fmt::format("{:.3g}h", seconds / 3600.0);
     auto s = static_cast<long long>(std::llround(seconds));
     if (s < 3600) return fmt::format("{}m {:02}s", s / 60, s % 60);
     return fmt::format("{}h {:02}m {:02}s", s / 3600, (s / 60) % 60, s % 60);

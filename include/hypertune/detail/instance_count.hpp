@@ -61,6 +61,11 @@ inline std::vector<std::int64_t> count_values(const std::vector<ParameterSpec>& 
             return out;
         }
         case ParameterKind::Static:
+            if (p->type == "bool") throw not_integer("it holds a bool, not a count");
+            if (std::holds_alternative<double>(p->fixed))
+                throw not_integer(fmt::format("its fixed value {} is a real number (give it as an integer: "
+                                              "StaticParameter(\"{}\", 2), not 2.0)",
+                                              format_value(p->fixed), name));
             if (const auto* n = std::get_if<std::int64_t>(&p->fixed)) return {*n};
             if (const auto* s = std::get_if<std::string>(&p->fixed))
                 if (auto n = parse_count(*s)) return {*n};

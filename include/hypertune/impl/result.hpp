@@ -141,7 +141,9 @@ HYPERTUNE_INLINE std::string Result::summary() const {
     row("", "this run", "without early stopping (estimate)");
     row(setup_.instances_parameter.empty()
             ? fmt::format("billable ({} instance{})", setup_.instances_per_trial, setup_.instances_per_trial == 1 ? "" : "s")
-            : fmt::format("billable (x {})", setup_.instances_parameter),
+            : setup_.instances_per_trial == 1
+                ? fmt::format("billable (x {})", setup_.instances_parameter)
+                : fmt::format("billable ({} x {})", setup_.instances_per_trial, setup_.instances_parameter),
         detail::human_duration(c.billable_seconds), detail::human_duration(c.billable_seconds_without_early_stopping));
     // Sessions resumed with another max_parallel_jobs: the most of them, as an upper bound.
     const bool alike = detail::same_capacity(c, setup_.max_parallel_jobs);

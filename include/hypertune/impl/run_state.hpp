@@ -84,10 +84,11 @@ HYPERTUNE_INLINE void RunState::on(const RunResumed& e) {
         parallel_ = e.max_parallel_jobs;
         setup_.max_parallel_jobs = std::max(setup_.max_parallel_jobs, e.max_parallel_jobs);
     }
-    // What the previous session left open runs again: it waits until it does.
+    // What the previous session left open runs again: it waits until it does. It trained until
+    // that session's last event at least (a cloud bills that time): its segment ends there.
     for (auto& [id, s] : open_) {
         TrialRecord& r = at(id);
-        drop_open_segment(r);
+        close_open_segment(r, last_time_);
         set_status(r, TrialStatus::Paused);
     }
 }
