@@ -232,14 +232,16 @@ private:
         const double now = run_clock();
         Decision d = Decision::Continue;
         bool took = false;
-        const std::size_t decided_before = state_.record(trial.id()).decisions.size();
+        // One lookup for the whole report: no event below adds a record, so the reference holds.
+        const TrialRecord& record = state_.record(trial.id());
+        const std::size_t decided_before = record.decisions.size();
         // A single value in a constrained run: the strategy cannot tell whether the trial meets
         // the constraints, and judges it as if it did (said at the end, if it judged anything).
         if (values.empty() && !options_.constraints.empty() && plain_reports_++ == 0)
             first_plain_report_ = {trial.id(), step};
         try {
             d = strategy_.report(trial.id(), step,
-                                 intermediate_report(&state_.record(trial.id()), now, loss_of(value),
+                                 intermediate_report(&record, now, loss_of(value),
                                                      options_.objectives, options_.constraints, metric_names_, values));
             took = true;
         } catch (const InvalidArgument&) {
@@ -247,7 +249,7 @@ private:
         } catch (const std::exception& e) {
             fail(fmt::format("strategy '{}' failed in report(): {}", strategy_name_, e.what()));
         }
-        emit(TrialReported{now, trial.id(), step, value, now - state_.record(trial.id()).start_time(),
+        emit(TrialReported{now, trial.id(), step, value, now - record.start_time(),
                            std::move(values)});
         if (took) try {
                 apply_decisions();
@@ -255,7 +257,7 @@ private:
                 fail(fmt::format("strategy '{}' failed in report(): {}", strategy_name_, e.what()));
             }
         if (took && d == Decision::Stop && !warned_unexplained_stop_ &&
-            state_.record(trial.id()).decisions.size() == decided_before) {
+            record.decisions.size() == decided_before) {
             warned_unexplained_stop_ = true;
             warn(fmt::format("{} stopped trial {} at step {} without recording why: the result shows it Stopped with "
                              "no decision (a custom scheduler records one with decide() before it returns Stop)",
