@@ -269,6 +269,13 @@ public:
                            [](const DecisionRecord& d) { return d.kind == DecisionRecord::Kind::Stop; });
     }
 
+    /// The trials by how they ended: "C completed, E stopped early, K cut short, F failed, U
+    /// unfinished", the cut and unfinished counts only when there are any. Stopped early is the
+    /// strategy's doing (stopped_early()); cut short, a Stopped trial that stop(), a time limit or
+    /// a completion criterion ended, running or paused. Unfinished trials are those of a journal
+    /// read without its end.
+    [[nodiscard]] std::string status_counts() const;
+
     [[nodiscard]] CostSummary cost() const {
         CostSummary c;
         c.wall_seconds = setup_.wall_seconds;

@@ -163,10 +163,11 @@ private:
                 r.status = TrialStatus::Stopped;
                 r.failure_reason = "the run ended while this trial was running";
             } else if (r.status == TrialStatus::Paused) {
+                // Cut, not judged: a scheduler that ends its run stops its paused trials itself (a
+                // Stop record each); one still paused here waited when stop(), a time limit or a
+                // completion criterion ended the run, and early stopping's savings leave it out.
                 r.status = TrialStatus::Stopped;
-                r.decisions.push_back({r.id, DecisionRecord::Kind::Stop, -1, -1, r.resource_used,
-                                       s.direction == Direction::Maximize ? -r.objective : r.objective, std::nan(""), 0,
-                                       "the run ended while the trial waited for promotion"});
+                r.failure_reason = "the run ended while the trial waited for promotion";
             }
         }
         return Result(std::move(s), std::move(out));

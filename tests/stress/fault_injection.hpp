@@ -642,6 +642,10 @@ inline void hammer(TuningJob& job, const StressOptions& o, Violations& v, std::s
         if (c.fault == Fault::TransientThrow && g.fired.load() > 0 && o.max_retries > 0 && t.retries < 1 &&
             t.status != TrialStatus::Stopped && !c.stop_at_throw)
             v.add("trial {}: a transient fault was not retried", t.id);
+        // a trial still paused when stop() cut the run was not judged: Stopped, with why and no
+        // Stop record (early stopping's savings leave it out); its pause was the strategy's stop
+        const bool cut_while_paused = t.status == TrialStatus::Stopped && run.stop_called &&
+                                      t.failure_reason == "the run ended while the trial waited for promotion";
         const auto want = detail_stress::expected_outcome(c);
         if (t.status != want.status)
             v.add("trial {} ({}, fired {}, stop {}/{}, reports {}, step {}/{}): status {}, expected {}", t.id,
@@ -655,7 +659,9 @@ inline void hammer(TuningJob& job, const StressOptions& o, Violations& v, std::s
         } else {
             if (!(t.objective == c.returned))
                 v.add("trial {}: value {} but the objective returned {}", t.id, t.objective, c.returned);
-            if (!t.failure_reason.empty())
+            if (cut_while_paused && Result::stopped_early(t))
+                v.add("trial {}: cut while paused, with a Stop record", t.id);
+            if (!t.failure_reason.empty() && !cut_while_paused)
                 v.add("trial {}: {} with a failure reason '{}'", t.id, to_string(t.status), t.failure_reason);
         }
         if (t.status == TrialStatus::Completed) {
@@ -673,7 +679,7 @@ inline void hammer(TuningJob& job, const StressOptions& o, Violations& v, std::s
             if (i > 0 && t.curve[i].step <= t.curve[i - 1].step)
                 v.add("trial {}: curve step {} after {}", t.id, t.curve[i].step, t.curve[i - 1].step);
         }
-        if (sc.records_stops && c.stop_decided) {
+        if (sc.records_stops && c.stop_decided && !cut_while_paused) {
             bool recorded = std::any_of(t.decisions.begin(), t.decisions.end(),
                                         [](const DecisionRecord& d) { return d.kind == DecisionRecord::Kind::Stop; });
             if (!recorded) v.add("trial {}: stopped by the strategy without a Stop record", t.id);
@@ -692,9 +698,17 @@ inline void hammer(TuningJob& job, const StressOptions& o, Violations& v, std::s
     if (run.completed + run.stopped + run.failed != n)
         v.add("{} completed + {} stopped + {} failed != {} trials ({} running, {} paused)", run.completed, run.stopped,
               run.failed, n, result.count(TrialStatus::Running), result.count(TrialStatus::Paused));
-    const std::string head = fmt::format("{} trials of {} ({} {}): {} completed, {} stopped early, {} failed", n,
+    // the summary tells the strategy's stops from the run's cuts
+    const auto early =
+        static_cast<std::size_t>(std::count_if(trials.begin(), trials.end(), [](const TrialRecord& t) {
+            return Result::stopped_early(t);
+        }));
+    const std::string cut = run.stopped > early ? fmt::format(", {} cut short", run.stopped - early) : "";
+    if (run.stopped > early && !run.stop_called)
+        v.add("{} trials stopped with no Stop record though the run was not cut", run.stopped - early);
+    const std::string head = fmt::format("{} trials of {} ({} {}): {} completed, {} stopped early{}, {} failed", n,
                                          result.setup().strategy, to_string(result.setup().direction),
-                                         result.setup().metric, run.completed, run.stopped, run.failed);
+                                         result.setup().metric, run.completed, early, cut, run.failed);
     if (result.summary().find(head) != 0) v.add("summary does not start with '{}'", head);
     const Progress& p = final_progress;
     if (!p.finished || p.running != 0 || p.started != n || p.completed != run.completed || p.stopped != run.stopped ||

@@ -296,7 +296,7 @@ TEST_CASE("paused trials of a stopped run continue from their persisted checkpoi
     // What is left on disk: the checkpoints of the trials still paused when the run ended, no more.
     std::size_t still_paused = 0;
     for (const auto& t : r.trials())
-        still_paused += !t.decisions.empty() && t.decisions.back().reason == "the run ended while the trial waited for promotion";
+        still_paused += t.failure_reason == "the run ended while the trial waited for promotion";
     std::size_t left = 0;
     if (fs::exists(folder))
         for (const auto& entry : fs::directory_iterator(folder)) left += entry.path().extension() == ".ckpt";
@@ -305,6 +305,60 @@ TEST_CASE("paused trials of a stopped run continue from their persisted checkpoi
     remove_run(journal);
     fs::remove(link);
   }
+}
+
+TEST_CASE("trials left paused when stop() cuts a promotion-type run are cut short, not stopped early") {
+    // ASHA never judged them: the run's end came first. The estimate without early stopping used to
+    // scale each to the full resource, and the summary counted them as stopped early.
+    const auto journal = checkpoint_journal("cut-paused");
+    std::atomic<ht::TuningJob*> handle{nullptr};
+    std::size_t paused_ends = 0;  // callbacks run one at a time
+    ht::TunerOptions options = checkpoint_options(journal, 30);
+    options.on_trial_end = [&](const ht::TrialRecord& r) {
+        if (r.status != ht::TrialStatus::Paused || ++paused_ends != 5) return;
+        while (handle.load() == nullptr) std::this_thread::yield();
+        handle.load()->stop();
+    };
+    ht::Tuner tuner(checkpoint_space(), ht::ASHA({.min_resource = 1, .max_resource = 9, .reduction_factor = 3,
+                                                  .type = ht::HalvingType::Promotion}),
+                    options);
+    auto job = tuner.start([](const ht::Config& c, ht::Trial& trial) {
+        for (ht::Resource s = trial.resumed_from() + 1; s <= trial.budget(); ++s) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(2));
+            trial.report(s, checkpoint_loss(c, s));
+            if (trial.should_stop()) return checkpoint_loss(c, s);
+        }
+        return checkpoint_loss(c, trial.budget());
+    });
+    handle = &job;
+    const ht::Result live = job.wait();
+    REQUIRE(live.stop_reason() == "stopped by user");
+    for (const ht::Result& r : {live, ht::load_result(journal)}) {
+        std::size_t cut = 0, early = 0;
+        double scaled = 0.0, scaled_all = 0.0;  // the estimate, and what scaling every Stopped trial gave
+        for (const auto& t : r.trials()) {
+            const double full = t.elapsed_seconds / static_cast<double>(t.resource_used) * 9.0;
+            const bool is_cut = t.failure_reason == "the run ended while the trial waited for promotion";
+            if (is_cut) {
+                ++cut;
+                CHECK(t.status == ht::TrialStatus::Stopped);
+                CHECK_FALSE(ht::Result::stopped_early(t));
+                REQUIRE_FALSE(t.decisions.empty());
+                CHECK(t.decisions.back().kind == ht::DecisionRecord::Kind::Pause);
+                CHECK(t.resource_used < 9);
+            }
+            early += ht::Result::stopped_early(t);
+            scaled += ht::Result::stopped_early(t) ? full : t.elapsed_seconds;
+            scaled_all += t.status == ht::TrialStatus::Stopped ? full : t.elapsed_seconds;
+        }
+        REQUIRE(cut >= 1);
+        CHECK(r.count(ht::TrialStatus::Stopped) == early + cut);
+        CHECK(r.cost().billable_seconds_without_early_stopping == doctest::Approx(scaled));
+        CHECK(r.cost().billable_seconds_without_early_stopping < scaled_all);
+        CHECK(r.summary().find(fmt::format("{} completed, {} stopped early, {} cut short, 0 failed",
+                                           r.count(ht::TrialStatus::Completed), early, cut)) != std::string::npos);
+    }
+    remove_run(journal);
 }
 
 TEST_CASE("a checkpoint folder removed during the run comes back, and a file in its place is refused before any trial") {

@@ -95,11 +95,7 @@ inline std::string summary(const Context& c) {
     std::string h = "<table class=\"kv\">";
     auto row = [&](std::string_view k, const std::string& v) { h += fmt::format("<tr><th>{}<td>{}", k, v); };
     row("strategy", fmt::format("{} ({} {}), seed {}", esc(s.strategy), to_string(s.direction), esc(s.metric), s.seed));
-    row("trials", fmt::format("{} in all: {} completed, {} stopped early, {} failed{}", r.trials().size(),
-                              r.count(TrialStatus::Completed), r.count(TrialStatus::Stopped), r.count(TrialStatus::Failed),
-                              r.count(TrialStatus::Running) + r.count(TrialStatus::Paused) > 0
-                                  ? fmt::format(", {} unfinished", r.count(TrialStatus::Running) + r.count(TrialStatus::Paused))
-                                  : std::string()));
+    row("trials", fmt::format("{} in all: {}", r.trials().size(), r.status_counts()));
     if (r.has_best()) {
         const auto& b = r.best();
         std::string cfg;

@@ -74,14 +74,20 @@ HYPERTUNE_INLINE double Result::hypervolume(const std::vector<double>& reference
     return hypertune::hypervolume(points, ref);
 }
 
-HYPERTUNE_INLINE std::string Result::summary() const {
-    std::string s;
+HYPERTUNE_INLINE std::string Result::status_counts() const {
+    const auto early = static_cast<std::size_t>(std::count_if(trials_.begin(), trials_.end(), stopped_early));
+    const std::size_t cut = count(TrialStatus::Stopped) - early;
     // A run read from a journal without its end (load_result) has trials running or paused too.
     const std::size_t unfinished = count(TrialStatus::Running) + count(TrialStatus::Paused);
-    s += fmt::format("{} trials of {} ({} {}): {} completed, {} stopped early, {} failed{}{}\n", trials_.size(),
-                     setup_.strategy, to_string(setup_.direction), setup_.metric, count(TrialStatus::Completed),
-                     count(TrialStatus::Stopped), count(TrialStatus::Failed),
-                     unfinished > 0 ? fmt::format(", {} unfinished", unfinished) : std::string(),
+    return fmt::format("{} completed, {} stopped early{}, {} failed{}", count(TrialStatus::Completed), early,
+                       cut > 0 ? fmt::format(", {} cut short", cut) : std::string(), count(TrialStatus::Failed),
+                       unfinished > 0 ? fmt::format(", {} unfinished", unfinished) : std::string());
+}
+
+HYPERTUNE_INLINE std::string Result::summary() const {
+    std::string s;
+    s += fmt::format("{} trials of {} ({} {}): {}{}\n", trials_.size(), setup_.strategy, to_string(setup_.direction),
+                     setup_.metric, status_counts(),
                      setup_.stop_reason.empty() ? "" : fmt::format("; ended: {}", setup_.stop_reason));
     const auto objs = objectives();
     const auto names = metric_names();
