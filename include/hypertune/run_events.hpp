@@ -47,6 +47,9 @@ struct RunStarted {
     std::vector<Constraint> constraints{};
     /// TunerOptions::instances_parameter; empty: every trial runs on instances_per_trial.
     std::string instances_parameter{};
+    /// The strategy's options beyond its name (Scheduler::settings()); empty in journals written
+    /// before they were recorded.
+    Settings settings{};
 };
 
 /// A session after a crash or a stop picks the run up again.

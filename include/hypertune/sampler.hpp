@@ -78,6 +78,8 @@ public:
     [[nodiscard]] virtual bool supports_objectives(std::size_t objectives) const { return objectives == 1; }
     /// Its fallbacks and changes of model, for the result's warnings.
     [[nodiscard]] virtual std::vector<Note> notes() const { return {}; }
+    /// The options that decide what it suggests, beyond its name (Settings).
+    [[nodiscard]] virtual Settings settings() const { return {}; }
 
 protected:
     Sampler() = default;

@@ -97,6 +97,9 @@ public:
     [[nodiscard]] virtual bool supports_objectives(std::size_t objectives) const { return objectives == 1; }
     /// Fallbacks and changes of model worth a warning in the result (the sampler's by default).
     [[nodiscard]] HYPERTUNE_INLINE virtual std::vector<std::string> notes() const;
+    /// The options that decide its decisions and suggestions beyond its name (Settings): the
+    /// sampler's by default; a scheduler with options of its own puts them first.
+    [[nodiscard]] HYPERTUNE_INLINE virtual Settings settings() const;
     /// Earlier runs' trials (called once, after start()); false when nothing learns from them.
     HYPERTUNE_INLINE virtual bool warm_start(const std::vector<WarmStartObservation>& observations, WarmStartType type);
 
@@ -246,6 +249,7 @@ public:
     [[nodiscard]] std::vector<DecisionRecord> take_decisions() { return impl_->take_decisions(); }
     [[nodiscard]] std::optional<Resource> max_resource() const { return impl_->max_resource(); }
     [[nodiscard]] std::vector<std::string> notes() const { return impl_->notes(); }
+    [[nodiscard]] Settings settings() const { return impl_->settings(); }
     void set_max_trials(std::size_t max_trials) { impl_->set_max_trials(max_trials); }
     /// Hands earlier runs' trials to the strategy; false when it does not learn from them.
     bool warm_start(const std::vector<WarmStartObservation>& observations, WarmStartType type) {

@@ -3,8 +3,9 @@
 // The words a search strategy and whoever runs its trials (the Tuner, or the caller's own loop)
 // speak: what ask() answers (Suggestion), what report() answers (Decision), how a trial ended
 // (Outcome), the records of stops, pauses and promotions (DecisionRecord) and where they go
-// (DecisionSink), and an earlier run's trials for warm start. The two roles that use them live in
-// sampler.hpp (which configuration next) and scheduler.hpp (when trials run, pause and stop).
+// (DecisionSink), an earlier run's trials for warm start, and a strategy's Settings. The two
+// roles that use them live in sampler.hpp (which configuration next) and scheduler.hpp (when
+// trials run, pause and stop).
 // Strategies always MINIMISE a loss. The Tuner passes the objective with the sign of its
 // direction (loss = -value when maximising), so a standalone caller who maximises negates too.
 
@@ -24,6 +25,11 @@
 #include <vector>
 
 namespace hypertune {
+
+/// A strategy's options that decide its suggestions and decisions beyond its name, as (name,
+/// value) text in a fixed order: a journal records them, and a run resumes only with the same
+/// ones, so that a changed option is named rather than replayed into another run's decisions.
+using Settings = std::vector<std::pair<std::string, std::string>>;
 
 /// What ask() answers.
 struct Suggestion {

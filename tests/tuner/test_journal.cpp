@@ -8,6 +8,7 @@
 #include <hypertune/json.hpp>
 #include <hypertune/hypertune.hpp>
 #include <hypertune/strategies/asha.hpp>
+#include <hypertune/strategies/bayesian.hpp>
 #include <hypertune/strategies/hyperband.hpp>
 
 #include <doctest/doctest.h>
@@ -552,6 +553,62 @@ TEST_CASE("kill -9 at random moments: every resume keeps what completed and noth
     fs::remove(path);
 }
 
+TEST_CASE("a strategy's settings are journaled, and a resume with one changed names it") {
+    // What each strategy records beyond its name: its options, then its sampler's, named after it.
+    const ht::Settings median = ht::MedianStopping(ht::ASHA({.max_resource = 9, .type = ht::HalvingType::Stop}), {.min_trials = 4}).settings();
+    REQUIRE(median.size() >= 4);
+    CHECK(median[0] == std::pair<std::string, std::string>{"min_trials", "4"});
+    CHECK(median[1] == std::pair<std::string, std::string>{"grace_steps", "1"});
+    CHECK(median[2] == std::pair<std::string, std::string>{"min_resource", "1"});
+    CHECK(median[3] == std::pair<std::string, std::string>{"reduction_factor", "3"});
+    const ht::Settings grid = ht::GridSearch({.points = {{"x", 4}, {"k", 3}}}).settings();
+    CHECK(grid == ht::Settings{{"Grid.points", "k=3, x=4"}});
+    const ht::Settings hyperband = ht::Hyperband({.max_resource = 27, .mode = ht::HyperbandMode::Synchronous}).settings();
+    CHECK(std::count(hyperband.begin(), hyperband.end(), std::pair<std::string, std::string>{"mode", "synchronous"}) == 1);
+    CHECK(ht::RandomSearch().settings().empty());
+
+    struct Case {
+        const char* name;
+        std::function<ht::AnyStrategy(bool changed)> make;
+        const char* message;
+    };
+    const std::vector<Case> cases{
+        {"MedianStopping",
+         [](bool changed) {
+             return ht::AnyStrategy(ht::MedianStopping(ht::RandomSearch({.max_resource = 9}), {.min_trials = changed ? 3u : 5u}));
+         },
+         "its MedianStopping(RandomSearch) min_trials is 5, this tuner's is 3"},
+        {"GridSearch",
+         [](bool changed) {
+             return ht::AnyStrategy(ht::GridSearch({.points = {{"x", changed ? 5u : 4u}}, .max_resource = 9}));
+         },
+         "its GridSearch Grid.points is x=4, this tuner's is x=5"},
+        {"Bayesian",
+         [](bool changed) {
+             return ht::AnyStrategy(ht::Bayesian({.candidates = changed ? 128u : 64u, .max_resource = 9}));
+         },
+         "its Bayesian GP.candidates is 64, this tuner's is 128"},
+        {"Hyperband",  // synchronous and asynchronous stop-type Hyperband have the same name
+         [](bool changed) {
+             return ht::AnyStrategy(ht::Hyperband({.max_resource = 9,
+                                                   .mode = changed ? ht::HyperbandMode::Asynchronous
+                                                                   : ht::HyperbandMode::Synchronous,
+                                                   .type = changed ? ht::HalvingType::Stop : ht::HalvingType::Promotion,
+                                                   .brackets = 3}));
+         },
+         "its Hyperband mode is synchronous, this tuner's is asynchronous"},
+    };
+    for (const auto& c : cases) {
+        CAPTURE(c.name);
+        auto path = temp_journal((std::string("settings-") + c.name).c_str());
+        (void)ht::Tuner(journal_space(), c.make(false), options(path, 4)).fit(journal_trainer);
+        CHECK_THROWS_WITH_AS(ht::Tuner(journal_space(), c.make(true), options(path, 6)), doctest::Contains(c.message),
+                             ht::InvalidArgument);
+        CHECK(ht::Tuner(journal_space(), c.make(false), options(path, 6)).fit(journal_trainer).trials().size() == 6);
+        fs::remove(path);
+    }
+}
+
 TEST_CASE("a journal from another run, or a damaged one, is refused with the reason") {
     auto path = temp_journal("foreign");
     (void)ht::Tuner(journal_space(), asha(), options(path, 5)).fit(journal_trainer);
@@ -592,11 +649,33 @@ TEST_CASE("a journal from another run, or a damaged one, is refused with the rea
                          ht::InvalidArgument);
     CHECK_THROWS_WITH_AS(ht::Tuner(journal_space(), ht::ASHA({.min_resource = 1, .max_resource = 27}), options(path, 5)),
                          doctest::Contains("its max_resource is 9, this tuner's is 27"), ht::InvalidArgument);
-    // other options that the journal does not name: replaying notices the decisions differ
+    // the options the strategy's name does not show are its settings, journaled and compared
     CHECK_THROWS_WITH_AS(
-        (void)ht::Tuner(journal_space(), ht::ASHA({.min_resource = 1, .max_resource = 9, .reduction_factor = 2}), options(path, 5))
-            .fit(journal_trainer),
-        doctest::Contains("resuming diverged"), ht::InvalidArgument);
+        ht::Tuner(journal_space(), ht::ASHA({.min_resource = 1, .max_resource = 9, .reduction_factor = 2}), options(path, 5)),
+        doctest::Contains(fmt::format("journal '{}' belongs to another run: its ASHA-promotion-fill reduction_factor is 3, "
+                                      "this tuner's is 2; a run resumes with the options it began with",
+                                      path)
+                              .c_str()),
+        ht::InvalidArgument);
+    CHECK_THROWS_WITH_AS(
+        ht::Tuner(journal_space(), ht::ASHA({.min_resource = 3, .max_resource = 9}), options(path, 5)),
+        doctest::Contains("its ASHA-promotion-fill min_resource is 1, this tuner's is 3"), ht::InvalidArgument);
+    {  // a journal from before settings were recorded: replaying notices that the decisions differ
+        auto old_path = temp_journal("no-settings");
+        auto old_lines = lines_of(path);
+        const auto at = old_lines[0].find(",\"settings\":");
+        REQUIRE(at != std::string::npos);
+        old_lines[0] = old_lines[0].substr(0, at) + "}";
+        write_lines(old_path, old_lines, old_lines.size());
+        CHECK_THROWS_WITH_AS(
+            (void)ht::Tuner(journal_space(), ht::ASHA({.min_resource = 1, .max_resource = 9, .reduction_factor = 2}),
+                            options(old_path, 5))
+                .fit(journal_trainer),
+            doctest::Contains("resuming diverged"), ht::InvalidArgument);
+        // and with the same options it resumes as ever
+        CHECK(ht::Tuner(journal_space(), asha(), options(old_path, 6)).fit(journal_trainer).trials().size() == 6);
+        fs::remove(old_path);
+    }
 
     CHECK_THROWS_WITH_AS((void)ht::Tuner(journal_space(), asha(), options(path, 2)).fit(journal_trainer),
                          doctest::Contains("holds more trials than max_jobs = 2"), ht::InvalidArgument);

@@ -81,6 +81,7 @@ struct GpFitMemory {
 // holds one and forwards to it.
 class GPModel {
 public:
+    [[nodiscard]] const BayesianOptions& options() const noexcept { return options_; }
     explicit GPModel(BayesianOptions options) : options_(options) {
         if (options_.candidates < 1) throw InvalidArgument("Bayesian: candidates must be >= 1, got 0");
         if (options_.max_model_points < 2)

@@ -39,6 +39,22 @@ namespace hypertune::detail {
     return (wait_for_peers ? scheduler + "-wait" : scheduler) + judged;
 }
 
+/// The rung rules as Settings (Scheduler::settings()), the reduction factor under the scheduler's
+/// own name for it ("reduction_factor", "eta").
+[[nodiscard]] inline Settings halving_settings(Resource min_resource, const char* factor_name, int factor,
+                                               HalvingType type, bool wait_for_peers, bool fill_idle_workers,
+                                               RankBy rank_by, std::size_t min_rung_results, double noise_tolerance) {
+    const auto flag = [](bool b) { return std::string(b ? "true" : "false"); };
+    return {{"min_resource", std::to_string(min_resource)},
+            {factor_name, std::to_string(factor)},
+            {"type", type == HalvingType::Promotion ? "promotion" : "stop"},
+            {"wait_for_peers", flag(wait_for_peers)},
+            {"fill_idle_workers", flag(fill_idle_workers)},
+            {"rank_by", rank_by == RankBy::BestReport ? "best_report" : "last_report"},
+            {"min_rung_results", std::to_string(min_rung_results)},
+            {"noise_tolerance", fmt::format("{}", noise_tolerance)}};
+}
+
 /// Whether idle workers are filled: as set, else on for the promotion type (the default, chosen by
 /// measurement: README, "Idle workers").
 [[nodiscard]] inline bool fills_idle_workers(HalvingType type, std::optional<bool> fill_idle_workers) noexcept {

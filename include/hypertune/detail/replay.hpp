@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 // Resuming a run from its journal, in two steps the Tuner takes:
-// - check_same_run(): an existing journal must come from the same search space, strategy, seed,
-//   metric, max_resource, direction, objectives, constraints, instances per trial and instances
-//   parameter; otherwise resuming would mix two different runs. check_same_warm_start(): and the
+// - check_same_run(): an existing journal must come from the same search space, strategy (and its
+//   settings), seed, metric, max_resource, direction, objectives, constraints, instances per trial
+//   and instances parameter; otherwise resuming would mix two different runs. check_same_warm_start(): and the
 //   same warm start, or none if it began without one, since the strategy learns from it.
 // - replay_journal(): the strategy is given the journal's calls in their order (ask for every new
 //   trial, report, tell), which brings it back to the state it had, since strategies are
@@ -64,7 +64,8 @@ namespace hypertune::detail {
 
 /// Throws InvalidArgument naming the first difference between the journal's run and this one.
 inline void check_same_run(const std::string& path, const JsonValue& start, const SearchSpace& space,
-                           const std::string& strategy, std::uint64_t seed, const std::string& metric,
+                           const std::string& strategy, const Settings& settings, std::uint64_t seed,
+                           const std::string& metric,
                            std::optional<Resource> max_resource, Direction direction,
                            const std::vector<Metric>& objectives, const std::vector<Constraint>& constraints,
                            const std::string& instances_parameter = {}, int instances_per_trial = 1) {
@@ -91,6 +92,14 @@ inline void check_same_run(const std::string& path, const JsonValue& start, cons
                                         "false)");
             throw error;
         }
+        // The options the name does not show (a journal from before they were recorded has none;
+        // one recorded on one side only is an option of another version of the library).
+        if (const JsonValue* then = start.find("settings"); then && then->is_object())
+            for (const auto& [name, now] : settings)
+                if (const JsonValue* was = then->find(name); was && was->is_string() && was->as_string() != now)
+                    throw InvalidArgument(fmt::format("journal '{}' belongs to another run: its {} {} is {}, this "
+                                                      "tuner's is {}; a run resumes with the options it began with",
+                                                      path, strategy, name, was->as_string(), now));
         if (start.at("seed") != seed) throw differs("seed", start.at("seed").dump(), std::to_string(seed));
         if (start.at("metric") != metric) throw differs("metric", start.at("metric").as_string(), metric);
         const JsonValue max_resource_now = max_resource ? JsonValue(*max_resource) : JsonValue();

@@ -411,6 +411,7 @@ private:
         if (options_.objectives.size() > 1) start.objectives = options_.objectives;
         start.constraints = options_.constraints;
         start.instances_parameter = options_.instances_parameter;
+        start.settings = strategy_.settings();
         emit(start);
         if (!earlier_.warning.empty()) warn(earlier_.warning, session_start_);  // a first line cut by a crash
         if (warm_.parent_runs > 0)

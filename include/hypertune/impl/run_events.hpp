@@ -57,6 +57,11 @@ HYPERTUNE_INLINE JsonValue to_json(const RunEvent& event) {
             if (!e.objectives.empty()) j["objectives"] = objectives_to_json(e.objectives);
             if (!e.constraints.empty()) j["constraints"] = constraints_to_json(e.constraints);
             if (!e.instances_parameter.empty()) j["instances_parameter"] = e.instances_parameter;
+            if (!e.settings.empty()) {
+                JsonValue settings = JsonValue::object();
+                for (const auto& [name, value] : e.settings) settings[name] = value;
+                j["settings"] = std::move(settings);
+            }
             return j;
         }
         JsonValue operator()(const RunResumed& e) const {
@@ -170,6 +175,11 @@ HYPERTUNE_INLINE RunEvent event_from_json(const JsonValue& e, const SearchSpace&
             if (e.contains("objectives")) s.objectives = objectives_from_json(e.at("objectives"));
             if (e.contains("constraints")) s.constraints = constraints_from_json(e.at("constraints"));
             s.instances_parameter = e.string_or("instances_parameter", "");
+            if (const JsonValue* settings = e.find("settings")) {
+                if (!settings->is_object()) throw IoError("'settings' must be an object");
+                for (std::size_t i = 0; i < settings->size(); ++i)
+                    s.settings.emplace_back(settings->keys()[i], settings->field(i).as_string());
+            }
             return s;
         }
         if (kind == "run_resumed")

@@ -86,6 +86,13 @@ HYPERTUNE_INLINE std::vector<std::string> Scheduler::notes() const {
     return out;
 }
 
+HYPERTUNE_INLINE Settings Scheduler::settings() const {
+    Settings out;
+    if (sampler_)  // named after the sampler ("GP.candidates"): its options and the scheduler's apart
+        for (auto& [name, value] : sampler_->settings()) out.emplace_back(sampler_->name() + "." + name, std::move(value));
+    return out;
+}
+
 HYPERTUNE_INLINE bool Scheduler::warm_start(const std::vector<WarmStartObservation>& observations, WarmStartType type) {
     return sampler_ && sampler_->warm_start(observations, type);
 }

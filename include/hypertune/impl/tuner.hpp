@@ -191,7 +191,8 @@ HYPERTUNE_INLINE void Tuner::open_journal() {
         *earlier_ = detail::read_journal(path);
         if (!earlier_->events.empty()) {
             const detail::JsonValue& began = earlier_->events.front();
-            detail::check_same_run(path, began, space_, strategy_->name(), options_.seed, options_.metric,
+            detail::check_same_run(path, began, space_, strategy_->name(), strategy_->settings(), options_.seed,
+                                   options_.metric,
                                    strategy_->max_resource(), options_.direction, options_.objectives,
                                    options_.constraints, options_.instances_parameter, options_.instances_per_trial);
             detail::check_same_warm_start(path, earlier_->events, space_, warm_);

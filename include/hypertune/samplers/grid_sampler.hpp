@@ -36,6 +36,8 @@ public:
 
     /// The number of grid points (known after start()).
     [[nodiscard]] std::uint64_t size() const noexcept { return size_; }
+    /// The points per parameter, as given ("points": "lr=5, momentum=3").
+    [[nodiscard]] HYPERTUNE_INLINE Settings settings() const override;
     /// Said when the budget of new trials is smaller than the grid (it runs the first points).
     [[nodiscard]] std::vector<Note> notes() const override { return notes_; }
 

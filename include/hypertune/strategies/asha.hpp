@@ -97,6 +97,8 @@ public:
                                                       options_.rank_by, options_.min_rung_results,
                                                       options_.noise_tolerance));
     }
+    /// Every option but max_resource (journaled apart), then the sampler's.
+    [[nodiscard]] HYPERTUNE_INLINE Settings settings() const override;
     [[nodiscard]] std::optional<Resource> max_resource() const override { return options_.max_resource; }
     [[nodiscard]] bool resumes_trials() const override {
         return options_.type == HalvingType::Promotion || options_.wait_for_peers;

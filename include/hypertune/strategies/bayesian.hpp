@@ -132,6 +132,8 @@ public:
     HYPERTUNE_INLINE ~GPSampler() override;
 
     [[nodiscard]] std::string name() const override { return "GP"; }
+    /// Every option but max_resource (the scheduler's).
+    [[nodiscard]] HYPERTUNE_INLINE Settings settings() const override;
     /// Several objectives: each suggestion models a random weighting of them (ParEGO).
     [[nodiscard]] bool supports_objectives(std::size_t) const override { return true; }
     HYPERTUNE_INLINE void start(const SearchSpace& space, const SamplerContext& ctx) override;

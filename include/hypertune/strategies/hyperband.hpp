@@ -201,6 +201,8 @@ public:
         if (lowest_s_ > 0) rules += fmt::format("-brackets={}", brackets());
         return with_sampler_name(rules);
     }
+    /// Every option but max_resource (journaled apart), brackets as run, then the sampler's.
+    [[nodiscard]] HYPERTUNE_INLINE Settings settings() const override;
     [[nodiscard]] std::optional<Resource> max_resource() const override { return options_.max_resource; }
     [[nodiscard]] bool resumes_trials() const override {
         return options_.mode == HyperbandMode::Synchronous || options_.type == HalvingType::Promotion ||

@@ -72,6 +72,13 @@ public:
     [[nodiscard]] std::string name() const override { return fmt::format("MedianStopping({})", inner_.name()); }
     [[nodiscard]] std::optional<Resource> max_resource() const override { return inner_.max_resource(); }
     [[nodiscard]] std::vector<std::string> notes() const override { return inner_.notes(); }
+    /// Its rule's options, then the inner scheduler's settings.
+    [[nodiscard]] Settings settings() const override {
+        Settings s{{"min_trials", std::to_string(options_.min_trials)},
+                   {"grace_steps", std::to_string(options_.grace_steps)}};
+        for (auto& setting : inner_.settings()) s.push_back(std::move(setting));
+        return s;
+    }
     bool warm_start(const std::vector<WarmStartObservation>& observations, WarmStartType type) override {
         return inner_.warm_start(observations, type);
     }

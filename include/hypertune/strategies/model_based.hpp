@@ -119,6 +119,7 @@ public:
     HYPERTUNE_INLINE explicit ModelBasedSampler(ModelBasedOptions options = {});
 
     [[nodiscard]] std::string name() const override { return "ModelBased"; }
+    [[nodiscard]] HYPERTUNE_INLINE Settings settings() const override;
 
     HYPERTUNE_INLINE void start(const SearchSpace& space, const SamplerContext& ctx) override;
     [[nodiscard]] HYPERTUNE_INLINE std::optional<Config> sample(TrialId id) override;

@@ -15,6 +15,12 @@
 
 namespace hypertune {
 
+HYPERTUNE_INLINE Settings GridSampler::settings() const {
+    std::string points;
+    for (const auto& [name, n] : points_) points += fmt::format("{}{}={}", points.empty() ? "" : ", ", name, n);
+    return {{"points", points}};
+}
+
 HYPERTUNE_INLINE void GridSampler::start(const SearchSpace& space, const SamplerContext& ctx) {
     space_ = space;
     shape_ = space.grid_shape(points_);

@@ -29,6 +29,15 @@ HYPERTUNE_INLINE ASHA& ASHA::operator=(const ASHA&) = default;
 HYPERTUNE_INLINE ASHA& ASHA::operator=(ASHA&&) = default;
 HYPERTUNE_INLINE ASHA::~ASHA() = default;
 
+HYPERTUNE_INLINE Settings ASHA::settings() const {
+    Settings s = detail::halving_settings(options_.min_resource, "reduction_factor", options_.reduction_factor,
+                                          options_.type, options_.wait_for_peers,
+                                          detail::fills_idle_workers(options_.type, options_.fill_idle_workers),
+                                          options_.rank_by, options_.min_rung_results, options_.noise_tolerance);
+    for (auto& setting : Scheduler::settings()) s.push_back(std::move(setting));
+    return s;
+}
+
 HYPERTUNE_INLINE void ASHA::on_start() {
     detail::validate_rank_by("ASHA", options_.rank_by, context().objectives);
     detail::validate_noise_tolerance("ASHA", options_.noise_tolerance, context().objectives, context().constrained);

@@ -17,6 +17,24 @@
 namespace hypertune {
 
 HYPERTUNE_INLINE GPSampler::GPSampler(BayesianOptions options) : model_(std::make_unique<detail::GPModel>(options)) {}
+HYPERTUNE_INLINE Settings GPSampler::settings() const {
+    const BayesianOptions& o = model_->options();
+    const auto flag = [](bool b) { return std::string(b ? "true" : "false"); };
+    return {{"initial_points", std::to_string(o.initial_points)},
+            {"centre_first", flag(o.centre_first)},
+            {"design_margin", fmt::format("{}", o.design_margin)},
+            {"candidates", std::to_string(o.candidates)},
+            {"max_model_points", std::to_string(o.max_model_points)},
+            {"refit_every", std::to_string(o.refit_every)},
+            {"model_constraints", flag(o.model_constraints)},
+            {"refine", o.refine ? flag(*o.refine) : "auto"},
+            {"trust_region", flag(o.trust_region)},
+            {"active_direction", flag(o.active_direction)},
+            {"random_proposals", fmt::format("{}", o.random_proposals)},
+            {"portfolio", flag(o.portfolio)},
+            {"discrete_end_margin", fmt::format("{}", o.discrete_end_margin)}};
+}
+
 HYPERTUNE_INLINE GPSampler::GPSampler(const GPSampler& other)
     : Sampler(other), model_(std::make_unique<detail::GPModel>(*other.model_)) {}
 HYPERTUNE_INLINE GPSampler& GPSampler::operator=(const GPSampler& other) {

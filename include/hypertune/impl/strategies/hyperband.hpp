@@ -99,6 +99,17 @@ HYPERTUNE_INLINE Hyperband::Hyperband(HyperbandOptions options, AnySampler sampl
     }
 }
 
+HYPERTUNE_INLINE Settings Hyperband::settings() const {
+    Settings s = detail::halving_settings(options_.min_resource, "eta", options_.eta, options_.type,
+                                          options_.wait_for_peers,
+                                          detail::fills_idle_workers(options_.type, options_.fill_idle_workers),
+                                          options_.rank_by, options_.min_rung_results, options_.noise_tolerance);
+    s.insert(s.begin() + 2, {"mode", options_.mode == HyperbandMode::Synchronous ? "synchronous" : "asynchronous"});
+    s.insert(s.begin() + 3, {"brackets", std::to_string(brackets())});
+    for (auto& setting : Scheduler::settings()) s.push_back(std::move(setting));
+    return s;
+}
+
 HYPERTUNE_INLINE Hyperband::Hyperband(const Hyperband&) = default;
 HYPERTUNE_INLINE Hyperband::Hyperband(Hyperband&&) = default;
 HYPERTUNE_INLINE Hyperband& Hyperband::operator=(const Hyperband&) = default;

@@ -23,6 +23,12 @@ HYPERTUNE_INLINE ModelBasedSampler::ModelBasedSampler(ModelBasedOptions options)
     if (options_.candidates < 1) throw InvalidArgument("ModelBased: candidates must be >= 1, got 0");
 }
 
+HYPERTUNE_INLINE Settings ModelBasedSampler::settings() const {
+    return {{"random_fraction", fmt::format("{}", options_.random_fraction)},
+            {"min_points", std::to_string(options_.min_points)},
+            {"candidates", std::to_string(options_.candidates)}};
+}
+
 HYPERTUNE_INLINE void ModelBasedSampler::start(const SearchSpace& space, const SamplerContext& ctx) {
     space_ = space;
     seed_ = ctx.seed;
