@@ -155,7 +155,8 @@ private:
         s.worker_seconds = worker_seconds(now);
         const double until = now.value_or(last_time_);
         for (auto& r : out) {
-            if (!r.segments.empty() && std::isnan(r.segments.back().end)) r.segments.back().end = until;
+            // Running (or cut by a crash): its time so far counts, as the segment shows it.
+            close_open_segment(r, until);
             if (r.status == TrialStatus::Running && !r.curve.empty())
                 r.resource_used = std::max(r.resource_used, r.curve.back().step);
             if (!finished) continue;

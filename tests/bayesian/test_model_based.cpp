@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <map>
 #include <random>
+#include <deque>
 #include <set>
 #include <string>
 #include <vector>
@@ -556,4 +557,34 @@ TEST_CASE("ModelBased on a small discrete space: a model proposal never repeats 
     }
     CHECK(mb.model_proposals() > 0);
     CHECK(repeats_by_model == 0);
+}
+
+TEST_CASE("ModelBased on a space of three points: once the model has none left, the configuration stays random") {
+    // A fresh model samples each configuration once: after three proposals that each repeat a
+    // trial left out, it has none left and answers nothing, which was read all the same (an empty
+    // optional: undefined behaviour, seen as "the model failed (... the configuration has 0
+    // values)"). Four workers make it likely; several seeds, near certain.
+    ht::SearchSpace space{ht::IntegerParameter("n", 1, 3)};
+    std::size_t model_ran_out = 0;
+    for (std::uint64_t seed = 1; seed <= 6; ++seed) {
+        CAPTURE(seed);
+        ht::TunerOptions options{.max_jobs = 60, .max_parallel_jobs = 4, .seed = seed, .progress = ht::ProgressBar::Never};
+        auto mb = ht::ModelBased(ht::Hyperband({.max_resource = 27, .mode = ht::HyperbandMode::Synchronous}),
+                                 {.candidates = test_candidates});
+        const ht::Result r = ht::Tuner(space, std::move(mb), options).fit([](const ht::Config& c, ht::Trial& t) {
+            double v = 0.0;
+            for (ht::Resource e = t.resumed_from() + 1; e <= t.budget(); ++e) {
+                v = c.get<int>("n") + 1.0 / static_cast<double>(e);
+                t.report(e, v);
+                if (t.should_stop()) break;
+            }
+            return v;
+        });
+        CHECK(r.trials().size() == 60);
+        for (const auto& w : r.setup().warnings) {
+            CHECK_MESSAGE(w.find("the model failed") == std::string::npos, w);
+            model_ran_out += w.find("the model proposed only configurations the run has tried") != std::string::npos;
+        }
+    }
+    CHECK(model_ran_out > 0);  // the case did arise
 }

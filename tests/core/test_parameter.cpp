@@ -214,4 +214,17 @@ TEST_CASE("a static bool is read back as a bool, by name and by handle") {
     CHECK(cfg.get<bool>("verbose"));
     // A tuned integer is not a bool: the message names both types, as for any other mismatch.
     CHECK_THROWS_WITH_AS((void)cfg.get<bool>("x"), "parameter 'x' holds double (Continuous), not bool", ht::InvalidArgument);
+    // The space as a journal records it, read back (a resumed or loaded run's configurations):
+    // still a bool, as written (0 or 1) or as JSON true and false.
+    const ht::SearchSpace again = ht::detail::space_from_json(space.to_json());
+    const auto back = again.from_json(cfg.to_json());
+    CHECK(back.get<bool>("verbose"));
+    CHECK_FALSE(back.get<bool>("quiet"));
+    const auto from_bools = space.from_json(nlohmann::ordered_json::parse(R"({"x": 0.25, "verbose": true, "quiet": false})"));
+    CHECK(from_bools[verbose]);
+    CHECK_FALSE(from_bools[quiet]);
+    CHECK(from_bools.get<double>("x") == 0.25);
+    // true for another kind of parameter is still refused, naming it
+    CHECK_THROWS_WITH_AS((void)space.from_json(nlohmann::ordered_json::parse(R"({"x": true})")),
+                         "configuration JSON: parameter 'x' has a value of type boolean", ht::InvalidArgument);
 }

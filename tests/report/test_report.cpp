@@ -127,8 +127,11 @@ TEST_CASE("report: several objectives get a Pareto front section, with a pairwis
 TEST_CASE("report: text from the user is escaped everywhere") {
     const std::string evil = "<script>alert(1)</script>";
     const std::string quote = "a&b\"c'";
-    ht::SearchSpace space{ht::ContinuousParameter(evil, 0.0, 1.0), ht::CategoricalParameter(quote, {evil, quote, "ok"})};
-    ht::Tuner tuner(space, ht::RandomSearch(), {.metric = "<i>metric</i>", .max_jobs = 20, .seed = 2});
+    const std::string instances = "<img src=x onerror=alert(2)>";  // named in the billable time's row
+    ht::SearchSpace space{ht::ContinuousParameter(evil, 0.0, 1.0), ht::CategoricalParameter(quote, {evil, quote, "ok"}),
+                          ht::IntegerParameter(instances, 1, 4)};
+    ht::Tuner tuner(space, ht::RandomSearch(),
+                    {.metric = "<i>metric</i>", .max_jobs = 20, .seed = 2, .instances_parameter = instances});
     auto result = tuner.fit([&](const ht::Config& cfg) -> double {
         if (cfg.get<std::string>(quote) == "ok") throw std::runtime_error(evil);
         return cfg.get<double>(evil);
@@ -142,6 +145,32 @@ TEST_CASE("report: text from the user is escaped everywhere") {
     CHECK(html.find("a&amp;b&quot;c&#39;") != std::string::npos);
     CHECK(html.find("a&b") == std::string::npos);
     CHECK(html.find("&lt;i&gt;metric&lt;/i&gt;") != std::string::npos);
+    CHECK(html.find("<img") == std::string::npos);
+    CHECK(html.find("x its &lt;img src=x onerror=alert(2)&gt;") != std::string::npos);
+}
+
+TEST_CASE("report: the colours' key names trials cut short beside those stopped early") {
+    auto trainer = [](const ht::Config& c, ht::Trial& trial) {
+        for (ht::Resource s = 1; s <= trial.budget(); ++s) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(10));
+            trial.report(s, c.get<double>("x"));
+            if (trial.should_stop()) break;
+        }
+        return c.get<double>("x");
+    };
+    // Random search stops nothing: what max_runtime_seconds cut is not early stopping.
+    const auto cut = ht::Tuner(ht::SearchSpace{ht::ContinuousParameter("x", 0.0, 1.0)}, ht::RandomSearch({.max_resource = 10}),
+                               {.max_jobs = 4, .max_parallel_jobs = 2, .max_runtime_seconds = 0.05})
+                         .fit(trainer);
+    REQUIRE(cut.count(ht::TrialStatus::Stopped) > 0);
+    const auto html = ht::render_report(cut);
+    CHECK(html.find("Stopped early or cut short") != std::string::npos);
+    // Nothing cut: the key says stopped early alone.
+    const auto full = ht::Tuner(ht::SearchSpace{ht::ContinuousParameter("x", 0.0, 1.0)}, ht::RandomSearch(), {.max_jobs = 3})
+                          .fit([](const ht::Config& c) { return c.get<double>("x"); });
+    const auto plain = ht::render_report(full);
+    CHECK(plain.find("Stopped early") != std::string::npos);
+    CHECK(plain.find("cut short") == std::string::npos);
 }
 
 TEST_CASE("report: a failure reason that is not UTF-8 (a trainer's Latin-1 stderr) gives U+FFFD, as CSV does") {

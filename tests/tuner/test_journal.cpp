@@ -271,6 +271,14 @@ TEST_CASE("load_result on a journal cut while a trial ran: it shows Running at i
     CHECK(t->status == ht::TrialStatus::Running);
     CHECK(t->resource_used == 3);
     CHECK(t->curve.size() == 3);
+    // It trained until the journal's last event: that stretch is a segment, and in its elapsed and
+    // billable time as in the segment (it was left out of both)
+    double spans = 0.0;
+    for (const auto& g : t->segments) spans += g.end - g.start;
+    CHECK(spans > 0.0);
+    CHECK(t->elapsed_seconds == doctest::Approx(spans));
+    CHECK(t->billable_seconds == doctest::Approx(spans * t->instances));
+    CHECK(r.cost().busy_seconds >= spans);
     // The summary's counts add up to the trials: those running or paused are "unfinished".
     const std::size_t unfinished = r.count(ht::TrialStatus::Running) + r.count(ht::TrialStatus::Paused);
     CHECK(r.summary().find(fmt::format("{} completed, {} stopped early, {} failed, {} unfinished",
@@ -777,5 +785,48 @@ TEST_CASE("a full disk stops the run cleanly, and what reached the journal is a 
     // and the run resumes from what was saved (no limit now)
     auto resumed = ht::Tuner(journal_space(), asha(), options(path, 60)).fit(journal_trainer);
     CHECK(resumed.trials().size() == 60);
+    fs::remove(path);
+}
+
+TEST_CASE("a static bool is a bool in a loaded run and in the trials a resume runs again") {
+    // The journal writes it as 1 with its declared type; read back as an integer, get<bool> threw,
+    // and a trial in flight at a crash failed when the resume ran it again.
+    const auto path = temp_journal("static-bool");
+    ht::SearchSpace space{ht::IntegerParameter("depth", 1, 10)};
+    const auto gpu = space.add(ht::StaticParameter("use_gpu", true));
+    auto objective = [&](const ht::Config& c) { return c[gpu] ? static_cast<double>(c.get<int>("depth")) : 100.0; };
+    (void)ht::Tuner(space, ht::RandomSearch(), options(path, 3)).fit(objective);
+    CHECK(ht::load_result(path).best().config.get<bool>("use_gpu"));
+    // the journal cut after trial 2 started: the resume runs it again with the journal's configuration
+    auto lines = lines_of(path);
+    std::size_t cut = 0;
+    for (std::size_t i = 0; i < lines.size(); ++i)
+        if (lines[i].find("\"trial_started\"") != std::string::npos && lines[i].find("\"trial\":2") != std::string::npos)
+            cut = i + 1;
+    REQUIRE(cut > 0);
+    write_lines(path, lines, cut);
+    const ht::Result resumed = ht::Tuner(space, ht::RandomSearch(), options(path, 3)).fit(objective);
+    REQUIRE(resumed.trials().size() == 3);
+    for (const auto& t : resumed.trials()) {
+        CHECK_MESSAGE(t.status == ht::TrialStatus::Completed, t.failure_reason);
+        CHECK(t.config.get<bool>("use_gpu"));
+    }
+    fs::remove(path);
+}
+
+TEST_CASE("a failure whose text is not UTF-8 reads the same in the live result and in load_result") {
+    // The journal writes text as valid UTF-8 (a stray byte becomes U+FFFD); the live record kept
+    // the raw bytes, so the two results, their summaries and warnings differed.
+    const auto path = temp_journal("latin1-failure");
+    const ht::Result live = ht::Tuner(journal_space(), ht::RandomSearch(), options(path, 2))
+                                .fit([](const ht::Config&) -> double { throw std::runtime_error("caf\xe9 au lait"); });
+    const ht::Result loaded = ht::load_result(path);
+    REQUIRE(live.trials().size() == 2);
+    for (std::size_t i = 0; i < 2; ++i) {
+        CHECK(live.trials()[i].failure_reason == loaded.trials()[i].failure_reason);
+        CHECK(live.trials()[i].failure_reason.find("caf\xef\xbf\xbd au lait") != std::string::npos);
+    }
+    CHECK(live.summary() == loaded.summary());
+    CHECK(live.setup().warnings == loaded.setup().warnings);
     fs::remove(path);
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include <hypertune/json.hpp>
 #include <hypertune/hypertune.hpp>
+#include <hypertune/strategies/asha.hpp>
 
 #include <doctest/doctest.h>
 
@@ -677,6 +678,18 @@ TEST_CASE("a scheduler that stops a trial without recording why is warned about,
     const auto explained = ht::Tuner(small_space(), CutAtStepTwo(-1.0), {.max_jobs = 4}).fit(trainer);
     CHECK(explained.count(ht::TrialStatus::Stopped) == 4);
     CHECK(explained.setup().warnings.empty());
+    // A trial that goes on after its recorded Stop hears Stop again at each report: that is the
+    // ignored stop's warning alone, not also one that the scheduler gave no reason.
+    const auto ignoring =
+        ht::Tuner(small_space(), ht::ASHA({.min_resource = 1, .max_resource = 9, .type = ht::HalvingType::Stop}),
+                  {.max_jobs = 8})
+            .fit([](const ht::Config& c, ht::Trial& trial) {
+                for (ht::Resource step = 1; step <= trial.budget(); ++step)
+                    trial.report(step, quadratic(c) + 1.0 / static_cast<double>(step));
+                return quadratic(c);
+            });
+    REQUIRE(ignoring.setup().warnings.size() == 1);
+    CHECK(ignoring.setup().warnings.front().find("after ASHA told it to stop at step") != std::string::npos);
 }
 
 TEST_CASE("an absurd max_parallel_jobs is refused by name, and no more workers start than max_jobs") {

@@ -75,9 +75,16 @@ struct Context {
     }
 };
 
-inline std::string key_html() {
-    return "<p class=\"note key\"><i style=\"background:#2b6cb0\"></i>Completed (full resource)"
-           "<i style=\"background:#dd8a2a\"></i>Stopped early<i style=\"background:#c53030\"></i>Failed</p>";
+// The colours' key. Stopped trials share a colour: those the strategy stopped, and those the run's
+// end cut short (stop(), a time limit), which the key then names too.
+inline std::string key_html(const Context& c) {
+    const auto& trials = c.result.trials();
+    const bool cut = std::any_of(trials.begin(), trials.end(), [](const TrialRecord& t) {
+        return t.status == TrialStatus::Stopped && !Result::stopped_early(t);
+    });
+    return fmt::format("<p class=\"note key\"><i style=\"background:#2b6cb0\"></i>Completed (full resource)"
+                       "<i style=\"background:#dd8a2a\"></i>{}<i style=\"background:#c53030\"></i>Failed</p>",
+                       cut ? "Stopped early or cut short" : "Stopped early");
 }
 
 // A ratio for people: "3.2x faster", "10.0x slower" (not "0.1x faster"), and `same` when the two
@@ -109,7 +116,8 @@ inline std::string summary(const Context& c) {
     const auto& k = c.cost;
     row(s.instances_parameter.empty()
             ? fmt::format("billable time ({} instance{} per trial)", s.instances_per_trial, s.instances_per_trial == 1 ? "" : "s")
-            : fmt::format("billable time (instances per trial: {} x its {})", s.instances_per_trial, s.instances_parameter),
+            : fmt::format("billable time (instances per trial: {} x its {})", s.instances_per_trial,
+                          esc(s.instances_parameter)),
         fmt::format("{} with early stopping, {} estimated without{}", human_duration(k.billable_seconds),
                     human_duration(k.billable_seconds_without_early_stopping),
                     k.billable_seconds > 0
@@ -167,7 +175,7 @@ inline std::string best_so_far(const Context& c) {
         ch.line(steps, "best");
         out += ch.str();
     }
-    return out + "</div>" + key_html() +
+    return out + "</div>" + key_html(c) +
            fmt::format("<p class=\"note\">The black line is the best value so far among {}; dots are every trial's "
                        "final value (a stopped trial's at the resource it reached).</p>",
                        completed_only ? "trials completed at full resource" : "all trials (none completed)");
@@ -254,7 +262,7 @@ inline std::string curves(const Context& c) {
                                                      with.size() - drawn)
                                        : std::string());
     if (!c.rungs.empty()) note += " Dashed lines: the resources where the strategy stopped or promoted trials (rungs).";
-    return ch.str() + key_html() + fmt::format("<p class=\"note\">{}</p>", note);
+    return ch.str() + key_html(c) + fmt::format("<p class=\"note\">{}</p>", note);
 }
 
 // Which worker ran what, when: idle time is the grey left between the bars.
@@ -312,7 +320,7 @@ inline std::string timeline(const Context& c) {
     double held = 0.0;
     for (const double b : busy) held += b;
     const double capacity = end * static_cast<double>(workers);
-    return ch.str() + key_html() +
+    return ch.str() + key_html(c) +
            fmt::format("<p class=\"note\">One row per worker, with its share of the time shown held by a trial "
                        "(training, or waiting for its resources); grey is idle. {} of {} worker-seconds held ({:.0f}%). "
                        "Utilisation: {} worker-seconds of training over {} ({:.0f}%).{}</p>",
@@ -378,7 +386,7 @@ inline std::string parameters(const Context& c) {
         out += ch.str();
     }
     std::size_t shown = keep_done.size() + keep_stopped.size();
-    return out + "</div>" + key_html() +
+    return out + "</div>" + key_html(c) +
            fmt::format("<p class=\"note\">Circled: the best trial. {}{}</p>",
                        shown < c.scored.size() ? fmt::format("{} of {} trials shown (all completed ones first). ", shown,
                                                              c.scored.size())

@@ -10,6 +10,7 @@
 #include <hypertune/detail/progress_line.hpp>
 #include <hypertune/detail/replay.hpp>
 #include <hypertune/detail/str_cat.hpp>
+#include <hypertune/detail/utf8.hpp>
 #include <hypertune/journal.hpp>
 #include <hypertune/objective.hpp>
 #include <hypertune/result.hpp>
@@ -256,8 +257,11 @@ private:
             } catch (const std::exception& e) {
                 fail(fmt::format("strategy '{}' failed in report(): {}", strategy_name_, e.what()));
             }
-        if (took && d == Decision::Stop && !warned_unexplained_stop_ &&
-            record.decisions.size() == decided_before) {
+        // A Stop repeated to a trial that goes on after its Stop or Pause record is explained.
+        const bool standing = !record.decisions.empty() && (record.decisions.back().kind == DecisionRecord::Kind::Stop ||
+                                                             record.decisions.back().kind == DecisionRecord::Kind::Pause);
+        if (took && d == Decision::Stop && !warned_unexplained_stop_ && record.decisions.size() == decided_before &&
+            !standing) {
             warned_unexplained_stop_ = true;
             warn(fmt::format("{} stopped trial {} at step {} without recording why: the result shows it Stopped with "
                              "no decision (a custom scheduler records one with decide() before it returns Stop)",
@@ -347,7 +351,9 @@ private:
             }
     }
 
-    void warn(std::string message, double time) { emit(RunWarned{time, std::move(message)}); }
+    // Text that may carry an exception's bytes (a warning, a failure, the run's end) is recorded as
+    // the journal writes it, valid UTF-8, so that the live result and load_result's agree.
+    void warn(std::string message, double time) { emit(RunWarned{time, valid_utf8(message)}); }
     // "trial 7: <reason>", whether or not the reason begins so already.
     [[nodiscard]] static std::string with_trial_prefix(TrialId id, const std::string& reason) {
         const std::string prefix = fmt::format("trial {}: ", id);
@@ -583,7 +589,7 @@ private:
                                  with_trial_prefix(records.front().id, records.front().failure_reason)),
                      now);
             ended_after_ = seconds_since_start();
-            emit(RunEnded{now, stop_reason_});
+            emit(RunEnded{now, valid_utf8(stop_reason_)});
             sync_journal();
             checkpoints_.remove_folder_if_empty();  // what paused trials saved stays for a resume
         }
@@ -915,7 +921,7 @@ private:
                 }
             }
             lk.lock();
-            emit(TrialRetried{run_clock(), s.trial, attempt, std::max(s.resume_from, judged), a.failure});
+            emit(TrialRetried{run_clock(), s.trial, attempt, std::max(s.resume_from, judged), valid_utf8(a.failure)});
             lk.unlock();
         }
         return a;
@@ -932,7 +938,7 @@ private:
                                    : a.stopped ? TrialStatus::Stopped
                                                : TrialStatus::Completed;
         if (a.failed) a.values.clear();
-        emit(TrialEnded{t1, id, status, a.failed ? std::nan("") : a.value, resource, a.failed ? a.failure : "",
+        emit(TrialEnded{t1, id, status, a.failed ? std::nan("") : a.value, resource, a.failed ? valid_utf8(a.failure) : "",
                         a.retries, a.values, a.waited_seconds});
         Outcome outcome = a.failed    ? Outcome::failed(resource)
                           : a.stopped ? Outcome::stopped(loss_of(a.value), resource)

@@ -56,6 +56,8 @@ HYPERTUNE_INLINE Config config_from_json(const SearchSpace& space, const JsonVal
             throw InvalidArgument(fmt::format("configuration JSON: parameter '{}' is missing", p.name));
         }
         if (v->is_string()) values.emplace_back(v->as_string());
+        else if (v->is_boolean() && p.kind == ParameterKind::Static && p.type == type_name<bool>())
+            values.emplace_back(std::int64_t{v->as_boolean() ? 1 : 0});  // a bool is held as 0 or 1
         else if (v->type() == JsonValue::Type::Integer) values.emplace_back(v->as_integer<std::int64_t>());
         else if (v->is_number()) values.emplace_back(v->as_double());
         else
@@ -121,7 +123,12 @@ HYPERTUNE_INLINE SearchSpace space_from_json(const JsonValue& j) {
             space.add(CategoricalParameter(name, std::move(values)));
         } else if (kind == "Static") {
             const JsonValue& v = p.at("value");
-            if (v.is_string()) space.add(StaticParameter(name, v.as_string()));
+            // A bool is written as 0 or 1 with its declared type: read back as a bool, so that
+            // get<bool> works on a resumed or loaded run's configurations as on the live ones.
+            const bool is_bool = v.is_boolean() || (p.string_or("type", "") == type_name<bool>() && v.is_integer() &&
+                                                    (v.as_integer<std::int64_t>() == 0 || v.as_integer<std::int64_t>() == 1));
+            if (is_bool) space.add(StaticParameter(name, v.is_boolean() ? v.as_boolean() : v.as_integer<std::int64_t>() == 1));
+            else if (v.is_string()) space.add(StaticParameter(name, v.as_string()));
             else if (v.type() == JsonValue::Type::Integer) space.add(StaticParameter(name, v.as_integer<std::int64_t>()));
             else space.add(StaticParameter(name, v.as_double()));
         } else {

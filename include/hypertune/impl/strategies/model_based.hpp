@@ -163,15 +163,19 @@ HYPERTUNE_INLINE std::optional<Config> ModelBasedSampler::propose(TrialId id, st
         }
         // The fresh model's trials count from 0: its random draws depend on (its seed, 0, 1, ...).
         TrialId asked = 0;
-        Config proposal = *model.sample(asked++);
         // A repeat of a trial left out is marked pending and the model asked again (its fit is reused).
-        const TrialState* repeated = nearest_within(left_out, space_.encode(proposal));
+        // On a finite space the model may have nothing left: every point is tried or pending.
+        std::optional<Config> proposal = model.sample(asked++);
+        auto repeat_of = [&]() -> const TrialState* {
+            return proposal ? nearest_within(left_out, space_.encode(*proposal)) : nullptr;
+        };
+        const TrialState* repeated = repeat_of();
         for (int again = 0; again < max_repeat_asks && repeated != nullptr; ++again) {
             model.observe_pending(repeated->config);
-            proposal = *model.sample(asked++);
-            repeated = nearest_within(left_out, space_.encode(proposal));
+            proposal = model.sample(asked++);
+            repeated = repeat_of();
         }
-        if (repeated != nullptr) {  // on a small discrete space the model can keep to a few points
+        if (!proposal || repeated != nullptr) {  // on a small discrete space the model can keep to a few points
             note_once(id, "the model proposed only configurations the run has tried; the configuration stays "
                           "random");
             return std::nullopt;
