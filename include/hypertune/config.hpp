@@ -126,7 +126,14 @@ public:
         return detail::convert_value<T>((*layout_)[h.index], values_[h.index]);
     }
 
-    friend bool operator==(const Config& a, const Config& b) { return a.values_ == b.values_; }
+    /// The same values of parameters of the same names, in the same order ({a=0.5} is not {b=0.5}).
+    friend bool operator==(const Config& a, const Config& b) {
+        if (a.values_ != b.values_) return false;
+        if (a.layout_ == b.layout_) return true;
+        for (std::size_t i = 0; i < a.values_.size(); ++i)
+            if ((*a.layout_)[i].name != (*b.layout_)[i].name) return false;
+        return true;
+    }
 
     /// {"name": value, ...} in parameter order. Defined in <hypertune/json.hpp>, which brings in
     /// nlohmann/json (<hypertune/hypertune.hpp> includes it).

@@ -137,6 +137,12 @@ ParameterSpec numeric_spec(std::string_view what, std::string name, ParameterKin
 // is inside the range.
 [[nodiscard]] double as_written(float bound) noexcept;
 
+// A value as a message shows it: text quoted ("the text '7'"), so that it is not taken for 7.
+[[nodiscard]] std::string given_value(const Value& v);
+
+// Equal values, an integer and a real of the same number included (JSON writes 2.0 as 2).
+[[nodiscard]] bool same_value(const Value& a, const Value& b) noexcept;
+
 }  // namespace detail
 
 /// An integer hyperparameter in [min, max] (both included).
@@ -257,12 +263,20 @@ public:
                 throw InvalidArgument(fmt::format("StaticParameter '{}': the value is not valid UTF-8", spec_.name));
             spec_.fixed = std::move(value);
         } else if constexpr (std::is_integral_v<T>) {
+            // A configuration holds a signed 64-bit integer: an unsigned one past it would wrap.
+            if constexpr (std::is_unsigned_v<T> && sizeof(T) >= sizeof(std::int64_t))
+                if (value > static_cast<T>(std::numeric_limits<std::int64_t>::max()))
+                    throw InvalidArgument(fmt::format("StaticParameter '{}': {} is past the largest integer a "
+                                                      "configuration holds ({})",
+                                                      spec_.name, value, std::numeric_limits<std::int64_t>::max()));
             spec_.fixed = static_cast<std::int64_t>(value);
         } else {
             static_assert(std::is_floating_point_v<T>, "StaticParameter holds an integer, a real or a string");
             if (!std::isfinite(static_cast<double>(value)))
                 throw InvalidArgument(fmt::format("StaticParameter '{}': value must be finite", spec_.name));
-            spec_.fixed = static_cast<double>(value);
+            // A float as written (0.1f is 0.1, not 0.10000000149011612), as a float bound is.
+            if constexpr (std::is_same_v<T, float>) spec_.fixed = detail::as_written(value);
+            else spec_.fixed = static_cast<double>(value);
         }
     }
 

@@ -764,3 +764,22 @@ TEST_CASE("Bayesian: heavy-tailed losses are modelled on a log scale (Rosenbrock
     CHECK(said);
     CHECK(median(regret) < 100.0);
 }
+
+TEST_CASE("Bayesian without constraint models: the fallback's note counts the trials that broke a constraint apart") {
+    // Every trial has a finite loss and breaks the constraint; with model_constraints off they enter
+    // the model as failed ones, and the note said none had a finite loss.
+    ht::TunerOptions o{.metric = "loss", .max_jobs = 7, .seed = 3, .progress = ht::ProgressBar::Never};
+    o.objectives = {{"loss", ht::Direction::Minimize}};
+    o.constraints = {ht::Constraint::at_most("memory", -1.0)};
+    const auto r = ht::Tuner(ht::SearchSpace{ht::ContinuousParameter("x", 0.0, 1.0)},
+                             ht::Bayesian({.model_constraints = false}), o)
+                       .fit([](const ht::Config& c) {
+                           const double x = c.get<double>("x");
+                           return ht::Metrics{{"loss", x}, {"memory", x}};
+                       });
+    const auto& w = r.setup().warnings;
+    CHECK(std::any_of(w.begin(), w.end(), [](const std::string& s) {
+        return s.find("0 of 5 finished trials have a finite loss and meet the constraints (5 broke one), the model "
+                      "needs 2") != std::string::npos;
+    }));
+}

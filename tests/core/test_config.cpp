@@ -92,3 +92,14 @@ TEST_CASE("configs made before a parameter was added keep their own layout") {
     CHECK(before.get<int>("a") == 2);
     CHECK_THROWS_AS((void)before.get<int>("b"), ht::InvalidArgument);
 }
+
+TEST_CASE("configurations of parameters with other names are not equal, whatever their values") {
+    const ht::SearchSpace a{ht::ContinuousParameter("a", 0.0, 1.0)};
+    const ht::SearchSpace b{ht::ContinuousParameter("b", 0.0, 1.0)};
+    const ht::SearchSpace a_again{ht::ContinuousParameter("a", 0.0, 1.0)};
+    const std::vector<double> u{0.5};
+    CHECK_FALSE(a.decode(u) == b.decode(u));
+    CHECK(a.decode(u) == a_again.decode(u));  // another space of the same parameter: equal
+    CHECK(a.decode(u) == a.decode(u));
+    CHECK_FALSE(a.decode(u) == a.decode(std::vector<double>{0.25}));
+}

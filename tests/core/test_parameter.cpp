@@ -6,6 +6,8 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <cstdint>
+#include <limits>
 #include <map>
 #include <string>
 
@@ -202,6 +204,14 @@ TEST_CASE("static parameters keep their value") {
     CHECK(std::get<std::string>(s.fixed) == "binary:logistic");
     CHECK(std::get<std::int64_t>(ht::StaticParameter("nthread", 2).spec().fixed) == 2);
     CHECK_THROWS_AS(ht::StaticParameter("x", std::nan("")), ht::InvalidArgument);
+    // An unsigned value past what a configuration holds is refused, not wrapped to a negative one.
+    CHECK(std::get<std::int64_t>(ht::StaticParameter("u", std::uint64_t{1} << 62).spec().fixed) == std::int64_t{1} << 62);
+    CHECK_THROWS_WITH_AS(ht::StaticParameter("u", std::numeric_limits<std::uint64_t>::max()),
+                         "StaticParameter 'u': 18446744073709551615 is past the largest integer a configuration holds "
+                         "(9223372036854775807)",
+                         ht::InvalidArgument);
+    // A float as written, as a float bound is.
+    CHECK(std::get<double>(ht::StaticParameter("f", 0.1f).spec().fixed) == 0.1);
 }
 
 TEST_CASE("a static bool is read back as a bool, by name and by handle") {

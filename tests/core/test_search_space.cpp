@@ -95,15 +95,25 @@ TEST_CASE("configurations from JSON are checked against the space") {
     CHECK_THROWS_WITH_AS((void)space.from_json(nlohmann::json::parse(R"({"max_depth": 11, "eta": 0.1})")),
                          "IntegerParameter 'max_depth': 11 is outside [1, 10]", ht::InvalidArgument);
     CHECK_THROWS_WITH_AS((void)space.from_json(nlohmann::json::parse(R"({"max_depth": 2.5, "eta": 0.1})")),
-                         "IntegerParameter 'max_depth': value is not an integer", ht::InvalidArgument);
+                         "IntegerParameter 'max_depth': 2.5 is not an integer of [1, 10]", ht::InvalidArgument);
+    // Past 64 bits, JSON's integer is a real number: named with the range, not as "not an integer" alone.
+    CHECK_THROWS_WITH_AS((void)space.from_json(nlohmann::json::parse(R"({"max_depth": 18446744073709551615, "eta": 0.1})")),
+                         "IntegerParameter 'max_depth': 1.8446744073709552e+19 is not an integer of [1, 10]",
+                         ht::InvalidArgument);
+    CHECK_THROWS_WITH_AS((void)space.from_json(nlohmann::json::parse(R"({"max_depth": "3", "eta": 0.1})")),
+                         "IntegerParameter 'max_depth': the text '3' is not an integer of [1, 10]", ht::InvalidArgument);
     CHECK_THROWS_WITH_AS((void)space.from_json(nlohmann::json::parse(R"({"max_depth": 2, "eta": "fast"})")),
-                         "ContinuousParameter 'eta': value is not a number", ht::InvalidArgument);
+                         "ContinuousParameter 'eta': the text 'fast' is not a number", ht::InvalidArgument);
     // A number where a category's name belongs is named, not a std::bad_variant_access.
     ht::SearchSpace with_category{ht::CategoricalParameter("booster", {"gbtree", "dart"})};
     CHECK_THROWS_WITH_AS((void)with_category.from_json(nlohmann::json::parse(R"({"booster": 1})")),
-                         "CategoricalParameter 'booster': value is not a string", ht::InvalidArgument);
+                         "CategoricalParameter 'booster': 1 is not one of its values (text)", ht::InvalidArgument);
     CHECK_THROWS_WITH_AS((void)with_category.from_json(nlohmann::json::parse(R"({"booster": 0.5})")),
-                         "CategoricalParameter 'booster': value is not a string", ht::InvalidArgument);
+                         "CategoricalParameter 'booster': 0.5 is not one of its values (text)", ht::InvalidArgument);
+    // A static given as text where it holds a number: the text is quoted, so the two do not read alike.
+    ht::SearchSpace with_static{ht::ContinuousParameter("x", 0.0, 1.0), ht::StaticParameter("threads", 7)};
+    CHECK_THROWS_WITH_AS((void)with_static.from_json(nlohmann::json::parse(R"({"x": 0.5, "threads": "7"})")),
+                         "StaticParameter 'threads': the text '7' differs from its fixed value 7", ht::InvalidArgument);
 }
 
 TEST_CASE("grid: a shape or index that is not the grid's is refused, naming what is wrong") {

@@ -293,6 +293,18 @@ TEST_CASE("a constrained run whose trainer reports single values is warned about
                          "infeasible trial ranks after the feasible ones"));
     // A strategy that judges nothing from reports has nothing to warn about.
     CHECK(ht::Tuner(space, ht::RandomSearch({.max_resource = 3}), o).fit(trainer).setup().warnings.empty());
+    // Metrics without the constrained one are the same case, and named as such.
+    const auto without = ht::Tuner(space, ht::ASHA({.min_resource = 1, .max_resource = 9, .type = ht::HalvingType::Stop}), o)
+                             .fit([](const ht::Config& c, ht::Trial& trial) {
+                                 const double x = c.get<double>("x");
+                                 for (ht::Resource r = 1; r <= trial.budget() && !trial.should_stop(); ++r)
+                                     trial.report(r, ht::Metrics{{"loss", x + 1.0 / static_cast<double>(r)}});
+                                 return ht::Metrics{{"loss", x}, {"throughput", 50.0 + 200.0 * x}};
+                             });
+    REQUIRE(without.setup().warnings.size() == 1);
+    CHECK(without.setup().warnings[0].find("of this constrained run carried no value of the constrained metric "
+                                           "'throughput' (the first: trial 0 at step 1): ASHA judged those trials as "
+                                           "if they met the constraints") != std::string::npos);
 }
 
 TEST_CASE("metrics the objective gets wrong fail that trial, naming the metric") {
@@ -361,6 +373,14 @@ TEST_CASE("several objectives: misuse is refused before any trial runs, naming t
     bad.objectives.push_back({"accuracy", ht::Direction::Minimize});
     CHECK_THROWS_WITH_AS(ht::Tuner(space, ht::RandomSearch(), bad), "TunerOptions: objective 'accuracy' is given twice",
                          ht::InvalidArgument);
+    bad = o;
+    bad.constraints = {ht::Constraint::at_most("memory", 1.0), ht::Constraint::at_least("memory", 2.0)};
+    CHECK_THROWS_WITH_AS(ht::Tuner(space, ht::RandomSearch(), bad),
+                         "TunerOptions: constraints 'memory <= 1' and 'memory >= 2' exclude each other: no trial could "
+                         "meet both",
+                         ht::InvalidArgument);
+    bad.constraints = {ht::Constraint::at_most("memory", 2.0), ht::Constraint::at_least("memory", 2.0)};  // = 2 only
+    CHECK_NOTHROW(ht::Tuner(space, ht::RandomSearch(), bad));
     bad = o;
     bad.constraints = {ht::Constraint::at_most("x", 1.0)};
     CHECK_THROWS_WITH_AS(ht::Tuner(space, ht::RandomSearch(), bad),
@@ -592,9 +612,13 @@ TEST_CASE("MO-ASHA: a report that lacks an objective fails that trial, naming wh
     auto result = ht::Tuner(mo_space(), ht::ASHA({.max_resource = 9}), o).fit([](const ht::Config& c, ht::Trial& t) {
         if (t.id() == 1) t.report(1, 0.5);  // one value where two objectives are ranked
         if (t.id() == 2) t.report(1, ht::Metrics{{"accuracy", 0.5}});  // cost is missing
+        if (t.id() == 3) t.report(1, ht::Metrics{{"accuracy", 0.5}, {"Cost", 2.0}});  // misspelt
         return train_reporting(c, t);
     });
     REQUIRE(result.trials().size() == 6);
+    CHECK(result.trials()[3].status == ht::TrialStatus::Failed);
+    CHECK(result.trials()[3].failure_reason.find("trial 3: the report at step 1 has no value for objective 'cost' (it "
+                                                 "also has Cost, which the run does not have)") != std::string::npos);
     CHECK(result.trials()[0].status != ht::TrialStatus::Failed);
     CHECK(result.trials()[1].status == ht::TrialStatus::Failed);
     CHECK(result.trials()[1].failure_reason.find("ASHA ranks trials on 2 objectives, but trial 1 reported a single value at "
@@ -602,7 +626,7 @@ TEST_CASE("MO-ASHA: a report that lacks an objective fails that trial, naming wh
     CHECK(result.trials()[2].status == ht::TrialStatus::Failed);
     CHECK(result.trials()[2].failure_reason.find("trial 2: the report at step 1 has no value for objective 'cost'") !=
           std::string::npos);
-    for (std::size_t i = 3; i < 6; ++i) CHECK(result.trials()[i].status != ht::TrialStatus::Failed);
+    for (std::size_t i = 4; i < 6; ++i) CHECK(result.trials()[i].status != ht::TrialStatus::Failed);
     CHECK(result.trials()[1].curve.empty());
     CHECK(result.trials()[2].curve.empty());
     ht::testing::check_same_result(result, ht::load_result(path));

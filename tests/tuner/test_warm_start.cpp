@@ -68,6 +68,19 @@ TEST_CASE("warm start: losses are negated when maximising, as the strategies min
     CHECK(prepared.observations[0].loss == doctest::Approx(-w.parents[0].trials()[0].objective));
 }
 
+TEST_CASE("warm start: a static number written as the other kind of number is the same value") {
+    // 1 and 1.0 are one value (JSON writes 2.0 as 2); 2 is another, and the message says both.
+    auto space_with = [](auto threads) {
+        return ht::SearchSpace{ht::ContinuousParameter("lr", 0.0, 1.0), ht::StaticParameter("threads", threads)};
+    };
+    const auto parent = ht::Tuner(space_with(1), ht::RandomSearch(), {.max_jobs = 3})
+                            .fit([](const ht::Config& c) { return c.get<double>("lr"); });
+    const ht::WarmStart w{.parents = {parent}};
+    CHECK(ht::prepare_warm_start(w, space_with(1.0), "objective", ht::Direction::Minimize).observations.size() == 3);
+    CHECK(message_of([&] { (void)ht::prepare_warm_start(w, space_with(2.5), "objective", ht::Direction::Minimize); })
+              .starts_with("warm start parent 0: static parameter 'threads' is 1 there and 2.5 here"));
+}
+
 TEST_CASE("warm start: parents that cannot be used are refused, naming the parent and the parameter") {
     const auto parent = parent_run();
     auto prepare = [&](ht::SearchSpace space, ht::WarmStartType type = ht::WarmStartType::IdenticalDataAndAlgorithm,
@@ -98,7 +111,8 @@ TEST_CASE("warm start: parents that cannot be used are refused, naming the paren
     ht::SearchSpace other_static{ht::ContinuousParameter("lr", 0.0, 1.0), ht::IntegerParameter("depth", 1, 10),
                                  ht::CategoricalParameter("booster", {"gbtree", "dart", "linear"}),
                                  ht::StaticParameter("objective", std::string("multi"))};
-    CHECK(prepare(other_static).starts_with("warm start parent 0: static parameter 'objective' has another value there"));
+    CHECK(prepare(other_static).starts_with("warm start parent 0: static parameter 'objective' is the text 'binary' "
+                                            "there and the text 'multi' here"));
     // TransferLearning allows all of these except a categorical turned numeric.
     for (const auto& space : {added, removed, retyped, other_static})
         CHECK(prepare(space, ht::WarmStartType::TransferLearning) == "no InvalidArgument");

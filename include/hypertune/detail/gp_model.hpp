@@ -130,6 +130,7 @@ public:
         portfolio_.clear();
         configurations_ = finite_configurations(space);
         tried_.clear();
+        unmet_.clear();
         // Asked for, an initial design as large as the run would leave the model nothing to do.
         if (options_.initial_points != 0 && ctx.max_trials != 0 && initial_ >= ctx.max_trials)
             notes_.push_back({std::nullopt, fmt::format("initial_points = {} with a budget of {} new trials: every "
@@ -190,6 +191,13 @@ public:
         } else if (objectives_ > 1) {
             usable = false;  // a run of several objectives: one loss alone cannot be placed
         }
+        // A finite loss that breaks a constraint the model does not learn: not a failure, as the
+        // fallback's note says.
+        if (!usable && outcome.status != Outcome::Status::Failed && std::isfinite(outcome.loss) && !outcome.feasible &&
+            !modelled)
+            unmet_.insert(id);
+        else
+            unmet_.erase(id);
         t.state = usable ? GpPointState::Observed : GpPointState::Failed;
         t.loss = usable ? outcome.loss : std::numeric_limits<double>::quiet_NaN();
         t.violations = usable && modelled ? outcome.violations : std::vector<double>{};
@@ -488,8 +496,13 @@ private:
         const std::vector<std::size_t>& failed = points_.failed;
         const std::vector<std::size_t>& pending = points_.pending;
         if (observed.size() < 2)
-            return fallback(id, "few", fmt::format("{} of {} finished trials have a finite loss, the model needs 2",
-                                                   observed.size(), observed.size() + failed.size()));
+            return fallback(id, "few",
+                            unmet_.empty()
+                                ? fmt::format("{} of {} finished trials have a finite loss, the model needs 2",
+                                              observed.size(), observed.size() + failed.size())
+                                : fmt::format("{} of {} finished trials have a finite loss and meet the constraints "
+                                              "({} broke one), the model needs 2",
+                                              observed.size(), observed.size() + failed.size(), unmet_.size()));
         double worst = -std::numeric_limits<double>::infinity();
         double lowest = std::numeric_limits<double>::infinity();
         for (auto i : observed) {
@@ -897,6 +910,7 @@ private:
     GpModelPoints points_;                     // earlier evaluations then trials, rebuilt by suggest()
     std::size_t configurations_ = 0;           // of a finite space (finite_configurations), else 0
     std::set<std::vector<double>> tried_;      // this run's configurations, encoded, on a finite space
+    std::set<TrialId> unmet_;                  // trials with a finite loss that broke an unmodelled constraint
     std::vector<Note> notes_;
     std::string last_note_;
     std::optional<detail::GpHyperparameters> hyper_;

@@ -195,9 +195,19 @@ public:
                                                       trial.id(), metric_names_[i], *v, step));
                 values[i] = *v;
             } else if (i < objectives) {
-                throw InvalidArgument(fmt::format("trial {}: the report at step {} has no value for objective '{}' "
+                // The report's other names, as for the returned value: a misspelt name shows.
+                std::vector<std::string_view> others;
+                for (const auto& [name, x] : m.values())
+                    if (std::find(metric_names_.begin(), metric_names_.end(), name) == metric_names_.end())
+                        others.push_back(name);
+                throw InvalidArgument(fmt::format("trial {}: the report at step {} has no value for objective '{}'{} "
                                                   "({} is given every objective at each report)",
-                                                  trial.id(), step, metric_names_[i], strategy_name_));
+                                                  trial.id(), step, metric_names_[i],
+                                                  others.empty() ? std::string()
+                                                                 : fmt::format(" (it also has {}, which the run does not "
+                                                                               "have)",
+                                                                               detail::join(others, ", ")),
+                                                  strategy_name_));
             }
         }
         trial.last_value_ = values.front();
@@ -236,10 +246,18 @@ private:
         // One lookup for the whole report: no event below adds a record, so the reference holds.
         const TrialRecord& record = state_.record(trial.id());
         const std::size_t decided_before = record.decisions.size();
-        // A single value in a constrained run: the strategy cannot tell whether the trial meets
-        // the constraints, and judges it as if it did (said at the end, if it judged anything).
-        if (values.empty() && !options_.constraints.empty() && plain_reports_++ == 0)
-            first_plain_report_ = {trial.id(), step};
+        // A single value in a constrained run, or metrics without a constrained one: the strategy
+        // cannot tell whether the trial meets the constraints, and judges it as if it did (said at
+        // the end, if it judged anything).
+        if (!options_.constraints.empty()) {
+            std::string missing;
+            if (!values.empty())
+                for (const Constraint& c : options_.constraints)
+                    for (std::size_t i = 0; i < metric_names_.size() && i < values.size(); ++i)
+                        if (metric_names_[i] == c.metric && std::isnan(values[i]) && missing.empty()) missing = c.metric;
+            if ((values.empty() || !missing.empty()) && plain_reports_++ == 0)
+                first_plain_report_ = {trial.id(), step, values.empty() ? std::string() : std::move(missing)};
+        }
         try {
             d = strategy_.report(trial.id(), step,
                                  intermediate_report(&record, now, loss_of(value),
@@ -570,12 +588,14 @@ private:
             if (plain_reports_ > 0 &&
                 std::any_of(state_.records().begin(), state_.records().end(),
                             [](const TrialRecord& r) { return !r.decisions.empty(); }))
-                warn(fmt::format("{} report{} of this constrained run carried a single value (the first: trial {} at "
-                                 "step {}): {} judged those trials as if they met the constraints; report ht::Metrics "
-                                 "with the constrained metrics too, so that an infeasible trial ranks after the "
-                                 "feasible ones",
-                                 plain_reports_, plain_reports_ == 1 ? "" : "s", first_plain_report_.first,
-                                 first_plain_report_.second, strategy_name_),
+                warn(fmt::format("{} report{} of this constrained run carried {} (the first: trial {} at step {}): {} "
+                                 "judged those trials as if they met the constraints; report ht::Metrics with the "
+                                 "constrained metrics too, so that an infeasible trial ranks after the feasible ones",
+                                 plain_reports_, plain_reports_ == 1 ? "" : "s",
+                                 first_plain_report_.missing.empty()
+                                     ? std::string("a single value")
+                                     : fmt::format("no value of the constrained metric '{}'", first_plain_report_.missing),
+                                 first_plain_report_.trial, first_plain_report_.step, strategy_name_),
                      now);
             if (trials_out_of_time_ > 1)
                 warn(fmt::format("{} trials ran past max_trial_seconds = {} s", trials_out_of_time_,
@@ -1090,8 +1110,12 @@ private:
     bool warned_ignored_stop_ = false;
     bool warned_returned_short_ = false;
     std::size_t trials_out_of_time_ = 0;  // TunerOptions::max_trial_seconds: runs that went past it
-    std::size_t plain_reports_ = 0;       // single-value reports in a constrained run
-    std::pair<TrialId, Resource> first_plain_report_{};
+    std::size_t plain_reports_ = 0;  // reports of a constrained run without its constrained metrics
+    struct PlainReport {
+        TrialId trial = 0;
+        Resource step = 0;
+        std::string missing;  // the constrained metric left out; empty: a single value
+    } first_plain_report_{};
     double session_start_ = 0.0;
     std::size_t active_workers_ = 0;
     std::uint64_t generation_ = 0;

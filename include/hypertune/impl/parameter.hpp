@@ -12,6 +12,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
+#include <optional>
 #include <string_view>
 #include <system_error>
 #include <vector>
@@ -66,7 +67,9 @@ HYPERTUNE_INLINE double ParameterSpec::to_unit(const Value& v) const {
     switch (kind) {
         case ParameterKind::Integer: {
             const auto* integer = std::get_if<std::int64_t>(&v);
-            if (!integer) throw InvalidArgument(fmt::format("IntegerParameter '{}': value is not an integer", name));
+            if (!integer)
+                throw InvalidArgument(fmt::format("IntegerParameter '{}': {} is not an integer of [{}, {}]", name,
+                                                  detail::given_value(v), min, max));
             double x = static_cast<double>(*integer);
             double lo = min - 0.5;
             double hi = max + 0.5;
@@ -80,7 +83,9 @@ HYPERTUNE_INLINE double ParameterSpec::to_unit(const Value& v) const {
         }
         case ParameterKind::Continuous: {
             const auto* real = std::get_if<double>(&v);
-            if (!real) throw InvalidArgument(fmt::format("ContinuousParameter '{}': value is not a number", name));
+            if (!real)
+                throw InvalidArgument(
+                    fmt::format("ContinuousParameter '{}': {} is not a number", name, detail::given_value(v)));
             double x = *real;
             if (max == min) return 0.5;
             double u = 0.0;
@@ -94,7 +99,9 @@ HYPERTUNE_INLINE double ParameterSpec::to_unit(const Value& v) const {
         }
         case ParameterKind::Categorical: {
             const auto* text = std::get_if<std::string>(&v);
-            if (!text) throw InvalidArgument(fmt::format("CategoricalParameter '{}': value is not a string", name));
+            if (!text)
+                throw InvalidArgument(
+                    fmt::format("CategoricalParameter '{}': {} is not one of its values (text)", name, detail::given_value(v)));
             const auto& s = *text;
             for (std::size_t i = 0; i < categories.size(); ++i)
                 if (categories[i] == s)
@@ -110,7 +117,9 @@ HYPERTUNE_INLINE void ParameterSpec::check(const Value& v) const {
     switch (kind) {
         case ParameterKind::Integer: {
             auto* p = std::get_if<std::int64_t>(&v);
-            if (!p) throw InvalidArgument(fmt::format("IntegerParameter '{}': value is not an integer", name));
+            if (!p)
+                throw InvalidArgument(fmt::format("IntegerParameter '{}': {} is not an integer of [{}, {}]", name,
+                                                  detail::given_value(v), min, max));
             double x = static_cast<double>(*p);
             if (x < min || x > max)
                 throw InvalidArgument(fmt::format("IntegerParameter '{}': {} is outside [{}, {}]", name, *p, min, max));
@@ -118,7 +127,9 @@ HYPERTUNE_INLINE void ParameterSpec::check(const Value& v) const {
         }
         case ParameterKind::Continuous: {
             auto* p = std::get_if<double>(&v);
-            if (!p) throw InvalidArgument(fmt::format("ContinuousParameter '{}': value is not a number", name));
+            if (!p)
+                throw InvalidArgument(
+                    fmt::format("ContinuousParameter '{}': {} is not a number", name, detail::given_value(v)));
             if (!(*p >= min && *p <= max))
                 throw InvalidArgument(fmt::format("ContinuousParameter '{}': {} is outside [{}, {}]", name, *p, min, max));
             return;
@@ -127,8 +138,7 @@ HYPERTUNE_INLINE void ParameterSpec::check(const Value& v) const {
         case ParameterKind::Static:
             if (v != fixed)
                 throw InvalidArgument(fmt::format("StaticParameter '{}': {} differs from its fixed value {}", name,
-                                                  std::visit([](const auto& x) { return fmt::format("{}", x); }, v),
-                                                  std::visit([](const auto& x) { return fmt::format("{}", x); }, fixed)));
+                                                  detail::given_value(v), detail::given_value(fixed)));
             return;
     }
 }
@@ -150,6 +160,22 @@ HYPERTUNE_INLINE bool is_utf8(std::string_view s) noexcept {
         i += n;
     }
     return true;
+}
+
+HYPERTUNE_INLINE std::string given_value(const Value& v) {
+    if (const auto* s = std::get_if<std::string>(&v)) return fmt::format("the text '{}'", *s);
+    return std::visit([](const auto& x) { return fmt::format("{}", x); }, v);
+}
+
+HYPERTUNE_INLINE bool same_value(const Value& a, const Value& b) noexcept {
+    if (a == b) return true;
+    const auto number = [](const Value& v) -> std::optional<double> {
+        if (const auto* i = std::get_if<std::int64_t>(&v)) return static_cast<double>(*i);
+        if (const auto* d = std::get_if<double>(&v)) return *d;
+        return std::nullopt;
+    };
+    const auto x = number(a), y = number(b);
+    return x && y && *x == *y;
 }
 
 HYPERTUNE_INLINE void check_name(std::string_view what, const std::string& name) {

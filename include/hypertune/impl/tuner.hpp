@@ -58,6 +58,14 @@ HYPERTUNE_INLINE void check_metrics(TunerOptions& o, const SearchSpace& space) {
         if (!std::isfinite(c.bound))
             throw InvalidArgument(fmt::format("TunerOptions: the bound of constraint '{} {} {}' must be finite", c.metric,
                                               to_string(c.kind), c.bound));
+        // Bounds on one metric that no value meets together: every trial would be infeasible.
+        for (const auto& d : o.constraints)
+            if (d.metric == c.metric && c.kind == Constraint::Kind::AtMost && d.kind == Constraint::Kind::AtLeast &&
+                c.bound < d.bound)
+                throw InvalidArgument(fmt::format("TunerOptions: constraints '{} {} {}' and '{} {} {}' exclude each "
+                                                  "other: no trial could meet both",
+                                                  c.metric, to_string(c.kind), c.bound, d.metric, to_string(d.kind),
+                                                  d.bound));
     }
     if (!several) return;
     // Each metric becomes a CSV column beside the fixed ones and the hyperparameters.

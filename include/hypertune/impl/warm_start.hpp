@@ -86,8 +86,9 @@ namespace detail {
             if (identical || (!numeric_pair && !static_change))
                 throw refuse(fmt::format("parameter '{}' is {} there and {} here", p.name, kind_name(q.kind),
                                          kind_name(p.kind)));
-        } else if (p.kind == ParameterKind::Static && p.fixed != q.fixed && identical) {
-            throw refuse(fmt::format("static parameter '{}' has another value there", p.name));
+        } else if (p.kind == ParameterKind::Static && identical && !same_value(p.fixed, q.fixed)) {
+            throw refuse(fmt::format("static parameter '{}' is {} there and {} here", p.name,
+                                     detail::given_value(q.fixed), detail::given_value(p.fixed)));
         }
         from.push_back(p.kind == ParameterKind::Static ? std::nullopt : found);
     }
