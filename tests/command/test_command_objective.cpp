@@ -377,6 +377,16 @@ TEST_CASE("a program that is not found or not executable is refused at construct
     CHECK_NOTHROW(ht::CommandObjective({script.string()}, loss_metric()));
     // A program given by a placeholder is only known per trial.
     CHECK_NOTHROW(ht::CommandObjective({"{x}"}, loss_metric()));
+    // An executable file that is neither a binary nor a "#!" script: posix_spawn cannot run it (a
+    // shell would hand it to /bin/sh), and every trial failed on it.
+    auto bare = dir / "bare.sh";
+    std::ofstream(bare) << "echo loss=0.5\n";
+    std::filesystem::permissions(bare, std::filesystem::perms::owner_all);
+    const auto exec_format = fmt::format("the program '{}' cannot be run: Exec format error (neither a binary nor a "
+                                         "script that starts with #!)",
+                                         bare.string());
+    CHECK_THROWS_WITH_AS(ht::CommandObjective({bare.string()}, loss_metric()), doctest::Contains(exec_format.c_str()),
+                         ht::InvalidArgument);
 }
 
 TEST_CASE("a program removed after construction fails the trial naming the program") {
@@ -426,6 +436,18 @@ TEST_CASE("an objective value that is not a finite number fails the trial, and o
     auto other = run(ht::CommandObjective({"/bin/sh", "-c", "echo acc=inf; echo loss=0.5"},
                                           {.metrics = {{"loss", "loss=(\\S+)"}, {"acc", "acc=(\\S+)"}}}));
     CHECK(other.value == 0.5);
+    // The usual regex, which cannot capture "nan": the diverged trial fails all the same, where it
+    // kept its last finite value (0.5, Completed) before.
+    const ht::CommandOptions numeric{.metrics = {{"loss", R"(loss=([-+]?[0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?))"}}};
+    for (const char* diverged : {"loss=nan", "loss=-inf", "loss= NaN", "loss=Infinity"}) {
+        CAPTURE(diverged);
+        auto nan_run = run(ht::CommandObjective({"/bin/sh", "-c", fmt::format("echo loss=0.5; echo '{}'", diverged)}, numeric));
+        CHECK_FALSE(nan_run.value.has_value());
+        CHECK(nan_run.error.find("the objective metric 'loss' reads") != std::string::npos);
+        CHECK(nan_run.error.find("not a finite number") != std::string::npos);
+    }
+    // A word that starts like one is not a value ("loss=nano-seconds"), nor is it the metric.
+    CHECK(run(ht::CommandObjective({"/bin/sh", "-c", "echo loss=0.5; echo loss=information"}, numeric)).value == 0.5);
 }
 
 TEST_CASE("a decimal comma or a number the regex stops inside fails the trial, naming metric, text and line") {
@@ -596,6 +618,20 @@ TEST_CASE("a value where a line longer than max_line_bytes was cut fails the tri
     CHECK(whole.error == "");
     CHECK(whole.value == 0.2);
     CHECK(acc == std::vector<double>{0.93});
+    // A metric past the cut is never read: the message says lines were cut.
+    auto past = run(ht::CommandObjective({"/bin/echo", "epoch=1 " + pad + pad + "loss=0.5"}, o));
+    CHECK(past.error.find("no line matched the objective metric regex 'loss=([0-9.]+)' (metric 'loss') (1 line was "
+                          "longer than max_line_bytes (64 bytes) and cut, and a metric past the cut is not read: "
+                          "raise CommandOptions::max_line_bytes)") != std::string::npos);
+}
+
+TEST_CASE("a timeout meant as never (1e10 s) does not overflow the clock into the past") {
+    // It did: every trial failed at once as timed out after 10000000000 s.
+    auto r = run(ht::CommandObjective({"/bin/echo", "loss=0.5"}, {.metrics = {{"loss", "loss=(\\S+)"}},
+                                                                   .timeout_seconds = 1e10,
+                                                                   .kill_grace_seconds = 1e10}));
+    CHECK(r.error == "");
+    CHECK(r.value == 0.5);
 }
 
 TEST_CASE("a flood of output neither deadlocks nor grows memory") {

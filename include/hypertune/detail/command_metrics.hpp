@@ -79,6 +79,33 @@ public:
                                               "(the value), it has {}",
                                               what, source_, re_.mark_count()));
         literal_ = required_prefix(source_);
+        value_follows_literal_ = !literal_.empty() && source_.size() > literal_.size() && source_[literal_.size()] == '(';
+    }
+
+    /// For a regex that is a literal and then its capture group ("loss=([0-9.]+)", the usual
+    /// form): a "nan" or "inf" (any case, signed) where the value stands on `line`. Such a regex
+    /// cannot capture it, and the line would pass for one without the metric.
+    [[nodiscard]] std::optional<std::string_view> non_finite(std::string_view line) const {
+        if (!value_follows_literal_) return std::nullopt;
+        for (auto at = line.find(literal_); at != std::string_view::npos; at = line.find(literal_, at + 1)) {
+            const std::string_view rest = line.substr(at + literal_.size());
+            std::size_t i = 0;
+            while (i < rest.size() && rest[i] == ' ') ++i;
+            const std::size_t start = i;
+            if (i < rest.size() && (rest[i] == '+' || rest[i] == '-')) ++i;
+            const auto is = [&](std::string_view word) {
+                if (rest.size() - i < word.size()) return false;
+                for (std::size_t k = 0; k < word.size(); ++k)
+                    if (std::tolower(static_cast<unsigned char>(rest[i + k])) != word[k]) return false;
+                return true;
+            };
+            const std::size_t n = is("infinity") ? 8 : is("inf") || is("nan") ? 3 : 0;
+            if (n == 0) continue;
+            const std::size_t end = i + n;
+            if (end < rest.size() && std::isalnum(static_cast<unsigned char>(rest[end]))) continue;  // "nano", "info"
+            return rest.substr(start, end - start);
+        }
+        return std::nullopt;
     }
 
     /// The captured text when `line` matches. With `ends_match`, also whether the capture ends
@@ -133,6 +160,7 @@ private:
     std::string source_;
     std::regex re_;
     std::string literal_;
+    bool value_follows_literal_ = false;  // the regex is literal_ and then its capture group
 };
 
 }  // namespace hypertune::detail::command

@@ -30,6 +30,11 @@ namespace hypertune::detail::command {
 
 inline std::string errno_text(int err) { return std::error_code(err, std::generic_category()).message(); }
 
+// Why a program cannot be run, for the constructor's message.
+inline std::string cannot_run_text(int err) {
+    return errno_text(err) + (err == ENOEXEC ? " (neither a binary nor a script that starts with #!)" : "");
+}
+
 /// Checks what posix_spawnp will run: `program` itself when it holds a '/', otherwise the first
 /// executable file of that name in the directories of PATH (as posix_spawnp looks it up: the
 /// host's PATH, "/bin:/usr/bin" when unset, an empty entry meaning the working directory).
@@ -40,12 +45,23 @@ inline void require_runnable(const std::string& program) {
         struct stat st{};
         if (::stat(path.c_str(), &st) != 0) return errno;
         if (S_ISDIR(st.st_mode)) return EISDIR;
-        return ::access(path.c_str(), X_OK) == 0 ? 0 : errno;
+        if (::access(path.c_str(), X_OK) != 0) return errno;
+        // posix_spawn runs a binary or a script that names its interpreter ("#!"); unlike a shell,
+        // it does not hand any other file to /bin/sh, so each trial would fail on it.
+        char head[4] = {};
+        if (const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC); fd >= 0) {
+            const auto n = ::read(fd, head, sizeof head);
+            ::close(fd);
+            const bool elf = n == 4 && head[0] == 0x7f && head[1] == 'E' && head[2] == 'L' && head[3] == 'F';
+            const bool script = n >= 2 && head[0] == '#' && head[1] == '!';
+            if (!elf && !script) return ENOEXEC;
+        }
+        return 0;
     };
     if (program.find('/') != std::string::npos) {
         if (int err = runnable(program); err != 0)
             throw InvalidArgument(fmt::format("CommandObjective: the program '{}' cannot be run: {}", program,
-                                              errno_text(err)));
+                                              cannot_run_text(err)));
         return;
     }
     const char* env = std::getenv("PATH");
@@ -58,7 +74,7 @@ inline void require_runnable(const std::string& program) {
         int err = runnable(candidate);
         if (err == 0) return;
         if (err != ENOENT && err != ENOTDIR && not_executable.empty())
-            not_executable = fmt::format(" ('{}' is there but cannot be run: {})", candidate, errno_text(err));
+            not_executable = fmt::format(" ('{}' is there but cannot be run: {})", candidate, cannot_run_text(err));
         from = to + 1;
     }
     throw InvalidArgument(fmt::format("CommandObjective: the program '{}' is not found: no executable file of that "

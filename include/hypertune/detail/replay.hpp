@@ -3,8 +3,9 @@
 // Resuming a run from its journal, in two steps the Tuner takes:
 // - check_same_run(): an existing journal must come from the same search space, strategy (and its
 //   settings), seed, metric, max_resource, direction, objectives, constraints, instances per trial
-//   and instances parameter; otherwise resuming would mix two different runs. check_same_warm_start(): and the
-//   same warm start, or none if it began without one, since the strategy learns from it.
+//   and instances parameter; otherwise resuming would mix two different runs.
+//   check_same_warm_start(): and the same warm start, or none if it began without one, since the
+//   strategy learns from it.
 // - replay_journal(): the strategy is given the journal's calls in their order (ask for every new
 //   trial, report, tell), which brings it back to the state it had, since strategies are
 //   deterministic; its decisions must be the journal's, in the same order (a decision made in ask()

@@ -136,8 +136,10 @@ private:
         return outcome(status);
     }
 
+    // At most a billion seconds (31 years): a timeout or grace meant as "never" (1e10, say) would
+    // overflow the clock's nanosecond count and lie in the past.
     [[nodiscard]] static Clock::duration seconds(double s) {
-        return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(s));
+        return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(std::min(s, 1e9)));
     }
 
     [[nodiscard]] std::vector<std::string> environment() const {
@@ -210,6 +212,7 @@ private:
 
     void on_line(Stream& s, std::string_view line, bool cut) {
         log_.line(line, cut);
+        cut_lines_ += cut ? 1 : 0;
         // A NUL byte would end the failure reason quoting it (an exception's what() is a C string).
         std::string& kept = s.tail.emplace_back(line);
         for (std::size_t at = kept.find('\0'); at != std::string::npos; at = kept.find('\0', at + 2)) kept.replace(at, 1, "\\0");
@@ -246,10 +249,19 @@ private:
         for (std::size_t m = 0; m < spec_.metrics.size(); ++m) {
             bool ends_match = false;
             auto text = spec_.metrics[m].capture(line, &ends_match);
-            if (!text) continue;
-            auto value = parse_number<double>(*text);
             const auto& name = spec_.options.metrics[m].name;
             bool is_objective = m == spec_.objective;
+            if (!text) {
+                // A diverged trainer prints "loss=nan", which the usual regex does not match: the
+                // trial fails, rather than keep its last finite value.
+                if (is_objective)
+                    if (auto bad = spec_.metrics[m].non_finite(line))
+                        throw Error(fmt::format("trial {}: the objective metric '{}' reads '{}', not a finite number "
+                                                "(line: {})",
+                                                trial_.id(), name, *bad, line));
+                continue;
+            }
+            auto value = parse_number<double>(*text);
             if (!value || !std::isfinite(*value)) {
                 if (!is_objective) continue;
                 throw Error(fmt::format("trial {}: the objective metric '{}' captured '{}', not a finite number "
@@ -317,9 +329,17 @@ private:
         }
         if (status != 0) throw Error(fmt::format("{} {}{}", what, describe(status), tail()));
         if (!last_value_)
-            throw Error(fmt::format("{}: no line matched the objective metric regex '{}' (metric '{}'){}", what,
+            throw Error(fmt::format("{}: no line matched the objective metric regex '{}' (metric '{}'){}{}", what,
                                     spec_.metrics[spec_.objective].source(),
-                                    spec_.options.metrics[spec_.objective].name, tail()));
+                                    spec_.options.metrics[spec_.objective].name,
+                                    cut_lines_ == 0
+                                        ? std::string()
+                                        : fmt::format(" ({} line{} longer than max_line_bytes ({} bytes) and cut, "
+                                                      "and a metric past the cut is not read: raise "
+                                                      "CommandOptions::max_line_bytes)",
+                                                      cut_lines_, cut_lines_ == 1 ? " was" : "s were",
+                                                      spec_.options.max_line_bytes),
+                                    tail()));
         return *last_value_;
     }
 
@@ -332,6 +352,7 @@ private:
     std::vector<char> buffer_ = std::vector<char>(64 * 1024);
     Clock::time_point start_;
     std::optional<Clock::time_point> deadline_;
+    std::size_t cut_lines_ = 0;  // lines longer than max_line_bytes, cut
     std::optional<Clock::time_point> kill_at_;
     Ending ending_ = Ending::Running;
     std::optional<Resource> step_;
