@@ -84,7 +84,8 @@ public:
     /// be finite; otherwise this throws InvalidArgument and the trial is marked Failed.
     /// After the objective returned, this throws Error naming the trial: the value cannot count.
     void report(Resource step, double value) {
-        if (returned_.load(std::memory_order_acquire)) called_late(fmt::format("report(step {})", step));
+        const Underway call(*this);
+        if (call.late()) called_late(fmt::format("report(step {})", step));
         if (remote_) {
             forward(step, [&](detail::TrialHost& host) { return host.on_report(*this, step, value); });
             last_value_ = value;
@@ -103,7 +104,8 @@ public:
     /// value. Same rules as report(step, value) otherwise; a missing objective, or a run's metric
     /// whose value is not finite, throws InvalidArgument and marks the trial Failed.
     void report(Resource step, const Metrics& values) {
-        if (returned_.load(std::memory_order_acquire)) called_late(fmt::format("report(step {})", step));
+        const Underway call(*this);
+        if (call.late()) called_late(fmt::format("report(step {})", step));
         if (remote_) {
             forward(step, [&](detail::TrialHost& host) { return host.on_report_metrics(*this, step, values); });
             return;
@@ -140,7 +142,8 @@ public:
     /// trained but not reported yet (InvalidArgument for any other: the trial would continue from
     /// a step its state is not at).
     void save_checkpoint(std::string bytes, Resource step) {
-        if (returned_.load(std::memory_order_acquire)) called_late("save_checkpoint()");
+        const Underway call(*this);
+        if (call.late()) called_late("save_checkpoint()");
         if (step != last_step_ && step != last_step_ + 1)
             throw InvalidArgument(fmt::format("trial {}: save_checkpoint(bytes, {}): a checkpoint holds the state "
                                               "of the last step reported ({}) or of the next one ({})",
@@ -159,7 +162,8 @@ public:
     /// of the run. The trainer decides from what it finds there where to continue; reports of steps
     /// the run already judged are ignored. Only while a Tuner runs the trial.
     [[nodiscard]] const std::string& checkpoint_dir() {
-        if (returned_.load(std::memory_order_acquire)) called_late("checkpoint_dir()");
+        const Underway call(*this);
+        if (call.late()) called_late("checkpoint_dir()");
         if (folder_.empty()) {
             detail::TrialHost* host = host_.load(std::memory_order_acquire);
             if (!host) throw Error(fmt::format("trial {}: checkpoint_dir() is only available while a Tuner runs the trial", id_));
@@ -214,8 +218,14 @@ private:
             fail(fmt::format("trial {}: reported step {}; steps start at 1 (the units trained so far: epochs, "
                              "boosting rounds)",
                              id_, step));
-        if (step <= last_step_)
+        if (step <= last_step_) {
+            // A resumed run's first report must come after the step it resumed from.
+            if (reports_ == 0 && resumed_from_ > 0 && last_step_ == resumed_from_)
+                fail(fmt::format("trial {}: reported step {}, but this run of it resumed from step {} "
+                                 "(resumed_from()): train and report the steps after it",
+                                 id_, step, resumed_from_));
             fail(fmt::format("trial {}: reported step {} after step {} (steps must increase)", id_, step, last_step_));
+        }
         if (reports_ == 0) first_step_ = step;
         last_step_ = step;
         ++reports_;
@@ -280,10 +290,30 @@ private:
         deadline_.store(at.time_since_epoch().count(), std::memory_order_relaxed);
     }
 
-    // The objective returned: later calls must not reach the run (which may be gone by then).
+    // A call that writes the trial's state (a report, a checkpoint), counted while under way: a
+    // thread the objective left behind may call as the objective returns, and end() waits for such
+    // a call, so that it either finds the trial returned and throws, or is done before the run reads
+    // the trial (its checkpoint, its steps). Sequentially consistent: one of the two sees the other.
+    class Underway {
+    public:
+        explicit Underway(const Trial& t) noexcept : t_(t) { t_.in_flight_.fetch_add(1); }
+        ~Underway() {
+            if (t_.in_flight_.fetch_sub(1) == 1 && t_.returned_.load()) t_.in_flight_.notify_all();
+        }
+        Underway(const Underway&) = delete;
+        Underway& operator=(const Underway&) = delete;
+        [[nodiscard]] bool late() const noexcept { return t_.returned_.load(); }
+
+    private:
+        const Trial& t_;
+    };
+
+    // The objective returned: later calls must not reach the run (which may be gone by then), and
+    // one under way ends first.
     void end() noexcept {
-        returned_.store(true, std::memory_order_release);
+        returned_.store(true);
         host_.store(nullptr, std::memory_order_release);
+        for (int n = in_flight_.load(); n > 0; n = in_flight_.load()) in_flight_.wait(n);
     }
 
     // Steps up to `from` were already reported and judged (a promoted trial with no checkpoint
@@ -308,6 +338,7 @@ private:
     std::atomic<bool> stop_{false};
     std::atomic<detail::TrialHost*> host_{nullptr};
     std::atomic<bool> returned_{false};
+    mutable std::atomic<int> in_flight_{0};  // calls under way (Underway)
     bool remote_ = false;  // reports are judged by the host only (the protected constructor)
     bool restarted_ = false;
     Resource restart_from_ = 0;

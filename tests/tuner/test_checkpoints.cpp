@@ -17,10 +17,12 @@
 #include <fstream>
 #include <functional>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <set>
 #include <string>
 #include <thread>
+#include <variant>
 #include <vector>
 
 #include <unistd.h>
@@ -577,4 +579,57 @@ TEST_CASE("checkpoint_dir() is an absolute path, also for a journal given by a r
         CHECK(fs::path(f).parent_path() == fs::absolute(journal + ".checkpoints"));
     }
     remove_run(journal);
+}
+
+TEST_CASE("a thread the objective left behind saving checkpoints as it returns is either in time or refused") {
+    // The late call's check and its write raced with the run taking the checkpoint (ThreadSanitizer
+    // saw the race on the checkpoint's string). A call under way now ends before the run reads the
+    // trial, and counts as the trial's last; a later one throws. Every checkpoint a promoted trial
+    // gets is whole: the leftover's "late", or a step the trial saved.
+    std::atomic<int> torn{0}, refused{0};
+    std::vector<std::thread> leftovers;
+    std::mutex leftovers_mu;
+    ht::TunerOptions o{.max_jobs = 60, .seed = 2, .progress = ht::ProgressBar::Never};
+    // Trials live until fit() returns: the leftovers (each gone at its first refused call) are
+    // joined when the run ends, before that.
+    o.on_event = [&](const ht::RunEvent& e, const ht::RunState&) {
+        if (!std::holds_alternative<ht::RunEnded>(e)) return;
+        std::lock_guard lk(leftovers_mu);
+        for (auto& th : leftovers) th.join();
+    };
+    const auto r = ht::Tuner(checkpoint_space(),
+                             ht::ASHA({.min_resource = 1, .max_resource = 9, .reduction_factor = 3,
+                                       .type = ht::HalvingType::Promotion}),
+                             o)
+                       .fit([&](const ht::Config& c, ht::Trial& t) {
+                           if (const auto& got = t.checkpoint();
+                               got && *got != "late" && *got != std::to_string(t.resumed_from()))
+                               ++torn;
+                           double v = 0.0;
+                           for (ht::Resource s = t.resumed_from() + 1; s <= t.budget(); ++s) {
+                               v = checkpoint_loss(c, s);
+                               t.report(s, v);
+                               t.save_checkpoint(std::to_string(s));
+                               if (t.should_stop()) break;
+                           }
+                           auto go = std::make_shared<std::atomic<bool>>(false);
+                           {
+                               std::lock_guard lk(leftovers_mu);
+                               leftovers.emplace_back([&t, go, &refused] {
+                                   while (!go->load()) {
+                                   }
+                                   for (;;) try {
+                                           t.save_checkpoint("late");
+                                       } catch (const ht::Error&) {
+                                           ++refused;
+                                           return;
+                                       }
+                               });
+                           }
+                           go->store(true);
+                           return v;
+                       });
+    CHECK(r.trials().size() == 60);
+    CHECK(torn.load() == 0);
+    CHECK(refused.load() == static_cast<int>(leftovers.size()));  // every one refused in the end
 }

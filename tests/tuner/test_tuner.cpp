@@ -690,6 +690,44 @@ TEST_CASE("a scheduler that stops a trial without recording why is warned about,
             });
     REQUIRE(ignoring.setup().warnings.size() == 1);
     CHECK(ignoring.setup().warnings.front().find("after ASHA told it to stop at step") != std::string::npos);
+    // ASHA-wait holds a trial with Stop at the report and records the hold (a Pause) when told the
+    // run ended: explained, so nothing to warn about (it warned on every run).
+    const auto waiting =
+        ht::Tuner(small_space(),
+                  ht::ASHA({.min_resource = 1, .max_resource = 9, .type = ht::HalvingType::Stop, .wait_for_peers = true}),
+                  {.max_jobs = 9})
+            .fit(trainer);
+    CHECK(waiting.count(ht::TrialStatus::Completed) > 0);
+    CHECK(waiting.setup().warnings.empty());
+}
+
+TEST_CASE("a promoted trial's runs past max_trial_seconds count it once, and a report before its resume step says so") {
+    // 3 trials, each run (first, then two promotions) past the limit: the warning said 9 trials.
+    const auto slow = ht::Tuner(small_space(), ht::ASHA({.min_resource = 1, .max_resource = 9, .reduction_factor = 3}),
+                                {.max_jobs = 3, .max_trial_seconds = 0.02})
+                          .fit([](const ht::Config&, ht::Trial& t) {
+                              while (!t.should_stop()) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+                              return 1.0;
+                          });
+    const auto& w = slow.setup().warnings;
+    CHECK(std::count_if(w.begin(), w.end(), [](const std::string& x) { return x.find("trials ran past") != std::string::npos; }) == 1);
+    CHECK(std::find(w.begin(), w.end(), "3 trials ran past max_trial_seconds = 0.02 s") != w.end());
+    // A promoted trial that reports from step 1 again: the message names the step it resumed from.
+    const auto again = ht::Tuner(small_space(), ht::ASHA({.min_resource = 1, .max_resource = 9, .reduction_factor = 3}),
+                                 {.max_jobs = 6})
+                           .fit([](const ht::Config& c, ht::Trial& t) {
+                               for (ht::Resource s = 1; s <= t.budget(); ++s) {
+                                   t.report(s, quadratic(c));
+                                   t.save_checkpoint("state");
+                                   if (t.should_stop()) break;
+                               }
+                               return quadratic(c);
+                           });
+    std::size_t named = 0;
+    for (const auto& t : again.trials())
+        named += t.failure_reason.find("but this run of it resumed from step 1 (resumed_from()): train and report the "
+                                       "steps after it") != std::string::npos;
+    CHECK(named > 0);
 }
 
 TEST_CASE("an absurd max_parallel_jobs is refused by name, and no more workers start than max_jobs") {

@@ -38,6 +38,7 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <map>
 #include <set>
 #include <unordered_map>
 #include <utility>
@@ -275,17 +276,10 @@ private:
             } catch (const std::exception& e) {
                 fail(fmt::format("strategy '{}' failed in report(): {}", strategy_name_, e.what()));
             }
-        // A Stop repeated to a trial that goes on after its Stop or Pause record is explained.
-        const bool standing = !record.decisions.empty() && (record.decisions.back().kind == DecisionRecord::Kind::Stop ||
-                                                             record.decisions.back().kind == DecisionRecord::Kind::Pause);
-        if (took && d == Decision::Stop && !warned_unexplained_stop_ && record.decisions.size() == decided_before &&
-            !standing) {
-            warned_unexplained_stop_ = true;
-            warn(fmt::format("{} stopped trial {} at step {} without recording why: the result shows it Stopped with "
-                             "no decision (a custom scheduler records one with decide() before it returns Stop)",
-                             strategy_name_, trial.id(), step),
-                 now);
-        }
+        // A Stop with no record yet: explained if the trial's run ends with one (ASHA-wait records
+        // its hold when told of the end), or if the trial goes on after its Stop or Pause record.
+        if (took && d == Decision::Stop && record.decisions.size() == decided_before && !has_standing_stop(record))
+            unexplained_stops_.try_emplace(trial.id(), step);
         if (step > trial.budget() && trial.budget() > 1 && d == Decision::Continue && !warned_past_budget_) {
             warned_past_budget_ = true;
             warn(fmt::format("trial {} reported step {} past its budget of {}, and {} let it go on: the trainer "
@@ -597,8 +591,8 @@ private:
                                      : fmt::format("no value of the constrained metric '{}'", first_plain_report_.missing),
                                  first_plain_report_.trial, first_plain_report_.step, strategy_name_),
                      now);
-            if (trials_out_of_time_ > 1)
-                warn(fmt::format("{} trials ran past max_trial_seconds = {} s", trials_out_of_time_,
+            if (trials_out_of_time_.size() > 1)
+                warn(fmt::format("{} trials ran past max_trial_seconds = {} s", trials_out_of_time_.size(),
                                  options_.max_trial_seconds),
                      now);
             // Every trial failed: most often one mistake repeated (a misspelt parameter name, a
@@ -975,7 +969,8 @@ private:
                              id, a.resource, strategy_name_, a.ignored_stop_at),
                  t1);
         }
-        if (a.out_of_time && trials_out_of_time_++ == 0)
+        // Each trial counted once, however many of its runs (promotions) went past the limit.
+        if (a.out_of_time && trials_out_of_time_.insert(id).second && trials_out_of_time_.size() == 1)
             warn(fmt::format("trial {} ran past max_trial_seconds = {} s{}", id, options_.max_trial_seconds,
                              a.timed_out ? fmt::format(" and was stopped at step {}", a.resource)
                              : a.failed  ? " and then failed (a trial past the limit is not retried)"
@@ -1009,6 +1004,18 @@ private:
             fail(fmt::format("strategy '{}' failed in tell(): {}", strategy_name_, e.what()));
         }
         const TrialRecord& rec = state_.record(id);
+        if (auto it = unexplained_stops_.find(id); it != unexplained_stops_.end()) {
+            const Resource step = it->second;
+            unexplained_stops_.erase(it);
+            if (!has_standing_stop(rec) && !warned_unexplained_stop_) {
+                warned_unexplained_stop_ = true;
+                warn(fmt::format("{} stopped trial {} at step {} without recording why: the result shows it Stopped "
+                                 "with no decision (a custom scheduler records one with decide() before it returns "
+                                 "Stop)",
+                                 strategy_name_, id, step),
+                     t1);
+            }
+        }
         if (rec.status != TrialStatus::Paused) {
             // Remembered for the warning, should a strategy of the user's own run it again.
             if (checkpoints_.erase(id)) removed_at_end_.insert(id);
@@ -1105,11 +1112,18 @@ private:
     bool warned_folder_restart_ = false;
     bool warned_past_budget_ = false;
     bool warned_unexplained_stop_ = false;
+    std::map<TrialId, Resource> unexplained_stops_;  // Stop said at this step with no record yet
+
+    // The trial's last decision stops or holds it: a Stop said to it is explained.
+    [[nodiscard]] static bool has_standing_stop(const TrialRecord& r) {
+        return !r.decisions.empty() && (r.decisions.back().kind == DecisionRecord::Kind::Stop ||
+                                        r.decisions.back().kind == DecisionRecord::Kind::Pause);
+    }
     std::optional<Progress> taken_progress_;  // set by take_result(), which moved the result out
     double ended_after_ = 0.0;  // seconds_since_start() when the run ended (Progress::elapsed_seconds)
     bool warned_ignored_stop_ = false;
     bool warned_returned_short_ = false;
-    std::size_t trials_out_of_time_ = 0;  // TunerOptions::max_trial_seconds: runs that went past it
+    std::set<TrialId> trials_out_of_time_;  // TunerOptions::max_trial_seconds: trials a run of went past it
     std::size_t plain_reports_ = 0;  // reports of a constrained run without its constrained metrics
     struct PlainReport {
         TrialId trial = 0;
