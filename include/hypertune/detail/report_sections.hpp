@@ -35,6 +35,7 @@ struct Context {
     std::vector<const TrialRecord*> scored;           ///< with a value, best first
     std::vector<const TrialRecord*> ranked;           ///< what best() ranks: the feasible ones of scored, Completed if any
     std::vector<Resource> rungs;                      ///< resources where decisions were taken
+    bool any_cut = false;  ///< a Stopped trial the strategy did not stop (stop(), a time limit)
     TrialId last_id = 0;
 
     Context(const Result& r, const ReportOptions& o) : result(r), options(o), cost(r.cost()), t0(r.setup().start_time) {
@@ -59,6 +60,9 @@ struct Context {
         std::sort(rungs.begin(), rungs.end());
         rungs.erase(std::unique(rungs.begin(), rungs.end()), rungs.end());
         std::erase_if(rungs, [](Resource x) { return x <= 0; });
+        any_cut = std::any_of(r.trials().begin(), r.trials().end(), [](const TrialRecord& t) {
+            return t.status == TrialStatus::Stopped && !Result::stopped_early(t);
+        });
     }
 
     [[nodiscard]] bool maximize() const { return result.setup().direction == Direction::Maximize; }
@@ -78,13 +82,9 @@ struct Context {
 // The colours' key. Stopped trials share a colour: those the strategy stopped, and those the run's
 // end cut short (stop(), a time limit), which the key then names too.
 inline std::string key_html(const Context& c) {
-    const auto& trials = c.result.trials();
-    const bool cut = std::any_of(trials.begin(), trials.end(), [](const TrialRecord& t) {
-        return t.status == TrialStatus::Stopped && !Result::stopped_early(t);
-    });
     return fmt::format("<p class=\"note key\"><i style=\"background:#2b6cb0\"></i>Completed (full resource)"
                        "<i style=\"background:#dd8a2a\"></i>{}<i style=\"background:#c53030\"></i>Failed</p>",
-                       cut ? "Stopped early or cut short" : "Stopped early");
+                       c.any_cut ? "Stopped early or cut short" : "Stopped early");
 }
 
 // A ratio for people: "3.2x faster", "10.0x slower" (not "0.1x faster"), and `same` when the two

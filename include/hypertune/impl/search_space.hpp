@@ -87,14 +87,7 @@ HYPERTUNE_INLINE Config SearchSpace::make(std::vector<Value> values) const {
         if (p.kind == ParameterKind::Continuous)
             if (auto* x = std::get_if<std::int64_t>(&values[i])) values[i] = static_cast<double>(*x);
         // A static number given as the other kind of number (JSON writes 2.0 as 2), equal to it.
-        if (p.kind == ParameterKind::Static && values[i] != p.fixed) {
-            const auto* fixed_int = std::get_if<std::int64_t>(&p.fixed);
-            const auto* fixed_real = std::get_if<double>(&p.fixed);
-            const auto* int_given = std::get_if<std::int64_t>(&values[i]);
-            const auto* real_given = std::get_if<double>(&values[i]);
-            if (fixed_real && int_given && static_cast<double>(*int_given) == *fixed_real) values[i] = p.fixed;
-            if (fixed_int && real_given && *real_given == static_cast<double>(*fixed_int)) values[i] = p.fixed;
-        }
+        if (p.kind == ParameterKind::Static && detail::same_value(values[i], p.fixed)) values[i] = p.fixed;
         p.check(values[i]);
     }
     return Config(layout_, std::move(values));
