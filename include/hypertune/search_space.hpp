@@ -84,6 +84,16 @@ public:
     /// parameter with fewer points than values takes n distinct values, both ends included.
     [[nodiscard]] Config grid_point(std::span<const std::size_t> shape, std::uint64_t k) const;
 
+    /// The values of each tuned parameter along the grid, worked out once, and the point `k` built
+    /// from them: the same configuration as grid_point(shape, k) without working each value out
+    /// again (what GridSampler walks). An axis of more than max_tabulated_grid_values integers or
+    /// categories is left empty and worked out per point. A continuous parameter's points are
+    /// evenly spaced in its scaling and given to 15 significant digits (1e-3, not 0.0010000000000000002).
+    static constexpr std::size_t max_tabulated_grid_values = 1 << 16;
+    [[nodiscard]] std::vector<std::vector<Value>> grid_axes(std::span<const std::size_t> shape) const;
+    [[nodiscard]] Config grid_point(std::span<const std::size_t> shape, const std::vector<std::vector<Value>>& axes,
+                                    std::uint64_t k) const;
+
     /// [{"name": ..., "kind": ..., "min": ..., ...}, ...]: what a journal or report records of the
     /// space. Defined in <hypertune/json.hpp>.
     [[nodiscard]] nlohmann::ordered_json to_json() const;
@@ -92,6 +102,11 @@ private:
     // The unit coordinate of the i-th of n distinct values of integer parameter `p` on a grid
     // (grid_point()).
     [[nodiscard, gnu::cold]] static double grid_integer(const ParameterSpec& p, std::size_t n, std::size_t i);
+    // The number of points of a valid grid shape (saturating at 2^64 - 1); throws naming the
+    // parameter whose count is wrong.
+    [[nodiscard]] std::uint64_t grid_size(std::span<const std::size_t> shape) const;
+    // The i-th of n grid values of tuned parameter `d`.
+    [[nodiscard]] Value grid_value(std::size_t d, std::size_t n, std::size_t i) const;
     std::shared_ptr<const detail::Layout> layout_;
     std::vector<std::size_t> tuned_;
 };

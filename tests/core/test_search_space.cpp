@@ -215,6 +215,39 @@ TEST_CASE("grid: integers and categories enumerate, continuous parameters need a
     CHECK(values(1, 1000, 4) == std::vector<int>{1, 10, 100, 1000});
     CHECK(values(1, 100, 3) == std::vector<int>{1, 10, 100});
     CHECK(values(10, 10000, 4) == std::vector<int>{10, 100, 1000, 10000});
+    // Continuous points are as a user would write them, not the scaling's arithmetic
+    // (0.0010000000000000002, 0.30000000000000004), within the range.
+    auto reals = [](const auto& parameter, std::size_t points) {
+        const ht::SearchSpace s{parameter};
+        const auto axis = s.grid_shape({{"x", points}});
+        std::vector<double> out;
+        for (std::uint64_t k = 0; k < points; ++k) out.push_back(s.grid_point(axis, k).get<double>("x"));
+        return out;
+    };
+    CHECK(reals(ht::ContinuousParameter("x", 1e-4, 1.0, ht::Scaling::Logarithmic), 5) ==
+          std::vector<double>{1e-4, 1e-3, 1e-2, 0.1, 1.0});
+    CHECK(reals(ht::ContinuousParameter("x", 0.0, 1.0), 11) ==
+          std::vector<double>{0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0});
+    CHECK(reals(ht::ContinuousParameter("x", 0.9, 0.999, ht::Scaling::ReverseLogarithmic), 3) ==
+          std::vector<double>{0.9, 0.99, 0.999});
+    for (const double x : reals(ht::ContinuousParameter("x", 0.1, 0.1 + 1e-14), 7)) CHECK((x >= 0.1 && x <= 0.1 + 1e-14));
+    // The walk from worked-out axes gives the same points; a long integer axis is left to each point.
+    ht::SearchSpace mixed{ht::IntegerParameter("n", 1, 1 << 20, ht::Scaling::Logarithmic),
+                          ht::CategoricalParameter("c", {"a", "b", "c"}), ht::StaticParameter("s", 7),
+                          ht::ContinuousParameter("x", 1e-3, 10.0, ht::Scaling::Logarithmic)};
+    const auto mixed_shape = mixed.grid_shape({{"n", 5}, {"x", 4}});
+    const auto axes = mixed.grid_axes(mixed_shape);
+    REQUIRE(axes.size() == 3);
+    CHECK(axes[2] == std::vector<ht::Value>{1e-3, 0.0215443469003188, 0.464158883361278, 10.0});
+    for (std::uint64_t k = 0; k < 60; ++k) CHECK(mixed.grid_point(mixed_shape, axes, k) == mixed.grid_point(mixed_shape, k));
+    const auto whole = mixed.grid_shape({{"x", 2}});
+    CHECK(mixed.grid_axes(whole)[0].empty());  // 2^20 integers: worked out per point
+    CHECK(mixed.grid_point(whole, mixed.grid_axes(whole), 12345).get<int>("n") ==
+          mixed.grid_point(whole, 12345).get<int>("n"));
+    CHECK_THROWS_WITH_AS((void)mixed.grid_point(mixed_shape, mixed.grid_axes(whole), 0),
+                         "grid: axis 2 has 2 values for 4 points (see grid_axes())", ht::InvalidArgument);
+    CHECK_THROWS_WITH_AS((void)mixed.grid_point(mixed_shape, axes, 60), "grid: point 60 is past the grid's 60 points",
+                         ht::InvalidArgument);
     // A number of points for a categorical or static parameter would be ignored: refused.
     CHECK_THROWS_WITH_AS((void)space.grid_shape({{"eta", 3}, {"booster", 1}}),
                          "grid: parameter 'booster' is Categorical: the grid takes every category, so a number of "

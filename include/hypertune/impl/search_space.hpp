@@ -6,10 +6,10 @@
 
 #include <hypertune/search_space.hpp>
 #include <hypertune/linkage.hpp>
-#include <hypertune/detail/unit_point.hpp>
 #include <fmt/format.h>
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <limits>
 
 #if defined(HYPERTUNE_COMPILED) && !defined(HYPERTUNE_BUILDING_LIBRARY)
@@ -141,7 +141,7 @@ HYPERTUNE_INLINE std::vector<std::size_t> SearchSpace::grid_shape(const std::map
     return shape;
 }
 
-HYPERTUNE_INLINE Config SearchSpace::grid_point(std::span<const std::size_t> shape, std::uint64_t k) const {
+HYPERTUNE_INLINE std::uint64_t SearchSpace::grid_size(std::span<const std::size_t> shape) const {
     if (shape.size() != tuned_.size())
         throw InvalidArgument(fmt::format("grid: the shape has {} entries for {} tuned parameters (see grid_shape())",
                                           shape.size(), tuned_.size()));
@@ -158,24 +158,66 @@ HYPERTUNE_INLINE Config SearchSpace::grid_point(std::span<const std::size_t> sha
                      ? std::numeric_limits<std::uint64_t>::max()
                      : points * shape[d];
     }
+    return points;
+}
+
+HYPERTUNE_INLINE Value SearchSpace::grid_value(std::size_t d, std::size_t n, std::size_t i) const {
+    const auto& p = (*layout_)[tuned_[d]];
+    const bool every_value = p.kind != ParameterKind::Continuous &&
+                             (p.kind == ParameterKind::Categorical || n == static_cast<std::size_t>(p.max - p.min) + 1);
+    // Every category, or every value of a linear integer (equal slices): each one's centre.
+    const bool equal_slices = p.kind == ParameterKind::Categorical || p.scaling == Scaling::Linear;
+    double u = 0.0;
+    if (n == 1) u = every_value ? 0.5 : 0.0;
+    else if (every_value && equal_slices) u = (static_cast<double>(i) + 0.5) / static_cast<double>(n);
+    else if (p.kind == ParameterKind::Integer) u = grid_integer(p, n, i);
+    else u = static_cast<double>(i) / static_cast<double>(n - 1);  // evenly spaced, both ends included
+    Value v = p.from_unit(u);
+    // A continuous point is the scaling's arithmetic, off by a rounding of what a user would write
+    // (0.0010000000000000002 for the second of 5 points on a logarithmic [1e-4, 1], 0.30000000000000004
+    // for 0.3): it is taken to 15 significant digits, which a double holds as written.
+    if (p.kind == ParameterKind::Continuous)
+        v = std::clamp(std::strtod(fmt::format("{:.15g}", std::get<double>(v)).c_str(), nullptr), p.min, p.max);
+    return v;
+}
+
+HYPERTUNE_INLINE Config SearchSpace::grid_point(std::span<const std::size_t> shape, std::uint64_t k) const {
+    return grid_point(shape, std::vector<std::vector<Value>>(shape.size()), k);
+}
+
+HYPERTUNE_INLINE std::vector<std::vector<Value>> SearchSpace::grid_axes(std::span<const std::size_t> shape) const {
+    (void)grid_size(shape);
+    std::vector<std::vector<Value>> axes(shape.size());
+    for (std::size_t d = 0; d < shape.size(); ++d) {
+        // A continuous axis has the points asked for; a whole integer range may be far too long to hold.
+        if ((*layout_)[tuned_[d]].kind != ParameterKind::Continuous && shape[d] > max_tabulated_grid_values) continue;
+        axes[d].reserve(shape[d]);
+        for (std::size_t i = 0; i < shape[d]; ++i) axes[d].push_back(grid_value(d, shape[d], i));
+    }
+    return axes;
+}
+
+HYPERTUNE_INLINE Config SearchSpace::grid_point(std::span<const std::size_t> shape,
+                                                const std::vector<std::vector<Value>>& axes, std::uint64_t k) const {
+    if (axes.size() != shape.size())
+        throw InvalidArgument(fmt::format("grid: {} axes for a shape of {} entries (see grid_axes())", axes.size(),
+                                          shape.size()));
+    const std::uint64_t points = grid_size(shape);
     if (k >= points)
         throw InvalidArgument(fmt::format("grid: point {} is past the grid's {} points", k, points));
-    detail::UnitPoint u(shape.size());
+    std::vector<Value> values;
+    values.reserve(layout_->size());
+    for (const auto& p : *layout_) values.push_back(p.fixed);
     for (std::size_t d = shape.size(); d-- > 0;) {
-        auto n = shape[d];
-        auto i = k % n;
-        k /= n;
-        const auto& p = (*layout_)[tuned_[d]];
-        bool every_value = p.kind != ParameterKind::Continuous &&
-                           (p.kind == ParameterKind::Categorical || n == static_cast<std::size_t>(p.max - p.min) + 1);
-        // Every category, or every value of a linear integer (equal slices): each one's centre.
-        const bool equal_slices = p.kind == ParameterKind::Categorical || p.scaling == Scaling::Linear;
-        if (n == 1) u[d] = every_value ? 0.5 : 0.0;
-        else if (every_value && equal_slices) u[d] = (static_cast<double>(i) + 0.5) / static_cast<double>(n);
-        else if (p.kind == ParameterKind::Integer) u[d] = grid_integer(p, n, i);
-        else u[d] = static_cast<double>(i) / static_cast<double>(n - 1);  // evenly spaced, both ends included
+        const std::size_t i = k % shape[d];
+        k /= shape[d];
+        if (axes[d].empty()) values[tuned_[d]] = grid_value(d, shape[d], i);
+        else if (axes[d].size() == shape[d]) values[tuned_[d]] = axes[d][i];
+        else
+            throw InvalidArgument(fmt::format("grid: axis {} has {} values for {} points (see grid_axes())", d,
+                                              axes[d].size(), shape[d]));
     }
-    return decode(u.coordinates());
+    return Config(layout_, std::move(values));
 }
 
 // Evenly spaced points of a logarithmic integer range round to the same small values (1, 1, 1, 2,

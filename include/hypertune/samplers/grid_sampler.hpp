@@ -45,6 +45,7 @@ private:
     std::map<std::string, std::size_t> points_;
     SearchSpace space_;
     std::vector<std::size_t> shape_;
+    std::vector<std::vector<Value>> axes_;  // each tuned parameter's values, worked out once
     std::uint64_t size_ = 0;
     std::vector<Note> notes_;
 };

@@ -24,6 +24,7 @@ HYPERTUNE_INLINE Settings GridSampler::settings() const {
 HYPERTUNE_INLINE void GridSampler::start(const SearchSpace& space, const SamplerContext& ctx) {
     space_ = space;
     shape_ = space.grid_shape(points_);
+    axes_ = space.grid_axes(shape_);
     size_ = 1;
     for (auto n : shape_) {
         if (size_ > std::numeric_limits<std::uint64_t>::max() / n)
@@ -46,7 +47,7 @@ HYPERTUNE_INLINE void GridSampler::start(const SearchSpace& space, const Sampler
 
 HYPERTUNE_INLINE std::optional<Config> GridSampler::sample(TrialId id) {
     if (id >= size_) return std::nullopt;
-    return space_.grid_point(shape_, id);
+    return space_.grid_point(shape_, axes_, id);
 }
 
 }  // namespace hypertune
