@@ -174,7 +174,8 @@ inline constexpr std::string_view journal_format1_first_line_start = R"({"direct
             if (!j.is_object() || !j.contains("event"))
                 throw IoError(fmt::format("journal '{}' line {}: not an event object", path, number));
             if (!complete) {
-                // A whole object without its newline: keep it, and let appends start on a new line.
+                // A whole object without its newline: keep it; JournalWriter writes the newline
+                // before it appends.
                 c.events.push_back(std::move(j));
                 c.valid_bytes += line.size();
                 c.warning = fmt::format("journal '{}': the last line had no newline; kept it", path);
@@ -390,6 +391,15 @@ public:
             std::fclose(file_);
             throw IoError(fmt::format("journal '{}': cannot write: {}", path, std::strerror(err)));
         }
+        // A last line kept whole without its newline (read_journal keeps it) gets one, or the next
+        // event would be appended to it and the journal could not be read again.
+        if (keep_bytes > 0 && !ends_with_newline(path, keep_bytes)) {
+            if (std::fputc('\n', file_) == EOF || std::fflush(file_) != 0) {
+                int err = errno;
+                std::fclose(file_);
+                throw IoError(fmt::format("journal '{}': cannot write: {}", path, std::strerror(err)));
+            }
+        }
     }
     JournalWriter(const JournalWriter&) = delete;
     JournalWriter& operator=(const JournalWriter&) = delete;
@@ -411,6 +421,18 @@ public:
     }
 
 private:
+    // Whether byte `size` - 1 of the file is '\n' (the file opened for appending cannot be read).
+    [[nodiscard]] static bool ends_with_newline(const std::string& path, std::uintmax_t size) {
+        const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+        if (fd < 0) throw IoError(fmt::format("journal '{}': cannot read: {}", path, std::strerror(errno)));
+        char last = 0;
+        const auto got = ::pread(fd, &last, 1, static_cast<off_t>(size - 1));
+        const int err = errno;
+        ::close(fd);
+        if (got != 1) throw IoError(fmt::format("journal '{}': cannot read: {}", path, std::strerror(got < 0 ? err : EIO)));
+        return last == '\n';
+    }
+
     std::string path_;
     std::FILE* file_ = nullptr;
     std::unique_ptr<JournalLock> lock_;  // released after ~JournalWriter's body has closed the file

@@ -191,19 +191,25 @@ TEST_CASE("a journal cut at any line resumes to the uninterrupted run's trials")
         REQUIRE(lines.size() > 40);
         auto cut_path = temp_journal("cut");
         for (std::size_t cut : {std::size_t{1}, std::size_t{7}, lines.size() / 3, lines.size() / 2, lines.size() - 3}) {
-            for (bool torn : {false, true}) {
+            for (const std::string_view end : {"whole", "torn", "no newline"}) {
                 CAPTURE(strategy);
                 CAPTURE(cut);
-                CAPTURE(torn);
-                // torn: the next line half-written, as a crash during write() leaves it
-                write_lines(cut_path, lines, cut, torn ? lines[cut].substr(0, lines[cut].size() / 2) : "");
+                CAPTURE(end);
+                // torn: the next line half-written, as a crash during write() leaves it; no newline:
+                // the last line whole but for its '\n' (a partial write, an editor)
+                const bool torn = end == "torn";
+                if (end == "no newline") write_lines(cut_path, lines, cut - 1, lines[cut - 1]);
+                else write_lines(cut_path, lines, cut, torn ? lines[cut].substr(0, lines[cut].size() / 2) : "");
                 auto resumed = ht::Tuner(journal_space(), make(), options(cut_path, 20)).fit(journal_trainer);
                 CHECK(outcome(resumed) == outcome(reference));
                 bool warned = false;
                 for (const auto& w : resumed.setup().warnings) warned = warned || w.find("truncated last line") != std::string::npos;
                 CHECK(warned == torn);
-                // and the journal now holds the whole run: attaching gives the same trials
+                // and the journal now holds the whole run, on whole lines: attaching and resuming
+                // again give the same trials
                 CHECK(outcome(ht::load_result(cut_path)) == outcome(reference));
+                CHECK(outcome(ht::Tuner(journal_space(), make(), options(cut_path, 20)).fit(journal_trainer)) ==
+                      outcome(reference));
             }
         }
         fs::remove(full_path);
@@ -343,6 +349,21 @@ TEST_CASE("the finished program run again adds no trial when its run ended on a 
         CHECK(again.stop_reason() == first.stop_reason());
         fs::remove(path);
     }
+}
+
+TEST_CASE("the finished program run again says what the run's end says once, not once a run of it") {
+    auto path = temp_journal("warned-once");
+    auto failing = [](const ht::Config&) -> double { throw std::runtime_error("boom"); };
+    std::vector<std::string> warnings;
+    for (int run = 0; run < 3; ++run) {
+        CAPTURE(run);
+        const ht::Result r = ht::Tuner(journal_space(), ht::RandomSearch(), options(path, 2)).fit(failing);
+        warnings = r.setup().warnings;
+        CHECK(std::count(warnings.begin(), warnings.end(),
+                         "all 2 trials failed; the first, trial 0: the objective threw: boom") == 1);
+        CHECK(ht::load_result(path).setup().warnings == warnings);
+    }
+    fs::remove(path);
 }
 
 TEST_CASE("the time between a crash and the resume is no wall time of the run, as after a clean end") {

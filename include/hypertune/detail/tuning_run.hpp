@@ -575,33 +575,33 @@ private:
         }
         if (--active_workers_ == 0) {
             const double now = run_clock();
+            // What the run's end says of the whole run, once: a resumed run says it again of what an
+            // earlier session journaled (a finished run given more workers, the strategy's replayed notes).
+            auto warn_once = [&](std::string text) {
+                if (!warned_before(text)) warn(std::move(text), now);
+            };
             // The strategy's notes (its fallbacks) become warnings, in the journal too.
-            // A resumed run's strategy, replayed, notes again what an earlier session journaled: once is enough.
-            for (const auto& note : strategy_.notes())
-                if (auto text = fmt::format("{}: {}", strategy_name_, note); !warned_before(text)) warn(std::move(text), now);
+            for (const auto& note : strategy_.notes()) warn_once(fmt::format("{}: {}", strategy_name_, note));
             if (plain_reports_ > 0 &&
                 std::any_of(state_.records().begin(), state_.records().end(),
                             [](const TrialRecord& r) { return !r.decisions.empty(); }))
-                warn(fmt::format("{} report{} of this constrained run carried {} (the first: trial {} at step {}): {} "
+                warn_once(fmt::format("{} report{} of this constrained run carried {} (the first: trial {} at step {}): {} "
                                  "judged those trials as if they met the constraints; report ht::Metrics with the "
                                  "constrained metrics too, so that an infeasible trial ranks after the feasible ones",
                                  plain_reports_, plain_reports_ == 1 ? "" : "s",
                                  first_plain_report_.missing.empty()
                                      ? std::string("a single value")
                                      : fmt::format("no value of the constrained metric '{}'", first_plain_report_.missing),
-                                 first_plain_report_.trial, first_plain_report_.step, strategy_name_),
-                     now);
+                                 first_plain_report_.trial, first_plain_report_.step, strategy_name_));
             if (trials_out_of_time_.size() > 1)
-                warn(fmt::format("{} trials ran past max_trial_seconds = {} s", trials_out_of_time_.size(),
-                                 options_.max_trial_seconds),
-                     now);
+                warn_once(fmt::format("{} trials ran past max_trial_seconds = {} s", trials_out_of_time_.size(),
+                                      options_.max_trial_seconds));
             // Every trial failed: most often one mistake repeated (a misspelt parameter name, a
             // trainer that cannot start), which the summary should say, not each record alone.
             if (const auto& records = state_.records();
                 !records.empty() && state_.count(TrialStatus::Failed) == records.size())
-                warn(fmt::format("all {} trials failed; the first, {}", records.size(),
-                                 with_trial_prefix(records.front().id, records.front().failure_reason)),
-                     now);
+                warn_once(fmt::format("all {} trials failed; the first, {}", records.size(),
+                                      with_trial_prefix(records.front().id, records.front().failure_reason)));
             ended_after_ = seconds_since_start();
             emit(RunEnded{now, valid_utf8(stop_reason_)});
             sync_journal();
