@@ -490,4 +490,21 @@ TEST_CASE("report: helpers") {
     CHECK(clip("\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9", 4) == "\u00e9\u2026");  // never cuts a character in two
     auto fitted = Axis::fit({1.0, 1.0, 1.0});
     CHECK(fitted.hi > fitted.lo);
+    // Trial numbers: whole ticks only (0, 0.2, ... 1 and 0, 0.5, ... 2 before)
+    CHECK(Axis{0.0, 1.0, false, true}.tick_values() == std::vector<double>{0.0, 1.0});
+    CHECK(Axis{0.0, 2.0, false, true}.tick_values() == std::vector<double>{0.0, 1.0, 2.0});
+    CHECK(Axis{0.0, 1000.0, false, true}.tick_values() == Axis{0.0, 1000.0, false}.tick_values());
+}
+
+TEST_CASE("report: one trial's run says 1 trial, and its trial-number axis has whole ticks") {
+    ht::SearchSpace space{ht::ContinuousParameter("x", 0.0, 1.0)};
+    const auto r = ht::Tuner(space, ht::RandomSearch(), {.max_jobs = 1, .progress = ht::ProgressBar::Never})
+                       .fit([](const ht::Config& c) { return c.get<double>("x"); });
+    CHECK(r.summary().starts_with("1 trial of RandomSearch (Minimize objective): 1 completed"));
+    const std::string html = ht::render_report(r);
+    const auto chart = html.find("best so far against trial number");
+    REQUIRE(chart != std::string::npos);
+    const std::string part = html.substr(chart, html.find("</svg>", chart) - chart);
+    CHECK(part.find("e-10") == std::string::npos);
+    CHECK(part.find(">0.2<") == std::string::npos);
 }

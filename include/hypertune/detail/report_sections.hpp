@@ -150,8 +150,9 @@ inline std::string best_so_far(const Context& c) {
         std::vector<const TrialRecord*> order = c.scored;
         auto when = [&](const TrialRecord* t) { return by_time ? t->end_time() - c.t0 : static_cast<double>(t->id); };
         std::stable_sort(order.begin(), order.end(), [&](auto* a, auto* b) { return when(a) < when(b); });
-        double xmax = by_time ? std::max(c.cost.wall_seconds, when(order.back())) : static_cast<double>(c.last_id);
-        Axis xa{0.0, std::max(xmax, 1e-9), false};
+        // Trial numbers are whole: their axis reaches at least trial 1 and has no tick between two.
+        Axis xa = by_time ? Axis{0.0, std::max(std::max(c.cost.wall_seconds, when(order.back())), 1e-9), false}
+                          : Axis{0.0, std::max(static_cast<double>(c.last_id), 1.0), false, true};
         Chart ch(half, 280, by_time ? "best so far against elapsed time" : "best so far against trial number");
         ch.axes(xa.ticks(), ya.ticks(), by_time ? "seconds since start" : "trial", c.metric());
         std::vector<Point> done, stopped, steps;

@@ -97,6 +97,7 @@ struct Tick {
 struct Axis {
     double lo = 0.0, hi = 1.0;
     bool log = false;
+    bool integral = false;  ///< whole numbers only (trial numbers): no tick between two of them
 
     [[nodiscard]] double at(double v) const {
         double a = log ? std::log10(lo) : lo, b = log ? std::log10(hi) : hi, x = log ? std::log10(v) : v;
@@ -120,6 +121,7 @@ struct Axis {
         double step = std::pow(10.0, std::floor(std::log10(half / 2.5)));
         for (double m : {2.0, 2.5, 2.0})
             if (half / step > 3.5) step *= m;
+        if (integral) step = std::max(step, 1.0);
         // (finite: past the largest double, x would stay at infinity)
         for (double x = std::ceil(lo / step - 1e-9) * step; std::isfinite(x) && x <= hi + step * 1e-9; x += step)
             v.push_back(std::abs(x) < step * 1e-9 ? 0.0 : x);

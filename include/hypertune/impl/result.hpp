@@ -86,7 +86,8 @@ HYPERTUNE_INLINE std::string Result::status_counts() const {
 
 HYPERTUNE_INLINE std::string Result::summary() const {
     std::string s;
-    s += fmt::format("{} trials of {} ({} {}): {}{}\n", trials_.size(), setup_.strategy, to_string(setup_.direction),
+    s += fmt::format("{} trial{} of {} ({} {}): {}{}\n", trials_.size(), trials_.size() == 1 ? "" : "s",
+                     setup_.strategy, to_string(setup_.direction),
                      setup_.metric, status_counts(),
                      setup_.stop_reason.empty() ? "" : fmt::format("; ended: {}", setup_.stop_reason));
     const auto objs = objectives();
