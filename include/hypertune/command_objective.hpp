@@ -142,6 +142,12 @@ public:
 
     [[nodiscard]] const CommandOptions& options() const noexcept;
 
+    /// The metric operator() returns (CommandOptions::objective_metric, else the first
+    /// definition), and every metric definition's name: the Tuner refuses a run whose
+    /// TunerOptions::metric names another of them, which it would optimise under the wrong name.
+    [[nodiscard]] const std::string& objective_metric() const noexcept;
+    [[nodiscard]] std::vector<std::string> metric_names() const;
+
 private:
     void check_placeholders(const std::vector<std::string_view>& parameters) const;
 

@@ -11,7 +11,9 @@
 #include <concepts>
 #include <functional>
 #include <type_traits>
+#include <string>
 #include <utility>
+#include <vector>
 
 namespace hypertune {
 
@@ -45,30 +47,56 @@ struct ObjectiveFunction {
     bool sees_trial = true;
     /// Set instead of `call` for an objective that returns Metrics.
     std::function<Metrics(const Config&, Trial&)> call_metrics{};
+    /// What an objective that reads named metrics says of its value (CommandObjective: the metric
+    /// its value is, and every metric it reads), so that the Tuner can refuse a run that optimises
+    /// another of them under its name. Empty: it does not say.
+    std::string returns_metric{};
+    std::vector<std::string> reads_metrics{};
 
     [[nodiscard]] bool returns_metrics() const noexcept { return static_cast<bool>(call_metrics); }
     double operator()(const Config& config, Trial& trial) const { return call(config, trial); }
 };
 
-/// Wraps either form of objective into one callable type.
+namespace detail {
+// The call itself, in the form the objective has.
+template <class F>
+[[nodiscard]] ObjectiveFunction make_objective_call(F&& f) {
+    ObjectiveFunction o;
+    if constexpr (TrialMetricsObjective<F>) {
+        o.call_metrics = std::forward<F>(f);
+    } else if constexpr (PlainMetricsObjective<F>) {
+        o.sees_trial = false;
+        o.call_metrics = [g = std::forward<F>(f)](const Config& c, Trial&) mutable -> Metrics { return g(c); };
+    } else if constexpr (TrialObjective<F>) {
+        o.call = std::forward<F>(f);
+    } else {
+        o.sees_trial = false;
+        o.call = [g = std::forward<F>(f)](const Config& c, Trial&) mutable -> double { return static_cast<double>(g(c)); };
+    }
+    return o;
+}
+}  // namespace detail
+
+/// Wraps either form of objective into one callable type, with what it says of its metrics.
 template <class F>
 [[nodiscard]] ObjectiveFunction make_objective(F&& f) {
     static_assert(Objective<F>,
                   "hypertune: an objective must be callable as double(const hypertune::Config&, hypertune::Trial&) "
                   "or double(const hypertune::Config&), returning something convertible to double (or "
                   "hypertune::Metrics, for a run with several objectives or constraints)");
-    if constexpr (TrialMetricsObjective<F>) {
-        return ObjectiveFunction{{}, true, std::forward<F>(f)};
-    } else if constexpr (PlainMetricsObjective<F>) {
-        return ObjectiveFunction{
-            {}, false, [g = std::forward<F>(f)](const Config& c, Trial&) mutable -> Metrics { return g(c); }};
-    } else if constexpr (TrialObjective<F>) {
-        return ObjectiveFunction{std::forward<F>(f), true, {}};
-    } else {
-        return ObjectiveFunction{
-            [g = std::forward<F>(f)](const Config& c, Trial&) mutable -> double { return static_cast<double>(g(c)); },
-            false, {}};
+    std::string returns;
+    std::vector<std::string> reads;
+    if constexpr (requires(const std::remove_cvref_t<F>& g) {
+                      { g.objective_metric() } -> std::convertible_to<std::string>;
+                      { g.metric_names() } -> std::convertible_to<std::vector<std::string>>;
+                  }) {
+        returns = f.objective_metric();
+        reads = f.metric_names();
     }
+    ObjectiveFunction out = detail::make_objective_call(std::forward<F>(f));
+    out.returns_metric = std::move(returns);
+    out.reads_metrics = std::move(reads);
+    return out;
 }
 
 }  // namespace hypertune

@@ -280,9 +280,11 @@ public:
         CostSummary c;
         c.wall_seconds = setup_.wall_seconds;
         // max_resource when the strategy has one (a trial that trained past its budget does not
-        // move it), else the most a completed trial reached.
+        // move it), else the most a completed trial reached; so too with a max_resource of 1, no
+        // resource in play (random search's default), where a trainer reports the epochs it chose
+        // to train and median stopping cuts some of them short.
         Resource full = setup_.max_resource.value_or(0);
-        if (!setup_.max_resource)
+        if (!setup_.max_resource || *setup_.max_resource <= 1)
             for (const auto& t : trials_)
                 if (t.status == TrialStatus::Completed) full = std::max(full, t.resource_used);
         c.full_resource = full;

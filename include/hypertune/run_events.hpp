@@ -136,6 +136,10 @@ struct RunWarmStarted {
     /// A digest of those observations and the warm start's type (PreparedWarmStart::fingerprint);
     /// empty in journals written before it was kept.
     std::string fingerprint;
+    /// Each observation's (parent, trial), in order: a resume finds them again in parents that
+    /// have grown since (a parent journal resumed or still running); empty in journals written
+    /// before they were kept.
+    std::vector<std::pair<std::size_t, TrialId>> used;
 };
 
 /// The session ended (every worker is done).

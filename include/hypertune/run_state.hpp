@@ -97,6 +97,15 @@ public:
     /// The same, moving the records out (the state is spent).
     [[nodiscard]] Result result(bool finished, std::optional<double> now = std::nullopt) &&;
 
+    /// A trial still paused when the run ended. Cut, not judged: a scheduler that ends its run
+    /// stops its paused trials itself (a Stop record each); one still paused here waited when
+    /// stop(), a time limit or a completion criterion ended the run, and early stopping's savings
+    /// leave it out.
+    static void end_paused(TrialRecord& r) {
+        r.status = TrialStatus::Stopped;
+        r.failure_reason = "the run ended while the trial waited for promotion";
+    }
+
 private:
     void on(const RunStarted& e);
     void on(const RunResumed& e);
@@ -164,11 +173,7 @@ private:
                 r.status = TrialStatus::Stopped;
                 r.failure_reason = "the run ended while this trial was running";
             } else if (r.status == TrialStatus::Paused) {
-                // Cut, not judged: a scheduler that ends its run stops its paused trials itself (a
-                // Stop record each); one still paused here waited when stop(), a time limit or a
-                // completion criterion ended the run, and early stopping's savings leave it out.
-                r.status = TrialStatus::Stopped;
-                r.failure_reason = "the run ended while the trial waited for promotion";
+                end_paused(r);
             }
         }
         return Result(std::move(s), std::move(out));
@@ -183,6 +188,7 @@ private:
         Resource budget = 0;
         Resource resume_from = 0;
         int failed_attempts = 0;
+        Resource last_step = 0;  // the last step reported by the run (its attempt) under way
         std::vector<double> reported_values;  // of the trial's last report, whatever its run
     };
     std::vector<LastRun> last_runs_;  // by record: its latest run

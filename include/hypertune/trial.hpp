@@ -122,7 +122,10 @@ public:
     /// early (with the last value) when it is set. Always true once the objective has returned.
     [[nodiscard]] bool should_stop() const noexcept {
         if (stop_.load(std::memory_order_relaxed) || returned_.load(std::memory_order_acquire)) return true;
-        if (out_of_time()) return true;
+        if (out_of_time()) {
+            saw_time_stop_.store(true, std::memory_order_relaxed);
+            return true;
+        }
         detail::TrialHost* host = host_.load(std::memory_order_acquire);
         if (!host || !host->stop_requested()) return false;
         saw_run_stop_.store(true, std::memory_order_relaxed);
@@ -352,6 +355,8 @@ private:
     // should_stop() told the objective that the run is stopping: an objective that reported nothing
     // and returned after that was cut, not trained in full.
     mutable std::atomic<bool> saw_run_stop_{false};
+    // should_stop() told it that it is past max_trial_seconds: the same, for the time limit.
+    mutable std::atomic<bool> saw_time_stop_{false};
 };
 
 }  // namespace hypertune

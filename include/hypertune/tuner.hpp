@@ -41,7 +41,8 @@ public:
     TuningJob& operator=(TuningJob&&) noexcept;
     ~TuningJob();
 
-    /// Blocks until the run ends; returns everything it recorded. May be called more than once.
+    /// Blocks until the run ends; returns everything it recorded. May be called more than once,
+    /// from any number of threads at once.
     const Result& wait();
     /// Waits, then hands the result over (the job keeps none): wait(), take_result() and
     /// result_so_far() then throw Error; progress() keeps its counts.

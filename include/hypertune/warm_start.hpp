@@ -60,7 +60,15 @@ struct PreparedWarmStart {
     /// learns from. A resumed run must be given a warm start with the same one, or its strategy
     /// would suggest other trials than its journal holds.
     std::string fingerprint;
+    WarmStartType type = WarmStartType::IdenticalDataAndAlgorithm;
 };
+
+namespace detail {
+/// FNV-1a (64 bits, 16 hex digits) over the type and, per observation, its parent, trial, loss
+/// bits and configuration (as the journal writes it).
+[[nodiscard]] std::string warm_start_fingerprint(const std::vector<WarmStartObservation>& observations,
+                                                 WarmStartType type);
+}  // namespace detail
 
 /// Checks the parents against this run and translates their trials into its space. Throws
 /// InvalidArgument naming the parent and the parameter when they cannot be used. With this run's

@@ -888,3 +888,28 @@ TEST_CASE("a trivial command run many times gives the same value every time") {
         CHECK(objective(config(0.5), trial) == 0.5);
     }
 }
+
+TEST_CASE("a run whose metric names another of the command's metrics than the one it returns is refused, naming both") {
+    // The trainer prints loss and acc; the objective returns its first definition (loss), and a run
+    // that maximised "acc" optimised the loss under that name (its best "acc" the largest loss).
+    const ht::CommandOptions two{.metrics = {{"loss", "loss=(\\S+)"}, {"acc", "acc=(\\S+)"}}};
+    const ht::CommandObjective objective({"/bin/sh", "-c", "echo loss={x} acc=0.5"}, two);
+    CHECK(objective.objective_metric() == "loss");
+    CHECK(objective.metric_names() == std::vector<std::string>{"loss", "acc"});
+    ht::Tuner wrong(space(), ht::RandomSearch(), {.metric = "acc", .direction = ht::Direction::Maximize, .max_jobs = 2});
+    CHECK_THROWS_WITH_AS((void)wrong.fit(objective),
+                         "Tuner: the run's metric is 'acc' (TunerOptions::metric), but the objective returns its metric "
+                         "'loss' (CommandOptions::objective_metric, else the first definition): set .objective_metric = "
+                         "\"acc\", or name 'loss' as the run's metric",
+                         ht::InvalidArgument);
+    // Named as the objective metric, or the run's metric left unnamed or named as returned: it runs.
+    ht::CommandOptions acc = two;
+    acc.objective_metric = "acc";
+    CHECK(ht::Tuner(space(), ht::RandomSearch(), {.metric = "acc", .max_jobs = 2})
+              .fit(ht::CommandObjective({"/bin/sh", "-c", "echo loss={x} acc=0.5"}, acc))
+              .best()
+              .objective == 0.5);
+    CHECK(ht::Tuner(space(), ht::RandomSearch(), {.max_jobs = 2}).fit(objective).count(ht::TrialStatus::Completed) == 2);
+    CHECK(ht::Tuner(space(), ht::RandomSearch(), {.metric = "loss", .max_jobs = 2}).fit(objective).count(
+              ht::TrialStatus::Completed) == 2);
+}

@@ -12,6 +12,7 @@
 #include <atomic>
 #include <chrono>
 #include <map>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
@@ -61,6 +62,12 @@ protected:
         }
         const ht::Config fresh = ht::RandomSampler::sample(space(), 5, b.next_id);
         if (how_ == "empty configuration") return ht::Suggestion::run(b.next_id, ht::Config{}, 3);
+        if (how_ == "another space")
+            return ht::Suggestion::run(
+                b.next_id,
+                ht::SearchSpace{ht::ContinuousParameter("y", 0.0, 1.0), ht::IntegerParameter("n", 1, 4)}.decode(
+                    std::vector<double>{0.5, 0.5}),
+                3);
         if (how_ == "budget 0") return ht::Suggestion::run(b.next_id, fresh, 0);
         if (how_ == "budget past max_resource") return ht::Suggestion::run(b.next_id, fresh, 10);
         if (how_ == "new trial resumed") return ht::Suggestion::run(b.next_id, fresh, 3, 1);
@@ -223,9 +230,13 @@ TEST_CASE("the tuner ends a run whose scheduler ignores the budget, with the err
 
 TEST_CASE("the tuner refuses a suggestion it cannot carry out, naming the scheduler, before it runs") {
     const std::map<std::string, std::string> expected{
-        {"empty configuration", "suggested trial 1 with a configuration of 0 parameters that is not of this run's "
-                                "search space (2 parameters): a configuration comes from the sampler, or from the "
+        {"empty configuration", "suggested trial 1 with a configuration of another search space: its parameters are "
+                                "none, this run's are 'x', 'n'; a configuration comes from the sampler, or from the "
                                 "trial's record"},
+        // as many parameters as the run's, named otherwise: the count alone said nothing
+        {"another space", "suggested trial 1 with a configuration of another search space: its parameters are 'y', "
+                          "'n', this run's are 'x', 'n'; a configuration comes from the sampler, or from the trial's "
+                          "record"},
         {"budget 0", "suggested trial 1 with budget 0: a budget is at least 1 and at most max_resource = 9"},
         {"budget past max_resource", "suggested trial 1 with budget 10: a budget is at least 1 and at most max_resource = 9"},
         {"new trial resumed", "suggested trial 1 to resume from 1, but it is a new trial: a new trial starts from 0"},
@@ -434,4 +445,21 @@ TEST_CASE("hooks have defaults: a scheduler of a few lines runs through the tune
     CHECK(result.count(ht::TrialStatus::Completed) == 7);
     CHECK(result.stop_reason() == "max_jobs reached");
     CHECK(result.setup().warnings.empty());
+}
+
+TEST_CASE("a sampler of the user's own that throws in start() is named with the strategy, as in ask()") {
+    class Breaks : public ht::Sampler {
+    public:
+        std::string name() const override { return "Breaks"; }
+        void start(const ht::SearchSpace&, const ht::SamplerContext&) override { throw std::runtime_error("no data"); }
+        std::optional<ht::Config> sample(ht::TrialId) override { return std::nullopt; }
+    };
+    ht::ASHA asha({.max_resource = 9}, Breaks{});
+    const std::string name = asha.name();
+    CHECK_THROWS_WITH_AS(ht::Tuner(two_d(), std::move(asha), {.max_jobs = 3}),
+                         ("strategy '" + name + "' failed in start(): no data").c_str(), ht::StrategyError);
+    // The library's own errors keep their wording.
+    CHECK_THROWS_WITH_AS(ht::Tuner(two_d(), ht::GridSearch(), {.max_jobs = 3}),
+                         "grid: ContinuousParameter 'x' needs a number of grid points (GridSearchOptions::points)",
+                         ht::InvalidArgument);
 }

@@ -171,6 +171,11 @@ struct TrialTruth {
     std::atomic<int> calls{0};  ///< objective calls (attempts, retries included)
     std::atomic<int> runs{0};   ///< on_trial_start calls
     std::atomic<int> ends{0};   ///< on_trial_end calls
+    /// on_trial_end calls for a trial whose run had ended Paused and that did not run again: the
+    /// decision (or the run's end) that stopped it while it waited
+    std::atomic<int> closed{0};
+    std::atomic<bool> waiting{false};                   ///< its last run ended Paused
+    std::atomic<int> last_end{-1};                      ///< the TrialStatus on_trial_end last gave
     std::atomic<int> fired{0};  ///< calls in which the fault fired
     CallLog last;
     bool checkpoint_mismatch = false;  ///< resumed with a checkpoint that is not its own last one
@@ -544,9 +549,12 @@ struct Expected {
 [[nodiscard]] inline Expected expected_outcome(const CallLog& c) {
     if (c.fired && fails(c.fault)) return {TrialStatus::Failed, failure_signature(c.fault)};
     if (!std::isfinite(c.returned)) return {TrialStatus::Failed, "the objective returned nan"};
-    // A strategy's stop at the last step of a full budget saved nothing: the trial trained in full.
+    // A strategy's stop at the last step of a full budget, or at a step past it (an overrun), saved
+    // nothing: the trial trained in full. (At a rung's budget it waits there, and the run's end
+    // stops it unless promoted, which a later call shows.)
     if (c.stop_decided)
-        return {c.last_step == c.budget && c.budget >= stress_max_resource ? TrialStatus::Completed : TrialStatus::Stopped, ""};
+        return {c.last_step >= c.budget && c.budget >= stress_max_resource ? TrialStatus::Completed : TrialStatus::Stopped,
+                ""};
     if (c.saw_stop && c.reports > 0 && c.last_step < c.budget) return {TrialStatus::Stopped, ""};
     if (c.budget < stress_max_resource) return {TrialStatus::Stopped, ""};
     return {TrialStatus::Completed, ""};
@@ -616,6 +624,11 @@ inline void hammer(TuningJob& job, const StressOptions& o, Violations& v, std::s
             continue;
         }
         if (seen[t.id]++) v.add("trial {}: recorded twice", t.id);
+        // on_trial_end's last word is the result's (a trial stopped while it waited was left Paused)
+        if (const int said = truth[t.id].last_end.load(); said != static_cast<int>(t.status))
+            v.add("trial {}: on_trial_end last said {}, the result says {}", t.id,
+                  said < 0 ? std::string("nothing") : std::string(to_string(static_cast<TrialStatus>(said))),
+                  to_string(t.status));
     }
     for (std::size_t id = 0; id < truth.size(); ++id) {
         const auto& g = truth[id];
@@ -623,7 +636,10 @@ inline void hammer(TuningJob& job, const StressOptions& o, Violations& v, std::s
         run.calls += static_cast<std::size_t>(calls);
         if (seen[id] && calls == 0) v.add("trial {}: recorded but the objective never ran", id);
         if (!seen[id] && calls > 0) v.add("trial {}: ran {} times but has no record", id, calls);
-        if (runs != ends) v.add("trial {}: {} starts but {} ends (a run that never ended)", id, runs, ends);
+        const int closed = g.closed.load();
+        if (runs != ends - closed)
+            v.add("trial {}: {} starts but {} ends, {} of them while it waited (a run that never ended)", id, runs,
+                  ends, closed);
         if (seen[id] && runs < 1) v.add("trial {}: recorded without a start", id);
         if (calls < runs) v.add("trial {}: {} calls for {} runs", id, calls, runs);
         if (g.checkpoint_mismatch) v.add("trial {}: resumed with a checkpoint that is not its last one", id);
@@ -747,11 +763,22 @@ inline void hammer(TuningJob& job, const StressOptions& o, Violations& v, std::s
                          .progress = ProgressBar::Never};
     options.on_trial_start = [&](const TrialRecord& r) {
         if (r.status != TrialStatus::Running) callbacks.add("trial {}: started as {}", r.id, to_string(r.status));
-        if (r.id < truth.size()) truth[r.id].runs.fetch_add(1, std::memory_order_relaxed);
+        if (r.id < truth.size()) {
+            truth[r.id].runs.fetch_add(1, std::memory_order_relaxed);
+            truth[r.id].waiting.store(false, std::memory_order_relaxed);
+        }
     };
     options.on_trial_end = [&](const TrialRecord& r) {
         if (r.status == TrialStatus::Running) callbacks.add("trial {}: ended as Running", r.id);
-        if (r.id < truth.size()) truth[r.id].ends.fetch_add(1, std::memory_order_relaxed);
+        if (r.id >= truth.size()) return;
+        TrialTruth& g = truth[r.id];
+        g.ends.fetch_add(1, std::memory_order_relaxed);
+        if (g.waiting.exchange(r.status == TrialStatus::Paused, std::memory_order_relaxed)) {
+            g.closed.fetch_add(1, std::memory_order_relaxed);
+            if (r.status != TrialStatus::Stopped)
+                callbacks.add("trial {}: ended as {} while it waited for promotion", r.id, to_string(r.status));
+        }
+        g.last_end.store(static_cast<int>(r.status), std::memory_order_relaxed);
     };
 
     Tuner tuner(stress_space(), sc.make(o.trials), options);

@@ -19,6 +19,7 @@
 #include <fstream>
 #include <functional>
 #include <map>
+#include <tuple>
 #include <set>
 #include <sstream>
 #include <string>
@@ -744,6 +745,41 @@ TEST_CASE("a journal from another run, or a damaged one, is refused with the rea
         fs::remove(one);
         fs::remove(path);
     }
+    // A line repeated or moved (a merge, an edit by hand): refused at that line, not taken as a
+    // curve with a step twice or a second end whose value wins.
+    {
+        auto one = temp_journal("repeated-line");
+        auto three_steps = [] { return ht::AnyStrategy(ht::RandomSearch({.max_resource = 3})); };
+        (void)ht::Tuner(journal_space(), three_steps(), options(one, 3)).fit(journal_trainer);
+        const auto run = lines_of(one);
+        auto first_of = [&](std::string_view kind, std::size_t from = 0) {
+            for (std::size_t i = from; i < run.size(); ++i)
+                if (run[i].find(fmt::format("\"event\":\"{}\"", kind)) != std::string::npos) return i;
+            FAIL("no such line");
+            return run.size();
+        };
+        const std::size_t report = first_of("report"), second_report = first_of("report", report + 1),
+                          ended = first_of("trial_ended");
+        REQUIRE(second_report == report + 1);  // the same trial's steps 1 and 2
+        for (const auto& [what, at, line] :
+             {std::tuple{std::string("a report repeated"), report + 1, run[report]},
+              std::tuple{std::string("reports swapped"), second_report, run[report]},
+              std::tuple{std::string("an end repeated"), ended + 1, run[ended]}}) {
+            CAPTURE(what);
+            auto damaged = run;  // `at`: where the line it cannot take lands
+            if (what == "reports swapped") std::swap(damaged[report], damaged[second_report]);
+            else damaged.insert(damaged.begin() + static_cast<std::ptrdiff_t>(at), line);
+            write_lines(path, damaged, damaged.size());
+            const std::string where = fmt::format("journal '{}' line {}: trial ", path, at + 1);
+            CHECK_THROWS_WITH_AS((void)ht::load_result(path), doctest::Contains(where.c_str()), ht::IoError);
+            CHECK_THROWS_WITH_AS((void)ht::load_result(path), doctest::Contains("(a line repeated or out of order?)"),
+                                 ht::IoError);
+            CHECK_THROWS_WITH_AS((void)ht::Tuner(journal_space(), three_steps(), options(path, 3)).fit(journal_trainer),
+                                 doctest::Contains(where.c_str()), ht::IoError);
+        }
+        fs::remove(one);
+        fs::remove(path);
+    }
     // A directory is not an empty journal: it is named as what it is.
     const std::string folder = fs::temp_directory_path().string();
     CHECK_THROWS_WITH_AS((void)ht::load_result(folder), fmt::format("journal '{}': cannot read: Is a directory", folder).c_str(),
@@ -806,6 +842,50 @@ TEST_CASE("a full disk stops the run cleanly, and what reached the journal is a 
     // and the run resumes from what was saved (no limit now)
     auto resumed = ht::Tuner(journal_space(), asha(), options(path, 60)).fit(journal_trainer);
     CHECK(resumed.trials().size() == 60);
+    fs::remove(path);
+}
+
+TEST_CASE("a checkpoint the disk cannot take stops the run cleanly, and fails no trial") {
+    // Checkpoints of 64 KB under a 16 KB file-size limit (a full disk for the checkpoints alone,
+    // the journal's lines fit): every save threw into the objective, so every trial failed for
+    // good and the run spent its budget on them.
+    auto path = temp_journal("full-checkpoints");
+    auto trainer = [](const ht::Config& c, ht::Trial& trial) {
+        double loss = 0.0;
+        for (ht::Resource e = trial.resumed_from() + 1; e <= trial.budget(); ++e) {
+            trial.report(e, loss = c.get<double>("x") + 1.0 / static_cast<double>(e));
+            trial.save_checkpoint(std::string(64 * 1024, 'c'));
+            if (trial.should_stop()) break;
+        }
+        return loss;
+    };
+    pid_t child = ::fork();
+    REQUIRE(child >= 0);
+    if (child == 0) {
+        std::signal(SIGXFSZ, SIG_IGN);
+        rlimit limit{16 * 1024, 16 * 1024};
+        ::setrlimit(RLIMIT_FSIZE, &limit);
+        int code = 0;
+        try {
+            auto result = ht::Tuner(journal_space(), asha(), options(path, 30)).fit(trainer);
+            if (result.stop_reason().find("cannot write") == std::string::npos) code = 3;
+            if (result.stop_reason().find("the run stops with what was saved") == std::string::npos) code = 4;
+            if (result.count(ht::TrialStatus::Failed) != 0) code = 5;
+            if (result.trials().size() >= 30) code = 6;
+        } catch (...) {
+            code = 7;
+        }
+        ::_exit(code);
+    }
+    int status = 0;
+    ::waitpid(child, &status, 0);
+    REQUIRE(WIFEXITED(status));
+    CHECK(WEXITSTATUS(status) == 0);
+    // with room again, the run resumes and goes to its end, no trial failed
+    auto resumed = ht::Tuner(journal_space(), asha(), options(path, 30)).fit(trainer);
+    CHECK(resumed.trials().size() == 30);
+    CHECK(resumed.count(ht::TrialStatus::Failed) == 0);
+    fs::remove_all(path + ".checkpoints");
     fs::remove(path);
 }
 

@@ -464,8 +464,18 @@ TEST_CASE("a trainer that reports nothing gets a warning that explains why Hyper
     ht::Tuner tuner(curve_space(), ht::Hyperband({.min_resource = 1, .max_resource = 9}), {.max_jobs = 5});
     auto result = tuner.fit([](const ht::Config& c) { return final_loss(c); });
     REQUIRE(result.setup().warnings.size() == 1);
-    CHECK(result.setup().warnings[0].find(
-              "reported no intermediate values: Hyperband-promotion-fill-brackets=2 can only judge") != std::string::npos);
+    CHECK(result.setup().warnings[0].ends_with(
+        " reported no intermediate values: the objective takes no ht::Trial&, so it cannot see its budget or "
+        "report along the way, and each trial counts as trained to max_resource = 9; to let "
+        "Hyperband-promotion-fill-brackets=2 stop poor trials early, take (const ht::Config&, ht::Trial&) and call "
+        "trial.report(step, value) after each resource unit (epoch, round...)"));
+    // A trainer that takes its Trial and reports nothing is told to report.
+    const auto silent = ht::Tuner(curve_space(), ht::Hyperband({.min_resource = 1, .max_resource = 9}), {.max_jobs = 5})
+                            .fit([](const ht::Config& c, ht::Trial&) { return final_loss(c); });
+    REQUIRE(!silent.setup().warnings.empty());
+    CHECK(silent.setup().warnings[0].find("reported no intermediate values: Hyperband-promotion-fill-brackets=2 can "
+                                          "only judge a trial from the values it reports along the way; call "
+                                          "trial.report(step, value)") != std::string::npos);
     CHECK(result.summary().find("warning: trial") != std::string::npos);
     // It cannot see its budget, so it trains in full: the promotion type (the default) neither
     // pauses it at a rung nor runs it again.
@@ -542,4 +552,28 @@ TEST_CASE("a trial that throws mid-rung or returns NaN is Failed and the bracket
     CHECK(by_id.at(5)->failure_reason == "the objective returned nan");
     CHECK(result.count(ht::TrialStatus::Completed) >= 2);
     if (by_id.at(2)->status == ht::TrialStatus::Failed) CHECK(by_id.at(2)->failure_reason == "the objective threw: worker lost");
+}
+
+TEST_CASE("a budget that ends before any trial trained in full says so: best() is judged on partial training") {
+    auto trainer = [](const ht::Config& c, ht::Trial& trial) {
+        double loss = 0.0;
+        for (ht::Resource r = trial.resumed_from() + 1; r <= trial.budget() && !trial.should_stop(); ++r)
+            trial.report(r, loss = loss_at(c, r));
+        return loss;
+    };
+    const auto few = ht::Tuner(curve_space(), ht::ASHA({.min_resource = 1, .max_resource = 9}),
+                               {.max_jobs = 2, .max_parallel_jobs = 1, .progress = ht::ProgressBar::Never})
+                         .fit(trainer);
+    REQUIRE(few.has_best());
+    CHECK(few.best().resource_used < 9);
+    REQUIRE(few.setup().warnings.size() == 1);
+    CHECK(few.setup().warnings.front().starts_with("no trial trained to max_resource = 9 (the most any did: "));
+    CHECK(few.setup().warnings.front().ends_with(
+        "so best() is a trial judged on part of its training: ASHA-promotion-fill goes past a rung only with trials "
+        "that rank in its top fraction there, and 2 trials did not get that far; raise max_jobs"));
+    const auto enough = ht::Tuner(curve_space(), ht::ASHA({.min_resource = 1, .max_resource = 9}),
+                                  {.max_jobs = 30, .max_parallel_jobs = 1, .progress = ht::ProgressBar::Never})
+                            .fit(trainer);
+    CHECK(enough.best().resource_used == 9);
+    for (const auto& w : enough.setup().warnings) CHECK_FALSE(w.starts_with("no trial trained"));
 }

@@ -14,9 +14,11 @@
 #include <chrono>
 #include <cmath>
 #include <map>
+#include <mutex>
 #include <set>
 #include <stdexcept>
 #include <thread>
+#include <utility>
 
 namespace ht = hypertune;
 using namespace std::chrono_literals;
@@ -207,6 +209,57 @@ TEST_CASE("stop() from another thread ends the run cleanly and keeps every compl
     CHECK(result.trials().size() < 100000);
 }
 
+TEST_CASE("on_trial_end hears the last word on every trial, also one the run's end stops while it waits for promotion") {
+    // A paused trial's run ends Paused; the run's end (the scheduler closing its rungs, or stop())
+    // stopped it later, and on_trial_end last said Paused.
+    auto trainer = [](const ht::Config& c, ht::Trial& trial) {
+        double loss = 0.0;
+        for (ht::Resource e = trial.resumed_from() + 1; e <= trial.budget(); ++e) {
+            trial.report(e, loss = quadratic(c) + 1.0 / static_cast<double>(e));
+            trial.save_checkpoint("state");
+            if (trial.should_stop()) break;
+        }
+        return loss;
+    };
+    for (const int which : {0, 1, 2}) {
+        CAPTURE(which);
+        std::mutex mu;
+        std::map<ht::TrialId, ht::TrialStatus> last;
+        std::size_t pauses = 0;
+        std::atomic<ht::TuningJob*> handle{nullptr};
+        ht::TunerOptions options{.max_jobs = which == 2 ? 40u : 7u, .max_parallel_jobs = 1,
+                                 .progress = ht::ProgressBar::Never};
+        options.on_trial_end = [&](const ht::TrialRecord& r) {
+            std::lock_guard lk(mu);
+            last[r.id] = r.status;
+            // which 2: stop() once five trials wait, so the run's end cuts them
+            if (r.status == ht::TrialStatus::Paused && ++pauses == 5 && which == 2)
+                while (!handle.load()) std::this_thread::yield();
+            if (which == 2 && pauses >= 5) handle.load()->stop();
+        };
+        ht::AnyStrategy strategy =
+            which == 1 ? ht::AnyStrategy(ht::Hyperband({.min_resource = 1, .max_resource = 9,
+                                                        .mode = ht::HyperbandMode::Synchronous}))
+                       : ht::AnyStrategy(ht::ASHA({.min_resource = 1, .max_resource = 9}));
+        ht::Tuner tuner(small_space(), std::move(strategy), options);
+        auto job = tuner.start(trainer);
+        handle = &job;
+        const auto result = job.wait();
+        CHECK(result.count(ht::TrialStatus::Stopped) > 0);
+        for (const auto& t : result.trials()) {
+            CAPTURE(t.id);
+            REQUIRE(last.count(t.id) == 1);
+            CHECK(last[t.id] == t.status);
+        }
+        if (which == 2) {
+            CHECK(result.stop_reason() == "stopped by user");
+            CHECK(std::any_of(result.trials().begin(), result.trials().end(), [](const ht::TrialRecord& t) {
+                return t.failure_reason == "the run ended while the trial waited for promotion";
+            }));
+        }
+    }
+}
+
 TEST_CASE("stop() from a callback, max_runtime, target and no-improvement end the run") {
     SUBCASE("callback") {
         std::atomic<ht::TuningJob*> handle{nullptr};
@@ -340,19 +393,30 @@ TEST_CASE("time limits beyond a clock's range mean no limit, not an overflow tha
     }
 }
 
-TEST_CASE("max_trial_seconds: an objective that reports nothing counts as trained in full, with a warning") {
+TEST_CASE("max_trial_seconds: an objective that reports nothing counts as trained in full unless it was told it was cut") {
+    // It never looks at should_stop(): nothing tells whether it trained in full, so it counts so.
     ht::TunerOptions options{.max_jobs = 3, .max_trial_seconds = 0.05};
-    auto result = ht::Tuner(small_space(), ht::RandomSearch(), options).fit([](const ht::Config& c, ht::Trial& trial) {
+    auto blind = ht::Tuner(small_space(), ht::RandomSearch(), options).fit([](const ht::Config& c, ht::Trial& trial) {
+        if (trial.id() == 0) std::this_thread::sleep_for(80ms);
+        return quadratic(c);
+    });
+    REQUIRE(blind.trials().size() == 3);
+    for (const auto& t : blind.trials()) CHECK(t.status == ht::TrialStatus::Completed);
+    REQUIRE(blind.setup().warnings.size() == 1);
+    CHECK(blind.setup().warnings[0] == "trial 0 ran past max_trial_seconds = 0.05 s without reporting, so it counts as "
+                                       "trained in full: report each step and return once trial.should_stop() is set");
+    // It returned when should_stop() said its time was up: cut short, as the limit meant.
+    auto told = ht::Tuner(small_space(), ht::RandomSearch(), options).fit([](const ht::Config& c, ht::Trial& trial) {
         if (trial.id() == 0)
             while (!trial.should_stop()) std::this_thread::sleep_for(1ms);  // ends at the limit
         return quadratic(c);
     });
-    REQUIRE(result.trials().size() == 3);
-    for (const auto& t : result.trials()) CHECK(t.status == ht::TrialStatus::Completed);
-    const auto& w = result.setup().warnings;
-    REQUIRE(w.size() == 1);
-    CHECK(w[0] == "trial 0 ran past max_trial_seconds = 0.05 s without reporting, so it counts as trained in full: "
-                  "report each step and return once trial.should_stop() is set");
+    REQUIRE(told.trials().size() == 3);
+    CHECK(told.trials()[0].status == ht::TrialStatus::Stopped);
+    CHECK(told.count(ht::TrialStatus::Completed) == 2);
+    REQUIRE(told.setup().warnings.size() == 1);
+    CHECK(told.setup().warnings[0] == "trial 0 ran past max_trial_seconds = 0.05 s and was stopped before it reported a "
+                                      "step (it counts as cut short, not trained in full): report each step");
 }
 
 TEST_CASE("max_trial_seconds: several trials out of time are counted in one warning at the end") {
@@ -518,6 +582,32 @@ TEST_CASE("early stopping: decisions are recorded, cost is estimated without ear
     CHECK(found);
 }
 
+TEST_CASE("median stopping over random search's budget of 1: the full resource is the epochs a completed trial trained") {
+    // A trainer that reports 10 epochs under MedianStopping(RandomSearch()): no resource is in
+    // play (a budget of 1), so the full resource was 1 and the estimate without early stopping
+    // equalled the cost, though most trials were stopped after 1 epoch of 10.
+    const auto result = ht::Tuner(small_space(), ht::MedianStopping(ht::RandomSearch(), {.min_trials = 2}),
+                                  {.max_jobs = 12, .max_parallel_jobs = 1, .progress = ht::ProgressBar::Never})
+                            .fit([](const ht::Config& c, ht::Trial& trial) {
+                                double v = 0.0;
+                                for (ht::Resource e = 1; e <= 10 && !trial.should_stop(); ++e)
+                                    trial.report(e, v = quadratic(c) + 1.0 / static_cast<double>(e));
+                                return v;
+                            });
+    const auto cost = result.cost();
+    CHECK(cost.full_resource == 10);
+    std::size_t early = 0;
+    double without = 0.0;
+    for (const auto& t : result.trials()) {
+        const bool stopped = ht::Result::stopped_early(t);
+        early += stopped ? 1 : 0;
+        without += stopped ? t.billable_seconds / static_cast<double>(t.resource_used) * 10.0 : t.billable_seconds;
+    }
+    REQUIRE(early > 0);
+    CHECK(cost.billable_seconds_without_early_stopping == doctest::Approx(without));
+    CHECK(cost.billable_seconds_without_early_stopping > cost.billable_seconds);
+}
+
 TEST_CASE("trials cut by the run's deadline are not early stopping: the estimate without it does not scale them") {
     // Random search stops nothing; max_runtime_seconds cut its trials, and the report showed "2.0x
     // less with early stopping".
@@ -567,15 +657,22 @@ TEST_CASE("progress and callbacks see every trial") {
 
 TEST_CASE("a promoted trial's start callback comes after the end callback of its previous run") {
     // Promotion-type ASHA on four workers promotes paused trials while other workers are still
-    // ending theirs: each trial's callbacks must alternate start, end, start, end.
+    // ending theirs: each trial's callbacks must alternate start, end, start, end (and one more end
+    // when a trial left paused is stopped where it waits).
     std::map<ht::TrialId, int> running;  // the callbacks run one at a time
+    std::map<ht::TrialId, bool> paused;
     std::vector<std::string> out_of_order;
     ht::TunerOptions options{.max_jobs = 200, .max_parallel_jobs = 4, .seed = 9};
     options.on_trial_start = [&](const ht::TrialRecord& r) {
         if (running[r.id]++ != 0) out_of_order.push_back(fmt::format("trial {} started while running", r.id));
+        paused[r.id] = false;
     };
     options.on_trial_end = [&](const ht::TrialRecord& r) {
-        if (--running[r.id] != 0) out_of_order.push_back(fmt::format("trial {} ended while not running", r.id));
+        const bool closing = std::exchange(paused[r.id], r.status == ht::TrialStatus::Paused);
+        if (closing && r.status != ht::TrialStatus::Stopped)
+            out_of_order.push_back(fmt::format("trial {} ended again as {}", r.id, ht::to_string(r.status)));
+        if (!closing && --running[r.id] != 0)
+            out_of_order.push_back(fmt::format("trial {} ended while not running", r.id));
         // A slow callback: the workers queue up behind it, which is where the order was lost.
         std::this_thread::sleep_for(std::chrono::microseconds(300));
     };
@@ -699,6 +796,19 @@ TEST_CASE("a scheduler that stops a trial without recording why is warned about,
             .fit(trainer);
     CHECK(waiting.count(ht::TrialStatus::Completed) > 0);
     CHECK(waiting.setup().warnings.empty());
+    // A trial held so that ignores it and trains to its budget is Completed: the ignored stop is
+    // named, and no warning says the result shows it Stopped.
+    const auto held_but_going_on =
+        ht::Tuner(small_space(),
+                  ht::ASHA({.min_resource = 1, .max_resource = 9, .type = ht::HalvingType::Stop, .wait_for_peers = true}),
+                  {.max_jobs = 4})
+            .fit([](const ht::Config& c, ht::Trial& trial) {
+                for (ht::Resource step = 1; step <= trial.budget(); ++step)
+                    trial.report(step, quadratic(c) + 1.0 / static_cast<double>(step));
+                return quadratic(c);
+            });
+    REQUIRE(held_but_going_on.setup().warnings.size() == 1);
+    CHECK(held_but_going_on.setup().warnings.front().find("after ASHA-wait told it to stop at step") != std::string::npos);
 }
 
 TEST_CASE("a promoted trial's runs past max_trial_seconds count it once, and a report before its resume step says so") {
@@ -777,7 +887,7 @@ TEST_CASE("a trainer that reports past its budget under run-to-completion is nam
     REQUIRE(result.setup().warnings.size() == 1);
     CHECK(result.setup().warnings.front() ==
           "trial 0 reported step 6 past its budget of 5, and RandomSearch let it go on: the trainer should train up to "
-          "trial.budget() (the resource it used counts)");
+          "trial.budget() and return (the resource it used counts)");
     for (const auto& t : result.trials()) {
         CHECK(t.status == ht::TrialStatus::Completed);  // nothing stops it: it ran as its trainer chose
         CHECK(t.resource_used == 8);
@@ -787,6 +897,50 @@ TEST_CASE("a trainer that reports past its budget under run-to-completion is nam
     // RandomSearch's default budget of 1 puts no resource in play: per-epoch reports are the usual
     // case there, and nothing is said.
     CHECK(ht::Tuner(small_space(), ht::RandomSearch(), {.max_jobs = 3}).fit(past(8)).setup().warnings.empty());
+}
+
+TEST_CASE("a trainer that overruns its budget under a multi-fidelity scheduler trained in full: Completed, not stopped early, and named") {
+    // Four epochs whatever the budget (3): the scheduler stops the report of step 4, which ended
+    // trials that had trained in full as "stopped early", with no warning.
+    auto overrun = [](const ht::Config& c, ht::Trial& trial) {
+        double loss = 0.0;
+        for (ht::Resource e = trial.resumed_from() + 1; e <= 4; ++e) {
+            trial.report(e, loss = quadratic(c) + 1.0 / static_cast<double>(e));
+            if (trial.should_stop()) break;
+        }
+        return loss;
+    };
+    for (const int which : {0, 1, 2}) {
+        CAPTURE(which);
+        ht::AnyStrategy strategy =
+            which == 0   ? ht::AnyStrategy(ht::ASHA({.min_resource = 1, .max_resource = 3, .type = ht::HalvingType::Stop}))
+            : which == 1 ? ht::AnyStrategy(ht::ASHA({.min_resource = 1, .max_resource = 3}))
+                         : ht::AnyStrategy(ht::Hyperband({.min_resource = 1, .max_resource = 3,
+                                                          .mode = ht::HyperbandMode::Synchronous}));
+        const std::string name = strategy.name();
+        const auto result = ht::Tuner(small_space(), std::move(strategy), {.max_jobs = 12, .max_parallel_jobs = 1,
+                                                                           .progress = ht::ProgressBar::Never})
+                                .fit(overrun);
+        std::size_t overran = 0;
+        for (const auto& t : result.trials()) {
+            CAPTURE(t.id);
+            if (t.curve.empty() || t.curve.back().step <= 3) continue;  // stopped at a rung, or waiting
+            ++overran;
+            CHECK(t.status == ht::TrialStatus::Completed);
+            CHECK_FALSE(ht::Result::stopped_early(t));
+            CHECK(t.resource_used == 4);  // what it trained counts
+        }
+        CHECK(overran > 0);
+        CHECK(result.has_best());
+        CHECK(result.best().resource_used >= 3);
+        CHECK(result.cost().full_resource == 3);
+        const auto& w = result.setup().warnings;
+        CHECK(std::count_if(w.begin(), w.end(), [&](const std::string& m) {
+                  return m.find("past its budget of") != std::string::npos &&
+                         m.find(name + " told it to stop: the trainer should train up to trial.budget() and return") !=
+                             std::string::npos;
+              }) == 1);
+    }
 }
 
 TEST_CASE("a trial stopped by the strategy at its last step trained in full: it is Completed and best() can pick it") {
@@ -957,4 +1111,74 @@ TEST_CASE("the cost's resource total saturates instead of overflowing on absurd 
                      return c.get<double>("x");
                  });
     CHECK(r.cost().resource_used == std::numeric_limits<ht::Resource>::max());
+}
+
+TEST_CASE("a job waited for, or taken, from two threads at once: both waits return, one take succeeds") {
+    // Both threads joined the same worker threads (undefined: it hung); both takes passed the
+    // check and the second moved out of an empty result (a crash).
+    for (int round = 0; round < 20; ++round) {
+        CAPTURE(round);
+        ht::Tuner tuner(small_space(), ht::RandomSearch(), {.max_jobs = 4, .max_parallel_jobs = 2});
+        auto job = tuner.start([](const ht::Config& c) {
+            std::this_thread::sleep_for(2ms);
+            return quadratic(c);
+        });
+        std::atomic<std::size_t> seen{0};
+        std::thread other([&] { seen += job.wait().trials().size(); });
+        seen += job.wait().trials().size();
+        other.join();
+        CHECK(seen == 8);
+        std::atomic<int> taken{0}, refused{0};
+        auto take = [&] {
+            try {
+                taken += job.take_result().trials().size() == 4 ? 1 : 0;
+            } catch (const ht::Error& e) {
+                refused += std::string_view(e.what()).starts_with("TuningJob::take_result() after take_result()") ? 1 : 0;
+            }
+        };
+        std::thread second(take);
+        take();
+        second.join();
+        CHECK(taken == 1);
+        CHECK(refused == 1);
+    }
+}
+
+TEST_CASE("a trial that fails once the run is stopping is not retried: nothing new starts after a stop") {
+    // max_runtime_seconds passes inside the first call; each retry was a new call, six in all.
+    std::atomic<int> calls{0};
+    const auto result = ht::Tuner(small_space(), ht::RandomSearch(),
+                                  {.max_jobs = 10, .max_parallel_jobs = 1, .max_runtime_seconds = 0.05, .max_retries = 5,
+                                   .progress = ht::ProgressBar::Never})
+                            .fit([&](const ht::Config&, ht::Trial&) -> double {
+                                ++calls;
+                                std::this_thread::sleep_for(100ms);
+                                throw std::runtime_error("out of memory");
+                            });
+    CHECK(calls == 1);
+    CHECK(result.stop_reason() == "max_runtime of 0.05s reached");
+    REQUIRE(result.trials().size() == 1);
+    CHECK(result.trials()[0].status == ht::TrialStatus::Failed);
+}
+
+TEST_CASE("a trial that reports nothing and returns when told its time is up was cut, not trained in full") {
+    // It counted as Completed at its full budget, became the best and met the target.
+    const auto result =
+        ht::Tuner(small_space(), ht::RandomSearch({.max_resource = 10}),
+                  {.max_jobs = 3, .max_parallel_jobs = 1, .max_trial_seconds = 0.02, .target_objective = 0.5,
+                   .progress = ht::ProgressBar::Never})
+            .fit([](const ht::Config&, ht::Trial& trial) {
+                int epochs = 1;
+                for (; epochs < 1000 && !trial.should_stop(); ++epochs) std::this_thread::sleep_for(1ms);
+                return 1.0 / epochs;
+            });
+    CHECK(result.trials().size() == 3);
+    CHECK(result.stop_reason() == "max_jobs reached");
+    for (const auto& t : result.trials()) {
+        CHECK(t.status == ht::TrialStatus::Stopped);
+        CHECK(t.resource_used == 0);
+    }
+    REQUIRE(!result.setup().warnings.empty());
+    CHECK(result.setup().warnings.front().ends_with(
+        " and was stopped before it reported a step (it counts as cut short, not trained in full): report each step"));
 }

@@ -276,6 +276,42 @@ TEST_CASE("warm start on resume: the journal's own warm start is required, and a
     std::filesystem::remove(cold_journal);
 }
 
+TEST_CASE("warm start on resume: a parent journal that has grown since still resumes, from the observations the run began with") {
+    // The parent's journal was resumed (or still running) after the child began: its trials are
+    // a superset of those the child learnt from. The child's resume was refused ("keep a copy of a
+    // parent's journal"); now it finds its observations among them and goes on as if unchanged.
+    const auto dir = std::filesystem::path(HYPERTUNE_TEST_BINARY_DIR);
+    const std::string parent = (dir / "grown_parent.jsonl").string(), copy = (dir / "grown_parent_copy.jsonl").string();
+    const std::string child = (dir / "grown_child.jsonl").string(), reference = (dir / "grown_reference.jsonl").string();
+    for (const auto& f : {parent, copy, child, reference}) std::filesystem::remove(f);
+    auto parent_options = [&](std::size_t jobs) {
+        return ht::TunerOptions{.max_jobs = jobs, .seed = 5, .progress = ht::ProgressBar::Never, .journal = parent};
+    };
+    (void)ht::Tuner(parent_space(), ht::RandomSearch(), parent_options(12)).fit(loss_of);
+    std::filesystem::copy_file(parent, copy);
+    auto child_run = [&](const std::string& journal, const std::string& from, std::size_t jobs) {
+        ht::TunerOptions o{.max_jobs = jobs, .seed = 3, .progress = ht::ProgressBar::Never, .journal = journal};
+        o.warm_start = ht::WarmStart::from_journals({from});
+        return ht::Tuner(parent_space(), ht::Bayesian(), o).fit(loss_of);
+    };
+    (void)child_run(child, parent, 5);
+    (void)child_run(reference, copy, 5);
+    (void)ht::Tuner(parent_space(), ht::RandomSearch(), parent_options(20)).fit(loss_of);  // the parent grows
+    REQUIRE(ht::load_result(parent).trials().size() == 20);
+    const ht::Result resumed = child_run(child, parent, 8);
+    const ht::Result expected = child_run(reference, copy, 8);
+    REQUIRE(resumed.trials().size() == 8);
+    for (std::size_t i = 0; i < 8; ++i) CHECK(resumed.trials()[i].config == expected.trials()[i].config);
+    CHECK(resumed.setup().parent_bests.size() == 1);
+    // A parent whose trials the run learnt from are gone (another run in its place) is still refused.
+    (void)ht::Tuner(parent_space(), ht::RandomSearch(),
+                    {.max_jobs = 20, .seed = 6, .progress = ht::ProgressBar::Never, .journal = (dir / "other.jsonl").string()})
+        .fit(loss_of);
+    CHECK(message_of([&] { (void)child_run(child, (dir / "other.jsonl").string(), 9); }).find(
+              "resume with the warm start it began with") != std::string::npos);
+    for (const auto& f : {parent, copy, child, reference, (dir / "other.jsonl").string()}) std::filesystem::remove(f);
+}
+
 TEST_CASE("warm start with constraints: a parent's best is its best trial known to meet this run's constraints") {
     // The parent recorded 'memory' with each trial; this run allows at most 5.
     const ht::SearchSpace space{ht::ContinuousParameter("x", 0.0, 1.0)};

@@ -33,6 +33,7 @@
 #include <cmath>
 #include <deque>
 #include <optional>
+#include <set>
 #include <string>
 #include <tuple>
 #include <unordered_map>
@@ -144,8 +145,11 @@ inline void check_same_run(const std::string& path, const JsonValue& start, cons
 /// journal's run began with: the strategy learnt from that one, and with another, or none, it would
 /// suggest other trials than the journal holds (and the overall best would leave parents out).
 /// A journal written before the warm start's digest was kept is checked for having one at all.
-inline void check_same_warm_start(const std::string& path, const std::vector<JsonValue>& events,
-                                  const SearchSpace& space, const PreparedWarmStart& now) {
+/// Parents that have grown since (a parent journal resumed, or still running then) hold the run's
+/// observations among others: `now` is narrowed to those, and true returned (the strategy must be
+/// given them again), when they are the same ones.
+inline bool check_same_warm_start(const std::string& path, const std::vector<JsonValue>& events,
+                                  const SearchSpace& space, PreparedWarmStart& now) {
     std::optional<RunWarmStarted> then;
     for (const JsonValue& e : events)
         if (e.string_or("event", "") == "warm_start") {
@@ -157,7 +161,7 @@ inline void check_same_warm_start(const std::string& path, const std::vector<Jso
             break;
         }
     auto runs = [](std::size_t n) { return fmt::format("{} earlier run{}", n, n == 1 ? "" : "s"); };
-    if (!then && now.parent_runs == 0) return;
+    if (!then && now.parent_runs == 0) return false;
     if (!then)
         throw InvalidArgument(fmt::format("journal '{}' began without a warm start, and this tuner has one (from {}); "
                                           "resume without TunerOptions::warm_start, or give this run a new journal (its "
@@ -173,6 +177,19 @@ inline void check_same_warm_start(const std::string& path, const std::vector<Jso
         throw InvalidArgument(fmt::format("journal '{}' began with {}, and this tuner has none; resume with the same "
                                           "TunerOptions::warm_start{}",
                                           path, began, learnt));
+    if (!fingerprint.empty() && fingerprint != now.fingerprint && then->parent_runs == now.parent_runs &&
+        !then->used.empty()) {
+        std::set<std::pair<std::size_t, TrialId>> used(then->used.begin(), then->used.end());
+        std::vector<WarmStartObservation> kept;
+        for (const auto& o : now.observations)
+            if (used.contains({o.parent, o.trial})) kept.push_back(o);
+        if (kept.size() == then->used.size() &&
+            warm_start_fingerprint(kept, now.type) == fingerprint) {
+            now.observations = std::move(kept);
+            now.fingerprint = fingerprint;
+            return true;
+        }
+    }
     if (!fingerprint.empty() && fingerprint != now.fingerprint)
         throw InvalidArgument(fmt::format("journal '{}' began with {}, and this tuner's is from {} ({} results{}); "
                                           "resume with the warm start it began with{} (a parent journal that "
@@ -183,6 +200,7 @@ inline void check_same_warm_start(const std::string& path, const std::vector<Jso
                                               ? ", other ones"
                                               : "",
                                           learnt));
+    return false;
 }
 
 /// What replaying a journal leaves: the run's state, the decisions the strategy made that a crash

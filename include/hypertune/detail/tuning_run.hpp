@@ -109,29 +109,18 @@ public:
         request_stop(reason);
     }
 
-    // The final result is built once, by moving the records: no copy of a large run.
-    const Result& wait() {
-        refuse_in_observer("wait");
-        refuse_on_worker("wait");
-        join();
-        std::lock_guard lk(mu_);
-        refuse_taken("wait");
-        if (!final_) final_ = std::move(state_).result(true);
-        return *final_;
-    }
+    // The final result is built once, by moving the records: no copy of a large run. Any number
+    // of threads may wait at once (join() is serialised).
+    const Result& wait() { return finish_waiting("wait"); }
 
     // The result is moved out: what the job's other calls would read is gone, so they refuse
-    // (progress() keeps the counts it had).
+    // (progress() keeps the counts it had). Of two threads taking it at once, one gets it and the
+    // other is refused: the check and the move are under one lock.
     Result take_result() {
-        refuse_in_observer("take_result");
-        refuse_on_worker("take_result");
-        {
-            std::lock_guard lk(mu_);
-            refuse_taken("take_result");
-        }
-        wait();
+        (void)finish_waiting("take_result");
         const Progress counts = progress();
         std::lock_guard lk(mu_);
+        refuse_taken("take_result");
         taken_progress_ = counts;
         return std::move(*std::exchange(final_, std::nullopt));
     }
@@ -221,8 +210,20 @@ public:
 
     // Called by the trial's own thread, without the run's lock: a large checkpoint is written
     // while the other workers go on. In memory, the run takes it from the Trial when it ends.
+    // A checkpoint the store cannot write (a full disk) is the run's failure, not the trial's: it
+    // stops the run, as a journal write that fails does, and the trial goes on to see should_stop()
+    // (cut short, it runs again on resume from the checkpoint it saved before). Thrown into the
+    // objective, it failed every trial for good and spent the budget.
     void on_checkpoint(Trial& trial, Resource step, const std::string& bytes) override {
-        if (checkpoints_.on_disk()) checkpoints_.put(trial.id(), SavedCheckpoint{bytes, step});
+        if (!checkpoints_.on_disk()) return;
+        try {
+            checkpoints_.put(trial.id(), SavedCheckpoint{bytes, step});
+        } catch (const IoError& e) {
+            std::lock_guard lk(mu_);
+            fail(fmt::format("{}; the run stops with what was saved, and a resume continues from the checkpoints "
+                             "kept",
+                             e.what()));
+        }
     }
 
     std::string checkpoint_folder(Trial& trial) override { return checkpoints_.trial_folder(trial.id()).string(); }
@@ -280,11 +281,14 @@ private:
         // its hold when told of the end), or if the trial goes on after its Stop or Pause record.
         if (took && d == Decision::Stop && record.decisions.size() == decided_before && !has_standing_stop(record))
             unexplained_stops_.try_emplace(trial.id(), step);
-        if (step > trial.budget() && trial.budget() > 1 && d == Decision::Continue && !warned_past_budget_) {
+        if (step > trial.budget() && (trial.budget() > 1 || max_resource_.value_or(1) > 1) && !warned_past_budget_) {
             warned_past_budget_ = true;
-            warn(fmt::format("trial {} reported step {} past its budget of {}, and {} let it go on: the trainer "
-                             "should train up to trial.budget() (the resource it used counts)",
-                             trial.id(), step, trial.budget(), strategy_name_),
+            warn(fmt::format("trial {} reported step {} past its budget of {}, and {} {}: the trainer should train up "
+                             "to trial.budget() and return (the resource it used counts{})",
+                             trial.id(), step, trial.budget(), strategy_name_,
+                             d == Decision::Continue ? "let it go on" : "told it to stop",
+                             d == Decision::Continue ? "" : "; a trial stopped past its budget trained in full, and "
+                                                            "is no trial stopped early"),
                  now);
         }
         return d;
@@ -310,10 +314,27 @@ private:
     // Called with the lock held, by a worker between trials or by the watchdog during them.
     void stop_at_deadline() { request_stop(fmt::format("max_runtime of {}s reached", options_.max_runtime_seconds)); }
 
+    // Joining a thread twice at once is undefined (it hung two waiting threads): one joins, the
+    // others wait for it here.
     void join() {
+        std::lock_guard lk(join_mu_);
         if (watchdog_.joinable()) watchdog_.join();
         for (auto& t : workers_)
             if (t.joinable()) t.join();
+    }
+
+    const Result& finish_waiting(const char* call) {
+        refuse_in_observer(call);
+        refuse_on_worker(call);
+        {
+            std::lock_guard lk(mu_);
+            refuse_taken(call);
+        }
+        join();
+        std::lock_guard lk(mu_);
+        refuse_taken(call);
+        if (!final_) final_ = std::move(state_).result(true);
+        return *final_;
     }
 
     void request_stop(std::string_view reason) {
@@ -370,6 +391,13 @@ private:
     [[nodiscard]] static std::string with_trial_prefix(TrialId id, const std::string& reason) {
         const std::string prefix = fmt::format("trial {}: ", id);
         return reason.starts_with(prefix) ? reason : prefix + reason;
+    }
+    // The trial that trained the most (the first such), if any trained at all.
+    [[nodiscard]] const TrialRecord* most_trained() const {
+        const TrialRecord* most = nullptr;
+        for (const TrialRecord& r : state_.records())
+            if (r.status != TrialStatus::Failed && (!most || r.resource_used > most->resource_used)) most = &r;
+        return most;
     }
     [[nodiscard]] bool warned_before(const std::string& message) const {
         const auto& w = state_.setup().warnings;
@@ -432,9 +460,12 @@ private:
         start.settings = strategy_.settings();
         emit(start);
         if (!earlier_.warning.empty()) warn(earlier_.warning, session_start_);  // a first line cut by a crash
-        if (warm_.parent_runs > 0)
+        if (warm_.parent_runs > 0) {
+            std::vector<std::pair<std::size_t, TrialId>> used;
+            for (const auto& o : warm_.observations) used.emplace_back(o.parent, o.trial);
             emit(RunWarmStarted{session_start_, std::move(warm_.parent_bests), warm_.parent_runs,
-                                warm_.observations.size(), warm_.fingerprint});
+                                warm_.observations.size(), warm_.fingerprint, std::move(used)});
+        }
         for (auto& note : warm_.notes) warn(std::move(note), session_start_);
         warm_ = {};
     }
@@ -573,6 +604,22 @@ private:
             }
             run(lk, worker, std::move(s), rerun);
         }
+        if (active_workers_ == 1) {
+            // The last worker: trials the run's end stopped while they waited for promotion (the
+            // strategy closing its rungs, or stop(), a time limit, a completion criterion cutting
+            // them) have ended, and on_trial_end hears of them as the result shows them, while the
+            // run is still under way (no other worker is left to deliver them, and one that
+            // throws is a warning of the run).
+            if (options_.on_trial_end)
+                for (const TrialRecord& r : state_.records())
+                    if (r.status == TrialStatus::Paused) {
+                        pending_callbacks_.push_back({&options_.on_trial_end, r});
+                        RunState::end_paused(pending_callbacks_.back().record);
+                    }
+            lk.unlock();
+            deliver_callbacks();
+            lk.lock();
+        }
         if (--active_workers_ == 0) {
             const double now = run_clock();
             // What the run's end says of the whole run, once: a resumed run says it again of what an
@@ -602,6 +649,23 @@ private:
                 !records.empty() && state_.count(TrialStatus::Failed) == records.size())
                 warn_once(fmt::format("all {} trials failed; the first, {}", records.size(),
                                       with_trial_prefix(records.front().id, records.front().failure_reason)));
+            // A promotion-type run whose budget ran out before any trial trained in full (trials
+            // paused at rungs, none promoted to the end): best() falls back to a trial judged on
+            // part of its training, which a user reading it as the answer should know (a handful
+            // of trials do this). Runs whose trials were all stopped early say so in their counts.
+            else if (const TrialRecord* most = most_trained();
+                     most && max_resource_.value_or(1) > 1 && most->resource_used < *max_resource_ &&
+                     (stop_reason_ == "max_jobs reached" || stop_reason_ == "strategy finished") &&
+                     std::any_of(records.begin(), records.end(), [](const TrialRecord& r) {
+                         return std::any_of(r.decisions.begin(), r.decisions.end(), [](const DecisionRecord& d) {
+                             return d.kind == DecisionRecord::Kind::Pause;
+                         });
+                     }))
+                warn_once(fmt::format("no trial trained to max_resource = {} (the most any did: {}, trial {}), so best() "
+                                      "is a trial judged on part of its training: {} goes past a rung only with trials "
+                                      "that rank in its top fraction there, and {} trials did not get that far; raise "
+                                      "max_jobs",
+                                      *max_resource_, most->resource_used, most->id, strategy_name_, records.size()));
             ended_after_ = seconds_since_start();
             emit(RunEnded{now, valid_utf8(stop_reason_)});
             sync_journal();
@@ -632,10 +696,17 @@ private:
             made_here = made_here && shared;
             same_space = shared || s.config.name(i) == space_.parameter(i).name;
         }
-        if (!same_space)
-            throw breach(fmt::format("with a configuration of {} parameters that is not of this run's search space ({} "
-                                     "parameters): a configuration comes from the sampler, or from the trial's record",
-                                     s.config.size(), space_.size()));
+        if (!same_space) {
+            auto names = [](auto&& name_of, std::size_t n) {
+                std::vector<std::string> out;
+                for (std::size_t i = 0; i < n; ++i) out.push_back(fmt::format("'{}'", name_of(i)));
+                return out.empty() ? std::string("none") : detail::join(out, ", ");
+            };
+            throw breach(fmt::format("with a configuration of another search space: its parameters are {}, this run's "
+                                     "are {}; a configuration comes from the sampler, or from the trial's record",
+                                     names([&](std::size_t i) { return s.config.name(i); }, s.config.size()),
+                                     names([&](std::size_t i) { return space_.parameter(i).name; }, space_.size())));
+        }
         if (!made_here) {
             try {
                 space_.check(s.config);
@@ -879,9 +950,16 @@ private:
             // got Stop for it or after it reported and saw should_stop(); a trial that reports
             // nothing cannot tell, and one that reached its budget trained in full.
             const bool reached_budget = trial.last_step() >= s.budget;
-            const bool strategy_stop = trial.stop_decided() && !trial.stopped_for_time_;
+            // A Stop for a report past the trial's budget ends a trial that trained in full (the
+            // trainer overran it): no early stop, whatever the strategy records of it.
+            const bool overran = trial.stop_decided() && trial.stop_step() > s.budget;
+            const bool strategy_stop = trial.stop_decided() && !trial.stopped_for_time_ && !overran;
             const bool late = trial.out_of_time();  // one clock read for both verdicts
-            a.timed_out = !reached_budget && (trial.stopped_for_time_ || (late && trial.reports() > 0));
+            // One that reports nothing but returned when should_stop() said its time was up was
+            // cut too: it did not train in full, and must not count as such (nor meet the target).
+            const bool told_time = trial.saw_time_stop_.load(std::memory_order_relaxed);
+            a.timed_out = !reached_budget && (trial.stopped_for_time_ || (late && trial.reports() > 0) ||
+                                              (told_time && trial.reports() == 0));
             a.out_of_time = a.timed_out || trial.stopped_for_time_ || (late && trial.reports() == 0);
             if (a.failed && a.out_of_time)
                 a.failure += fmt::format(" (after it ran past max_trial_seconds = {} s)", options_.max_trial_seconds);
@@ -922,7 +1000,9 @@ private:
             a.reports = trial.reports();
             // A failure past max_trial_seconds is not retried (nor is a job SageMaker stops at its
             // MaxRuntimeInSeconds): each retry would run into the same limit.
-            if (!a.failed || a.stopped || a.out_of_time || attempt >= options_.max_retries) break;
+            // Nor is one that failed once the run was stopping (stop(), max_runtime_seconds): a
+            // retry is a new call of the objective, and nothing new starts after a stop.
+            if (!a.failed || a.stopped || a.out_of_time || attempt >= options_.max_retries || stop_flag_.load()) break;
             // Retry from scratch: the failed attempt's reports are forgotten, and so are the
             // checkpoints it saved (a crash now must not continue from them), and, for a trial that
             // began afresh, what it left in its checkpoint folder: its retry begins afresh too.
@@ -944,6 +1024,11 @@ private:
     // Ends a trial's run (at `ended_at`, or now): the event, the warnings it deserves, then the
     // strategy hears of it.
     void finish(TrialId id, Attempt& a, std::optional<double> ended_at = std::nullopt) {
+        finishing_ = id;
+        struct Done {
+            std::optional<TrialId>& id;
+            ~Done() { id.reset(); }
+        } done{finishing_};
         const double t1 = ended_at.value_or(run_clock());
         ++generation_;
         if (a.checkpoint && !checkpoints_.on_disk()) checkpoints_.put(id, std::move(*a.checkpoint));
@@ -972,13 +1057,16 @@ private:
         // Each trial counted once, however many of its runs (promotions) went past the limit.
         if (a.out_of_time && trials_out_of_time_.insert(id).second && trials_out_of_time_.size() == 1)
             warn(fmt::format("trial {} ran past max_trial_seconds = {} s{}", id, options_.max_trial_seconds,
-                             a.timed_out ? fmt::format(" and was stopped at step {}", a.resource)
-                             : a.failed  ? " and then failed (a trial past the limit is not retried)"
+                             a.failed ? std::string(" and then failed (a trial past the limit is not retried)")
+                             : a.timed_out && a.reports == 0
+                                 ? std::string(" and was stopped before it reported a step (it counts as cut short, "
+                                               "not trained in full): report each step")
+                             : a.timed_out ? fmt::format(" and was stopped at step {}", a.resource)
                              : a.reports == 0
-                                 ? " without reporting, so it counts as trained in full: report each step and return "
-                                   "once trial.should_stop() is set"
-                                 : " and went on to its budget after a report was told to stop: check "
-                                   "trial.should_stop() after each report"),
+                                 ? std::string(" without reporting, so it counts as trained in full: report each step "
+                                               "and return once trial.should_stop() is set")
+                                 : std::string(" and went on to its budget after a report was told to stop: check "
+                                               "trial.should_stop() after each report")),
                  t1);
         if (a.returned_short > 0 && !warned_returned_short_) {
             warned_returned_short_ = true;
@@ -991,11 +1079,22 @@ private:
         }
         if (!a.failed && a.reports == 0 && max_resource_.value_or(1) > 1 && !warned_no_reports_) {
             warned_no_reports_ = true;
-            warn(fmt::format("trial {} reported no intermediate values: {} can only judge a trial from the values it "
-                             "reports along the way; call trial.report(step, value) after each resource unit (epoch, "
-                             "round...)",
-                             id, strategy_name_),
-                 t1);
+            // An objective without a Trial cannot report: telling it to call trial.report() would be
+            // advice it cannot follow (and under random search nothing judges reports anyway).
+            if (objective_.sees_trial)
+                warn(fmt::format("trial {} reported no intermediate values: {} can only judge a trial from the values "
+                                 "it reports along the way; call trial.report(step, value) after each resource unit "
+                                 "(epoch, round...)",
+                                 id, strategy_name_),
+                     t1);
+            else
+                warn(fmt::format("trial {} reported no intermediate values: the objective takes no ht::Trial&, so it "
+                                 "cannot see its budget or report along the way, and each trial counts as trained to "
+                                 "max_resource = {}; to let {} stop poor trials early, take (const ht::Config&, "
+                                 "ht::Trial&) and call trial.report(step, value) after each resource unit (epoch, "
+                                 "round...)",
+                                 id, *max_resource_, strategy_name_),
+                     t1);
         }
         try {
             strategy_.tell(id, outcome);
@@ -1007,7 +1106,9 @@ private:
         if (auto it = unexplained_stops_.find(id); it != unexplained_stops_.end()) {
             const Resource step = it->second;
             unexplained_stops_.erase(it);
-            if (!has_standing_stop(rec) && !warned_unexplained_stop_) {
+            // (A trial that went on after the Stop and completed shows no Stop: the warning about
+            // ignoring it says what happened.)
+            if (rec.status == TrialStatus::Stopped && !has_standing_stop(rec) && !warned_unexplained_stop_) {
                 warned_unexplained_stop_ = true;
                 warn(fmt::format("{} stopped trial {} at step {} without recording why: the result shows it Stopped "
                                  "with no decision (a custom scheduler records one with decide() before it returns "
@@ -1027,12 +1128,19 @@ private:
 
     // The strategy's stops, pauses and promotions, as events; a paused trial that is stopped never
     // resumes, so its checkpoint goes.
+    // A paused trial that a decision stops has ended: on_trial_end hears of it (its run's end said
+    // Paused), unless it is the trial whose run is ending now (a barrier judging it as it arrives),
+    // whose run's end says Stopped already.
     void apply_decisions() {
         for (auto& d : strategy_.take_decisions()) {
             if (!state_.has(d.trial)) continue;
             const TrialId id = d.trial;
+            const bool was_paused = state_.record(id).status == TrialStatus::Paused;
             emit(TrialDecided{run_clock(), std::move(d)});
-            if (state_.record(id).status == TrialStatus::Stopped) checkpoints_.erase(id);
+            if (state_.record(id).status == TrialStatus::Stopped) {
+                checkpoints_.erase(id);
+                if (was_paused && finishing_ != id) queue_callback(options_.on_trial_end, id);
+            }
         }
     }
 
@@ -1113,6 +1221,8 @@ private:
     bool warned_past_budget_ = false;
     bool warned_unexplained_stop_ = false;
     std::map<TrialId, Resource> unexplained_stops_;  // Stop said at this step with no record yet
+    std::optional<TrialId> finishing_;               // the trial whose run finish() is ending
+    std::mutex join_mu_;                             // held while joining the run's threads
 
     // The trial's last decision stops or holds it: a Stop said to it is explained.
     [[nodiscard]] static bool has_standing_stop(const TrialRecord& r) {

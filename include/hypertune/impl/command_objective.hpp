@@ -452,6 +452,16 @@ HYPERTUNE_INLINE Metrics CommandObjective::metrics(const Config& config, Trial& 
 
 HYPERTUNE_INLINE const CommandOptions& CommandObjective::options() const noexcept { return spec_->options; }
 
+HYPERTUNE_INLINE const std::string& CommandObjective::objective_metric() const noexcept {
+    return spec_->options.metrics[spec_->objective].name;
+}
+
+HYPERTUNE_INLINE std::vector<std::string> CommandObjective::metric_names() const {
+    std::vector<std::string> out;
+    for (const auto& m : spec_->options.metrics) out.push_back(m.name);
+    return out;
+}
+
 HYPERTUNE_INLINE void CommandObjective::check_placeholders(const std::vector<std::string_view>& parameters) const {
     const auto& builtins = detail::command::builtin_placeholders;
     for (const auto& arg : spec_->command)

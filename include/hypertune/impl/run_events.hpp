@@ -20,16 +20,20 @@ namespace detail {
 
 namespace run_event_fields {
 
-/// An integer field; a real number is refused, not converted (out of range, that is undefined).
+/// An integer (of field `key`); a real number is refused, not converted (out of range, that is undefined).
 template <class T>
-T integer_at(const JsonValue& j, const char* key) {
-    const JsonValue& v = j.at(key);
+T integer_of(const JsonValue& v, const char* key) {
     if (!v.is_integer()) throw IoError(fmt::format("'{}' must be an integer, got {}", key, v.dump()));
     try {
         return v.as_integer<T>();
     } catch (const JsonError&) {
         throw IoError(fmt::format("'{}': integer {} out of range", key, v.dump()));
     }
+}
+
+template <class T>
+T integer_at(const JsonValue& j, const char* key) {
+    return integer_of<T>(j.at(key), key);
 }
 
 template <class T>
@@ -144,6 +148,16 @@ HYPERTUNE_INLINE JsonValue to_json(const RunEvent& event) {
                 j["results"] = e.results;
                 j["fingerprint"] = e.fingerprint;
             }
+            if (!e.used.empty()) {
+                JsonValue used = JsonValue::array();
+                for (const auto& [parent, trial] : e.used) {
+                    JsonValue pair = JsonValue::array();
+                    pair.push_back(parent);
+                    pair.push_back(trial);
+                    used.push_back(std::move(pair));
+                }
+                j["used"] = std::move(used);
+            }
             return j;
         }
         JsonValue operator()(const RunEnded& e) const {
@@ -155,6 +169,7 @@ HYPERTUNE_INLINE JsonValue to_json(const RunEvent& event) {
 
 HYPERTUNE_INLINE RunEvent event_from_json(const JsonValue& e, const SearchSpace& space) {
     using run_event_fields::integer_at;
+    using run_event_fields::integer_of;
     using run_event_fields::integer_or;
     std::string kind;
     try {
@@ -244,6 +259,12 @@ HYPERTUNE_INLINE RunEvent event_from_json(const JsonValue& e, const SearchSpace&
             w.parent_runs = integer_or<std::size_t>(e, "parent_runs", 0);
             w.results = integer_or<std::size_t>(e, "results", 0);
             w.fingerprint = e.string_or("fingerprint", "");
+            if (e.contains("used"))
+                for (const auto& pair : e.at("used").elements()) {
+                    const auto& both = pair.elements();
+                    if (both.size() != 2) throw IoError("warm_start: 'used' holds a pair that is not [parent, trial]");
+                    w.used.emplace_back(integer_of<std::size_t>(both[0], "used"), integer_of<TrialId>(both[1], "used"));
+                }
             return w;
         }
         if (kind == "run_ended") return RunEnded{time, e.string_or("reason", "")};

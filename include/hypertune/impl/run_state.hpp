@@ -111,6 +111,7 @@ HYPERTUNE_INLINE void RunState::on(const TrialStarted& e) {
     LastRun& run = last_runs_[it->second];
     run.budget = e.budget;
     run.resume_from = e.resume_from;
+    run.last_step = 0;
     if (!e.rerun) run.failed_attempts = 0;
     if (open_.contains(e.trial)) drop_open_segment(r);  // started again with no end: a journal cut mid-run
     // A promoted trial continues from resume_from: steps it reported past that (overrunning its
@@ -124,8 +125,20 @@ HYPERTUNE_INLINE void RunState::on(const TrialStarted& e) {
 HYPERTUNE_INLINE void RunState::on(const TrialReported& e) {
     auto it = index_.find(e.trial);
     if (it == index_.end()) throw IoError(fmt::format("event for trial {} before it started", e.trial));
+    // The tuner journals a run's reports with increasing steps, between its start and its end: a
+    // line repeated or moved by hand would give the trial a curve it never had.
+    LastRun& run = last_runs_[it->second];
+    if (!open_.contains(e.trial))
+        throw IoError(fmt::format("trial {} reports step {} with no run of it under way (a line repeated or out of "
+                                  "order?)",
+                                  e.trial, e.step));
+    if (e.step <= run.last_step)
+        throw IoError(fmt::format("trial {} reports step {} after step {} in the same run, where steps increase (a "
+                                  "line repeated or out of order?)",
+                                  e.trial, e.step, run.last_step));
+    run.last_step = e.step;
     records_[it->second].curve.push_back({e.step, e.value, e.seconds});
-    if (!e.values.empty()) last_runs_[it->second].reported_values = e.values;
+    if (!e.values.empty()) run.reported_values = e.values;
 }
 
 HYPERTUNE_INLINE void RunState::on(const TrialDecided& e) {
@@ -136,11 +149,15 @@ HYPERTUNE_INLINE void RunState::on(const TrialDecided& e) {
 
 HYPERTUNE_INLINE void RunState::on(const TrialRetried& e) {
     std::erase_if(record_of(e.trial).curve, [&](const ReportPoint& p) { return p.step > e.keep_through; });
-    ++last_runs_[index_.at(e.trial)].failed_attempts;
+    LastRun& run = last_runs_[index_.at(e.trial)];
+    ++run.failed_attempts;
+    run.last_step = 0;  // the retry reports afresh
 }
 
 HYPERTUNE_INLINE void RunState::on(const TrialEnded& e) {
     TrialRecord& r = record_of(e.trial);
+    if (!open_.contains(e.trial))
+        throw IoError(fmt::format("trial {} ends with no run of it under way (a line repeated or out of order?)", e.trial));
     set_status(r, e.status);
     r.objective = e.objective;
     r.resource_used = std::max(r.resource_used, e.resource);

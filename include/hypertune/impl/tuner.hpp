@@ -146,13 +146,23 @@ HYPERTUNE_INLINE Tuner::Tuner(SearchSpace space, AnyStrategy strategy, TunerOpti
 
 // Starts (or starts again) the strategy with the run's context and gives it the warm start; false
 // when the strategy does not learn from earlier runs.
+// The library's own errors name their area already; anything else a strategy of the user's own
+// (or its sampler) throws is named after the strategy and the call, as ask() and report() are.
 HYPERTUNE_INLINE bool Tuner::start_strategy(std::size_t planned_trials) {
-    strategy_->start(space_, StrategyContext{.seed = options_.seed,
-                                             .max_trials = options_.max_jobs,
-                                             .objectives = options_.objectives.size(),
-                                             .constrained = !options_.constraints.empty(),
-                                             .planned_trials = planned_trials});
-    return options_.warm_start.empty() || strategy_->warm_start(warm_.observations, options_.warm_start.type);
+    const char* call = "start()";
+    try {
+        strategy_->start(space_, StrategyContext{.seed = options_.seed,
+                                                 .max_trials = options_.max_jobs,
+                                                 .objectives = options_.objectives.size(),
+                                                 .constrained = !options_.constraints.empty(),
+                                                 .planned_trials = planned_trials});
+        call = "warm_start()";
+        return options_.warm_start.empty() || strategy_->warm_start(warm_.observations, options_.warm_start.type);
+    } catch (const Error&) {
+        throw;
+    } catch (const std::exception& e) {
+        throw StrategyError(fmt::format("strategy '{}' failed in {}: {}", strategy_->name(), call, e.what()));
+    }
 }
 
 // A moved-from Tuner has no strategy, as one that has run: fit() on it is the same clear error
@@ -179,6 +189,18 @@ HYPERTUNE_INLINE TuningJob Tuner::start_objective(ObjectiveFunction objective) {
         throw InvalidArgument(fmt::format("Tuner: the run has metrics {}: the objective must return hypertune::Metrics "
                                           "with a value for each, not a single number",
                                           detail::join(metric_names(options_.objectives, options_.constraints), ", ")));
+    // An objective that reads several named metrics and returns one: a run that names another of
+    // them as its metric would optimise the returned one under that name (a best "accuracy" that
+    // is the largest loss).
+    if (!objective.returns_metric.empty() && !objective.returns_metrics() && options_.metric != objective.returns_metric &&
+        std::find(objective.reads_metrics.begin(), objective.reads_metrics.end(), options_.metric) !=
+            objective.reads_metrics.end())
+        throw InvalidArgument(fmt::format("Tuner: the run's metric is '{}' (TunerOptions::metric), but the objective "
+                                          "returns its metric '{}' (CommandOptions::objective_metric, else the first "
+                                          "definition): set .objective_metric = \"{}\", or name '{}' as the run's "
+                                          "metric",
+                                          options_.metric, objective.returns_metric, options_.metric,
+                                          objective.returns_metric));
     auto run = std::make_unique<detail::TuningRun>(space_, std::move(*strategy_), options_, std::move(objective),
                                                    std::move(journal_),
                                                    earlier_ ? std::move(*earlier_) : detail::JournalContents{},
@@ -203,14 +225,16 @@ HYPERTUNE_INLINE void Tuner::open_journal() {
                                    options_.metric,
                                    strategy_->max_resource(), options_.direction, options_.objectives,
                                    options_.constraints, options_.instances_parameter, options_.instances_per_trial);
-            detail::check_same_warm_start(path, earlier_->events, space_, warm_);
+            // Parents grown since: the strategy learns again from the observations the run began with.
+            const bool narrowed = detail::check_same_warm_start(path, earlier_->events, space_, warm_);
             // A resume may raise max_jobs; the sampler sizes its phases by the budget the run began
             // with (the GP sampler's initial design), or its replay would suggest other trials.
             // (A journal from before max_jobs was recorded reads as 0: the budget as it is now.)
             const RunEvent first = detail::event_from_json(began, space_);
-            if (const auto* run = std::get_if<RunStarted>(&first); run && run->max_jobs != 0 &&
-                                                                   run->max_jobs != options_.max_jobs)
-                (void)start_strategy(run->max_jobs);
+            const auto* run = std::get_if<RunStarted>(&first);
+            const std::size_t planned =
+                run && run->max_jobs != 0 && run->max_jobs != options_.max_jobs ? run->max_jobs : 0;
+            if (narrowed || planned != 0) (void)start_strategy(planned);
         }
     }
     journal_ = std::make_unique<detail::JournalWriter>(path, earlier_->valid_bytes, std::move(lock));

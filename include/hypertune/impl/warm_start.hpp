@@ -23,10 +23,8 @@ namespace hypertune {
 
 namespace detail {
 
-// FNV-1a (64 bits) over the type and, per observation, its parent, trial, loss bits and
-// configuration (as the journal writes it).
-[[nodiscard]] inline std::string warm_start_fingerprint(const std::vector<WarmStartObservation>& observations,
-                                                        WarmStartType type) {
+HYPERTUNE_INLINE std::string warm_start_fingerprint(const std::vector<WarmStartObservation>& observations,
+                                                  WarmStartType type) {
     std::uint64_t h = 0xcbf29ce484222325ULL;
     auto mix = [&](std::string_view bytes) {
         for (const unsigned char c : bytes) h = (h ^ c) * 0x100000001b3ULL;
@@ -218,6 +216,7 @@ HYPERTUNE_INLINE PreparedWarmStart prepare_warm_start(const WarmStart& w, const 
         }
     }
     out.parent_runs = w.parents.size();
+    out.type = w.type;
     if (!w.parents.empty()) out.fingerprint = detail::warm_start_fingerprint(out.observations, w.type);
     if (!w.parents.empty())
         out.notes.push_back(fmt::format("warm start ({}): {} trials of {} parent run{} used, {} clipped to this run's "
