@@ -89,6 +89,28 @@ ht::TunerOptions options(const std::string& journal, std::size_t jobs = 40, std:
 
 ht::AnyStrategy asha() { return ht::ASHA({.min_resource = 1, .max_resource = 9}); }
 
+// Runs `body` in a child process whose files cannot grow past 16 KB (a full disk: writes past it
+// fail with EFBIG) and returns its exit code (7: it threw).
+int exit_code_under_file_limit(const std::function<int()>& body) {
+    pid_t child = ::fork();
+    REQUIRE(child >= 0);
+    if (child == 0) {
+        std::signal(SIGXFSZ, SIG_IGN);
+        rlimit limit{16 * 1024, 16 * 1024};
+        ::setrlimit(RLIMIT_FSIZE, &limit);
+        int code = 7;
+        try {
+            code = body();
+        } catch (...) {
+        }
+        ::_exit(code);
+    }
+    int status = 0;
+    ::waitpid(child, &status, 0);
+    REQUIRE(WIFEXITED(status));
+    return WEXITSTATUS(status);
+}
+
 }  // namespace
 
 TEST_CASE("load_result gives back the run's own result from its journal") {
@@ -813,28 +835,13 @@ TEST_CASE("a journal whose parameters come in another order is refused, naming b
 
 TEST_CASE("a full disk stops the run cleanly, and what reached the journal is a consistent run") {
     auto path = temp_journal("full-disk");
-    pid_t child = ::fork();
-    REQUIRE(child >= 0);
-    if (child == 0) {
-        // The file-size limit stands in for a full disk: writes past it fail with EFBIG.
-        std::signal(SIGXFSZ, SIG_IGN);
-        rlimit limit{16 * 1024, 16 * 1024};
-        ::setrlimit(RLIMIT_FSIZE, &limit);
-        int code = 0;
-        try {
-            auto result = ht::Tuner(journal_space(), asha(), options(path, 1000)).fit(journal_trainer);
-            if (result.stop_reason().find("': cannot write: ") == std::string::npos) code = 3;
-            if (result.trials().size() >= 1000) code = 4;           // it did stop early
-            if (result.count(ht::TrialStatus::Completed) == 0) code = 5;
-        } catch (...) {
-            code = 6;
-        }
-        ::_exit(code);
-    }
-    int status = 0;
-    ::waitpid(child, &status, 0);
-    REQUIRE(WIFEXITED(status));
-    CHECK(WEXITSTATUS(status) == 0);
+    CHECK(exit_code_under_file_limit([&] {
+              auto result = ht::Tuner(journal_space(), asha(), options(path, 1000)).fit(journal_trainer);
+              if (result.stop_reason().find("': cannot write: ") == std::string::npos) return 3;
+              if (result.trials().size() >= 1000) return 4;  // it did stop early
+              if (result.count(ht::TrialStatus::Completed) == 0) return 5;
+              return 0;
+          }) == 0);
     auto saved = ht::load_result(path);
     CHECK(!saved.trials().empty());
     std::set<ht::TrialId> ids;
@@ -859,28 +866,14 @@ TEST_CASE("a checkpoint the disk cannot take stops the run cleanly, and fails no
         }
         return loss;
     };
-    pid_t child = ::fork();
-    REQUIRE(child >= 0);
-    if (child == 0) {
-        std::signal(SIGXFSZ, SIG_IGN);
-        rlimit limit{16 * 1024, 16 * 1024};
-        ::setrlimit(RLIMIT_FSIZE, &limit);
-        int code = 0;
-        try {
-            auto result = ht::Tuner(journal_space(), asha(), options(path, 30)).fit(trainer);
-            if (result.stop_reason().find("cannot write") == std::string::npos) code = 3;
-            if (result.stop_reason().find("the run stops with what was saved") == std::string::npos) code = 4;
-            if (result.count(ht::TrialStatus::Failed) != 0) code = 5;
-            if (result.trials().size() >= 30) code = 6;
-        } catch (...) {
-            code = 7;
-        }
-        ::_exit(code);
-    }
-    int status = 0;
-    ::waitpid(child, &status, 0);
-    REQUIRE(WIFEXITED(status));
-    CHECK(WEXITSTATUS(status) == 0);
+    CHECK(exit_code_under_file_limit([&] {
+              auto result = ht::Tuner(journal_space(), asha(), options(path, 30)).fit(trainer);
+              if (result.stop_reason().find("cannot write") == std::string::npos) return 3;
+              if (result.stop_reason().find("the run stops with what was saved") == std::string::npos) return 4;
+              if (result.count(ht::TrialStatus::Failed) != 0) return 5;
+              if (result.trials().size() >= 30) return 6;
+              return 0;
+          }) == 0);
     // with room again, the run resumes and goes to its end, no trial failed
     auto resumed = ht::Tuner(journal_space(), asha(), options(path, 30)).fit(trainer);
     CHECK(resumed.trials().size() == 30);
