@@ -70,7 +70,7 @@ namespace detail {
     std::iota(order.begin(), order.end(), std::size_t{0});
     std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return u[a] < u[b]; });
     std::size_t distinct = 0;
-    for (std::size_t i = 0; i < order.size(); ++i) distinct += (i == 0 || u[order[i]] != u[order[i - 1]]) ? 1 : 0;
+    for (std::size_t i = 0; i < order.size(); ++i) distinct += (i == 0 || u[order[i]] != u[order[i - 1]]) ? 1u : 0u;
     const bool per_value = distinct <= bins;
     std::vector<std::size_t> group(u.size());
     std::size_t current = 0;

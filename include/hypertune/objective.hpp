@@ -10,8 +10,8 @@
 
 #include <concepts>
 #include <functional>
-#include <type_traits>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 

@@ -5,6 +5,8 @@
 // crash is taken as the files show it: the journal and its checkpoint folder copied while a trial
 // is in flight, which is what a kill at that moment leaves (kill -9 itself: tests/stress).
 
+#include "../support/same_result.hpp"
+
 #include <hypertune/hypertune.hpp>
 #include <hypertune/strategies/asha.hpp>
 
@@ -20,6 +22,7 @@
 #include <memory>
 #include <mutex>
 #include <set>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <variant>
@@ -632,4 +635,60 @@ TEST_CASE("a thread the objective left behind saving checkpoints as it returns i
     CHECK(r.trials().size() == 60);
     CHECK(torn.load() == 0);
     CHECK(refused.load() == static_cast<int>(leftovers.size()));  // every one refused in the end
+}
+
+TEST_CASE("a promoted trial that keeps its state in its folder and fails is retried from there: its curve keeps what it trained") {
+    // The failed attempt trained steps 4 and 5 into the folder; the retry went on from 5, and the
+    // curve lost 4 and 5 (1 2 3 6 7 8 9). A retry that starts over instead replaces them.
+    for (const bool starts_over : {false, true}) {
+        CAPTURE(starts_over);
+        const std::string journal = (fs::temp_directory_path() /
+                                     fmt::format("hypertune_folder_retry_{}_{}.jsonl", ::getpid(), starts_over))
+                                        .string();
+        remove_run(journal);
+        std::mutex mu;
+        std::set<ht::TrialId> failed_once;
+        auto trainer = [&](const ht::Config& c, ht::Trial& trial) {
+            ht::Resource from = 0;
+            std::ifstream(trial.checkpoint_dir() + "/state") >> from;
+            bool retry = false;
+            {
+                std::lock_guard lk(mu);
+                retry = failed_once.count(trial.id()) > 0;
+            }
+            if (starts_over && retry) from = 0;
+            double loss = 0.0;
+            for (ht::Resource s = from + 1; s <= trial.budget(); ++s) {
+                trial.report(s, loss = checkpoint_loss(c, s));
+                std::ofstream(trial.checkpoint_dir() + "/state") << s;
+                if (s == 5) {
+                    std::lock_guard lk(mu);
+                    if (failed_once.insert(trial.id()).second) throw std::runtime_error("CUDA out of memory");
+                }
+                if (trial.should_stop()) break;
+            }
+            return loss;
+        };
+        const ht::Result r = ht::Tuner(checkpoint_space(), ht::ASHA({.min_resource = 1, .max_resource = 9}),
+                                       {.max_jobs = 9, .max_parallel_jobs = 1, .seed = 3, .max_retries = 1,
+                                        .progress = ht::ProgressBar::Never, .journal = journal})
+                                 .fit(trainer);
+        std::size_t retried = 0;
+        for (const auto& t : r.trials()) {
+            CAPTURE(t.id);
+            std::vector<ht::Resource> steps;
+            for (const auto& p : t.curve) steps.push_back(p.step);
+            std::vector<ht::Resource> each(steps.empty() ? 0 : static_cast<std::size_t>(steps.back()));
+            for (std::size_t i = 0; i < each.size(); ++i) each[i] = static_cast<ht::Resource>(i + 1);
+            CHECK(steps == each);  // every step once, none lost
+            if (t.retries > 0) {
+                ++retried;
+                CHECK(t.status == ht::TrialStatus::Completed);
+                CHECK(steps.back() == 9);
+            }
+        }
+        CHECK(retried > 0);
+        ht::testing::check_same_result(r, ht::load_result(journal));
+        remove_run(journal);
+    }
 }

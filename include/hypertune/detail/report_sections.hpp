@@ -216,7 +216,8 @@ inline std::string curves(const Context& c) {
             for (const auto& p : with[k]->curve)
                 column[static_cast<int>(std::lround(xa.at(static_cast<double>(p.step)) * 200))].push_back(p.value);
         std::vector<Point> upper, lower, median;
-        for (auto& [x, v] : column) {
+        for (auto& [x, column_values] : column) {
+            auto& v = column_values;  // a lambda may not capture a structured binding before clang 16
             std::sort(v.begin(), v.end());
             auto q = [&](double f) { return ya.at(v[static_cast<std::size_t>(f * static_cast<double>(v.size() - 1))]); };
             upper.push_back({x / 200.0, q(0.9)});
@@ -487,7 +488,8 @@ inline std::string front(const Context& c) {
     const double width = shown_pairs == 1 ? wide : third;
     std::string out = "<div class=\"grid\">";
     for (std::size_t k = 0; k < shown_pairs; ++k) {
-        const auto [yi, xi] = pairs[k];
+        // Named copies: a lambda may not capture a structured binding before clang 16.
+        const std::size_t yi = pairs[k].first, xi = pairs[k].second;
         std::vector<double> xs, ys;
         for (auto* t : done) {
             xs.push_back(t->values[xi]);

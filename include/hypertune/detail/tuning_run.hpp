@@ -287,8 +287,8 @@ private:
                              "to trial.budget() and return (the resource it used counts{})",
                              trial.id(), step, trial.budget(), strategy_name_,
                              d == Decision::Continue ? "let it go on" : "told it to stop",
-                             d == Decision::Continue ? "" : "; a trial stopped past its budget trained in full, and "
-                                                            "is no trial stopped early"),
+                             d == Decision::Continue ? "" : "; stopped past its budget, it trained in full: "
+                                                            "Completed, not stopped early"),
                  now);
         }
         return d;
@@ -1014,8 +1014,14 @@ private:
                 } catch (const IoError&) {  // the retry starts over after a crash
                 }
             }
+            // A promoted trial's folder keeps what the failed attempt trained (the tuner cannot
+            // take it back to where the trial paused): the retry goes on from there, so those
+            // reports stay in its curve, and the retry's own reports replace any it trains again.
+            const Resource keep = !trial.folder_.empty() && s.resume_from > 0
+                                      ? std::max({s.resume_from, judged, trial.last_step()})
+                                      : std::max(s.resume_from, judged);
             lk.lock();
-            emit(TrialRetried{run_clock(), s.trial, attempt, std::max(s.resume_from, judged), valid_utf8(a.failure)});
+            emit(TrialRetried{run_clock(), s.trial, attempt, keep, valid_utf8(a.failure)});
             lk.unlock();
         }
         return a;
@@ -1025,10 +1031,10 @@ private:
     // strategy hears of it.
     void finish(TrialId id, Attempt& a, std::optional<double> ended_at = std::nullopt) {
         finishing_ = id;
-        struct Done {
+        struct Reset {
             std::optional<TrialId>& id;
-            ~Done() { id.reset(); }
-        } done{finishing_};
+            ~Reset() { id.reset(); }
+        } reset{finishing_};
         const double t1 = ended_at.value_or(run_clock());
         ++generation_;
         if (a.checkpoint && !checkpoints_.on_disk()) checkpoints_.put(id, std::move(*a.checkpoint));

@@ -137,7 +137,11 @@ HYPERTUNE_INLINE void RunState::on(const TrialReported& e) {
                                   "line repeated or out of order?)",
                                   e.trial, e.step, run.last_step));
     run.last_step = e.step;
-    records_[it->second].curve.push_back({e.step, e.value, e.seconds});
+    // A step an earlier run or attempt reported too (a retry that trains it again, a trainer that
+    // started over): this report replaces it, so the curve has each step once, as last trained.
+    auto& curve = records_[it->second].curve;
+    while (!curve.empty() && curve.back().step >= e.step) curve.pop_back();
+    curve.push_back({e.step, e.value, e.seconds});
     if (!e.values.empty()) run.reported_values = e.values;
 }
 

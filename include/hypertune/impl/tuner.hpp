@@ -145,9 +145,9 @@ HYPERTUNE_INLINE Tuner::Tuner(SearchSpace space, AnyStrategy strategy, TunerOpti
 }
 
 // Starts (or starts again) the strategy with the run's context and gives it the warm start; false
-// when the strategy does not learn from earlier runs.
-// The library's own errors name their area already; anything else a strategy of the user's own
-// (or its sampler) throws is named after the strategy and the call, as ask() and report() are.
+// when the strategy does not learn from earlier runs. The library's own errors name their area
+// already; anything else a strategy of the user's own (or its sampler) throws is named after the
+// strategy and the call, as ask() and report() are.
 HYPERTUNE_INLINE bool Tuner::start_strategy(std::size_t planned_trials) {
     const char* call = "start()";
     try {

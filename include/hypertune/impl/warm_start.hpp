@@ -27,7 +27,7 @@ HYPERTUNE_INLINE std::string warm_start_fingerprint(const std::vector<WarmStartO
                                                   WarmStartType type) {
     std::uint64_t h = 0xcbf29ce484222325ULL;
     auto mix = [&](std::string_view bytes) {
-        for (const unsigned char c : bytes) h = (h ^ c) * 0x100000001b3ULL;
+        for (const char c : bytes) h = (h ^ static_cast<unsigned char>(c)) * 0x100000001b3ULL;
     };
     mix(to_string(type));
     for (const WarmStartObservation& o : observations) {
