@@ -777,14 +777,15 @@ TEST_CASE("a scheduler that stops a trial without recording why is warned about,
     CHECK(explained.setup().warnings.empty());
     // A trial that goes on after its recorded Stop hears Stop again at each report: that is the
     // ignored stop's warning alone, not also one that the scheduler gave no reason.
+    const auto ignores_stops = [](const ht::Config& c, ht::Trial& trial) {
+        for (ht::Resource step = 1; step <= trial.budget(); ++step)
+            trial.report(step, quadratic(c) + 1.0 / static_cast<double>(step));
+        return quadratic(c);
+    };
     const auto ignoring =
         ht::Tuner(small_space(), ht::ASHA({.min_resource = 1, .max_resource = 9, .type = ht::HalvingType::Stop}),
                   {.max_jobs = 8})
-            .fit([](const ht::Config& c, ht::Trial& trial) {
-                for (ht::Resource step = 1; step <= trial.budget(); ++step)
-                    trial.report(step, quadratic(c) + 1.0 / static_cast<double>(step));
-                return quadratic(c);
-            });
+            .fit(ignores_stops);
     REQUIRE(ignoring.setup().warnings.size() == 1);
     CHECK(ignoring.setup().warnings.front().find("after ASHA told it to stop at step") != std::string::npos);
     // ASHA-wait holds a trial with Stop at the report and records the hold (a Pause) when told the
@@ -802,11 +803,7 @@ TEST_CASE("a scheduler that stops a trial without recording why is warned about,
         ht::Tuner(small_space(),
                   ht::ASHA({.min_resource = 1, .max_resource = 9, .type = ht::HalvingType::Stop, .wait_for_peers = true}),
                   {.max_jobs = 4})
-            .fit([](const ht::Config& c, ht::Trial& trial) {
-                for (ht::Resource step = 1; step <= trial.budget(); ++step)
-                    trial.report(step, quadratic(c) + 1.0 / static_cast<double>(step));
-                return quadratic(c);
-            });
+            .fit(ignores_stops);
     REQUIRE(held_but_going_on.setup().warnings.size() == 1);
     CHECK(held_but_going_on.setup().warnings.front().find("after ASHA-wait told it to stop at step") != std::string::npos);
 }
