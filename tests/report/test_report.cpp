@@ -505,6 +505,8 @@ TEST_CASE("report: one trial's run says 1 trial, and its trial-number axis has w
     const auto chart = html.find("best so far against trial number");
     REQUIRE(chart != std::string::npos);
     const std::string part = html.substr(chart, html.find("</svg>", chart) - chart);
+    // x ticks are the middle-anchored labels: 0 and 1, no fraction (y's are anchored at the end)
     CHECK(part.find("e-10") == std::string::npos);
-    CHECK(part.find(">0.2<") == std::string::npos);
+    CHECK(part.find("text-anchor=\"middle\">1</text>") != std::string::npos);
+    CHECK(part.find("text-anchor=\"middle\">0.2</text>") == std::string::npos);
 }
