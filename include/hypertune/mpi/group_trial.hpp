@@ -39,10 +39,9 @@ namespace hypertune::mpi {
 
 namespace detail {
 
-// Why a group's trial failed when its ranks did not report at the same steps and none had failed.
-inline constexpr const char* unequal_reports =
-    "report() is collective: every rank of the group calls it at the same steps, but one rank returned from the "
-    "objective while another was in report()";
+// Why a group's trial failed when its ranks did not report at the same steps and none had failed:
+// `rank` (of the group; world rank `world`) returned from the objective while another was in report().
+HYPERTUNE_MPI_INLINE std::string unequal_reports(int rank, int world);
 
 // What another rank of a group tells its leader when it leaves the objective (left_tag).
 inline constexpr const char* left_threw = "threw";
@@ -88,9 +87,11 @@ public:
     // At the objective's end on every rank, after it returned (threw = false) or threw: another
     // rank tells the leader it left; the leader broadcasts reply_end (unless a report did) and
     // takes every other rank's note, the others take broadcasts until reply_end (unless a report
-    // brought it). Returns whether this rank saw the ranks report unequally (a report it did not
-    // make, the leader's end in one it made, or a rank that returned while the leader reported).
-    HYPERTUNE_MPI_INLINE bool finish(bool threw);
+    // brought it). Returns the group rank that this rank saw return from the objective while
+    // another was in report() (itself, for a report of the leader's it did not make; the leader,
+    // whose end came in a report it made; for the leader, a rank whose note said it returned while
+    // the leader reported), or -1.
+    HYPERTUNE_MPI_INLINE int finish(bool threw);
 
     // Whether report() threw because another rank had left the objective (the leader, for the
     // others; another rank, for the leader): this rank's exception is then not its own failure.
@@ -112,9 +113,10 @@ private:
     Channel* channel_;
     Channel* group_channel_;
     int size_ = 1;                       // ranks in the group
+    int rank_ = 0;                       // this rank's, in the group
     int notes_ = 0;                      // the leader: notes taken from ranks that left
     bool ended_ = false;                 // reply_end broadcast (leader) or received (the others)
-    bool unequal_ = false;               // see finish()
+    int returned_ = -1;                  // see finish()
     std::optional<std::string> abandoned_;  // why report() throws, once the group's reports ended
     std::string note_;                   // another rank: its note to the leader, alive until sent
     // The leader looks for notes at a report at most this often (see exchange()).

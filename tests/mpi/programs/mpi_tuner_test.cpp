@@ -336,7 +336,8 @@ void test_failures() {
           "throw on a non-leader while the leader reports -> Failed: " + reason(3));
     check(reason(4).find("failed before reporting") != std::string::npos && reason(4).find("rank 1") == std::string::npos,
           "throw on the leader while the other rank reports -> Failed: " + reason(4));
-    check(reason(11).find("report() is collective") != std::string::npos,
+    check(reason(11).find("report() is collective") != std::string::npos &&
+              reason(11).find("but rank 1 of the group (world rank") != std::string::npos,
           "a report on the leader alone -> Failed: " + reason(11));
     // The leader stops at its first report after the other rank left, not after all 40 steps
     // (25 ms apart, so 10 steps leave 225 ms for the note to arrive).
@@ -349,7 +350,8 @@ void test_failures() {
               reason(12).find("worker lost its shard after step 1") != std::string::npos && steps(12) <= 10,
           fmt::format("a non-leader throws while the leader trains on -> Failed after {} of {} steps: {}", steps(12),
                       long_run, reason(12)));
-    check(reason(13).find("report() is collective") != std::string::npos && steps(13) <= 10,
+    check(reason(13).find("report() is collective") != std::string::npos &&
+              reason(13).find("but rank 1 of the group (world rank") != std::string::npos && steps(13) <= 10,
           fmt::format("a non-leader returns while the leader trains on -> Failed after {} of {} steps: {}", steps(13),
                       long_run, reason(13)));
     check(reason(9).find("steps must increase") != std::string::npos, "rejected report -> Failed: " + reason(9));

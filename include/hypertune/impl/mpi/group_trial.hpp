@@ -25,6 +25,13 @@ namespace detail {
 HYPERTUNE_MPI_INLINE GroupHost::GroupHost(bool leader, MPI_Comm internal, Channel& channel, Channel& group_channel)
     : leader_(leader), internal_(internal), channel_(&channel), group_channel_(&group_channel) {
     check(MPI_Comm_size(internal_, &size_), "MPI_Comm_size");
+    check(MPI_Comm_rank(internal_, &rank_), "MPI_Comm_rank");
+}
+
+HYPERTUNE_MPI_INLINE std::string unequal_reports(int rank, int world) {
+    return fmt::format("report() is collective: every rank of the group calls it at the same steps, but rank {} of "
+                       "the group (world rank {}) returned from the objective while another was in report()",
+                       rank, world);
 }
 
 HYPERTUNE_MPI_INLINE void GroupHost::end_reports() {
@@ -63,7 +70,7 @@ HYPERTUNE_MPI_INLINE Decision GroupHost::exchange(int tag, const std::string& me
             left = take_notes(false);
         }
         if (left) {
-            if (!left->threw) unequal_ = true;  // it returned, and the leader reports on
+            if (!left->threw) returned_ = left->rank;  // it returned, and the leader reports on
             end_reports();
             abandon(fmt::format("hypertune::mpi: rank {} of the group {} the objective; this report is abandoned",
                                 left->rank, left->threw ? "threw and left" : "returned from"));
@@ -75,7 +82,7 @@ HYPERTUNE_MPI_INLINE Decision GroupHost::exchange(int tag, const std::string& me
     if (reply.empty()) throw Error("hypertune::mpi: empty reply to a report");
     if (reply[0] == reply_end) {
         // The leader returned or threw while this rank reported: the trial ends (failed).
-        unequal_ = true;
+        returned_ = 0;
         abandon("hypertune::mpi: the group's leader has left the objective; this report is abandoned");
     }
     // Trial::report makes this the trial's failure and throws it, on every rank of the group.
@@ -83,11 +90,11 @@ HYPERTUNE_MPI_INLINE Decision GroupHost::exchange(int tag, const std::string& me
     return reply[0] == reply_stop ? Decision::Stop : Decision::Continue;
 }
 
-HYPERTUNE_MPI_INLINE bool GroupHost::finish(bool threw) {
+HYPERTUNE_MPI_INLINE int GroupHost::finish(bool threw) {
     if (leader_) {
         end_reports();
         take_notes(true);
-        return unequal_;
+        return returned_;
     }
     note_ = threw ? left_threw : left_returned;
     MPI_Request request = group_channel_->post(0, left_tag, note_);
@@ -95,10 +102,10 @@ HYPERTUNE_MPI_INLINE bool GroupHost::finish(bool threw) {
         std::string reply;
         broadcast(reply, 0, internal_, *group_channel_);
         if (!reply.empty() && reply[0] == reply_end) ended_ = true;
-        else unequal_ = true;  // a report of the leader's that this rank did not make
+        else returned_ = rank_;  // a report of the leader's that this rank did not make
     }
     group_channel_->wait(request);
-    return unequal_;
+    return returned_;
 }
 
 HYPERTUNE_MPI_INLINE Decision GroupHost::on_report(Trial&, Resource step, double value) {

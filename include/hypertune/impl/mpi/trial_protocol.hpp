@@ -101,16 +101,16 @@ HYPERTUNE_MPI_INLINE void run_in_group(const SearchSpace& space, const GroupObje
     }
     // The leader's broadcasts end (GroupHost::finish), then the group agrees on failure: the lowest
     // group rank that failed tells why (a rank whose report() threw because another rank had left
-    // did not fail of itself), and whether any rank saw the ranks report unequally.
-    const bool unequal = host.finish(!error.empty());
-    int mine[2] = {error.empty() || host.abandoned() ? INT_MAX : group_rank, unequal ? 0 : 1};
-    int all[2] = {INT_MAX, 1};
+    // did not fail of itself), and which rank, if any, returned while another reported.
+    const int returned = host.finish(!error.empty());
+    int mine[2] = {error.empty() || host.abandoned() ? INT_MAX : group_rank, returned < 0 ? INT_MAX : returned};
+    int all[2] = {INT_MAX, INT_MAX};
     MPI_Request request = MPI_REQUEST_NULL;
     check(MPI_Iallreduce(mine, all, 2, MPI_INT, MPI_MIN, internal.get(), &request), "MPI_Iallreduce");
     group_channel.wait(request);
     const int first = all[0];
-    if (first == INT_MAX && all[1] == 0) {
-        if (leader) channel.send(0, failed_tag, unequal_reports);
+    if (first == INT_MAX && all[1] != INT_MAX) {
+        if (leader) channel.send(0, failed_tag, unequal_reports(all[1], ranks[static_cast<std::size_t>(all[1])]));
     } else if (first != INT_MAX) {
         broadcast(error, first, internal.get(), group_channel);
         if (leader) {
