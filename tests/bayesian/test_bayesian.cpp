@@ -492,10 +492,16 @@ TEST_CASE("the Bayesian strategy's fallbacks show as warnings of the tuner's res
     ht::Tuner tuner(branin_space(), ht::Bayesian{}, {.max_jobs = 12, .seed = 2});
     auto result = tuner.fit([](const ht::Config&) { return 3.0; });  // nothing for a model to learn
     bool explained = std::any_of(result.setup().warnings.begin(), result.setup().warnings.end(), [](const std::string& w) {
-        return w.starts_with("Bayesian: ") && w.find("finite losses are equal") != std::string::npos;
+        return w.starts_with("Bayesian: ") && w.find("finite results are equal") != std::string::npos;
     });
     CHECK(explained);
     CHECK(result.summary().find("warning: Bayesian: ") != std::string::npos);
+
+    // Maximised, the model's loss is -3: the warning must not show it as the objective's value.
+    ht::Tuner maximising(branin_space(), ht::Bayesian{}, {.direction = ht::Direction::Maximize, .max_jobs = 12, .seed = 2});
+    auto max_result = maximising.fit([](const ht::Config&) { return 3.0; });
+    for (const auto& w : max_result.setup().warnings)
+        if (w.find("finite results are equal") != std::string::npos) CHECK_MESSAGE(w.find("-3") == std::string::npos, w);
 }
 
 TEST_CASE("Bayesian: a categorical parameter is one-hot in the model (one length scale per value)") {
@@ -730,7 +736,7 @@ TEST_CASE("MedianStopping<Bayesian>: stops trials whose curve is worse than the 
     ht::Tuner flat(branin_space(), std::move(constant), {.max_jobs = 8, .seed = 1});
     auto flat_result = flat.fit([](const ht::Config&) { return 1.0; });
     CHECK(std::any_of(flat_result.setup().warnings.begin(), flat_result.setup().warnings.end(),
-                      [](const std::string& w) { return w.find("finite losses are equal") != std::string::npos; }));
+                      [](const std::string& w) { return w.find("finite results are equal") != std::string::npos; }));
 }
 
 TEST_CASE("Bayesian: heavy-tailed losses are modelled on a log scale (Rosenbrock 4-D on [-5, 10]^4)") {

@@ -511,8 +511,14 @@ private:
         }
         if (!(worst > lowest))
             return fallback(id, "constant",
-                            fmt::format("all {} finite losses are equal ({}): nothing for a model to learn",
-                                        observed.size(), worst));
+                            // No value shown: a loss is the objective negated when maximised, or
+                            // a scalarisation of several, neither what the user's objective returned.
+                            objectives_ > 1
+                                ? fmt::format("all {} finite results score the same under this suggestion's random "
+                                              "weighting of the objectives (ParEGO): nothing for a model to learn",
+                                              observed.size())
+                                : fmt::format("all {} finite results are equal: nothing for a model to learn",
+                                              observed.size()));
 
         // Results, failed trials at the worst loss, capped: best half, then the most recent.
         GpResults results;
