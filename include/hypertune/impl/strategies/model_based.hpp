@@ -155,7 +155,9 @@ HYPERTUNE_INLINE std::optional<Config> ModelBasedSampler::propose(TrialId id, st
             } else {
                 const auto below = static_cast<std::size_t>(t.last_level);
                 const double loss = levels_[below].losses.at(trial);  // NaN: it failed there
-                if (!std::isnan(loss) && shift[below] && loss + *shift[below] > median)
+                if (std::isnan(loss) && among_failures(trial, t))
+                    model.observe(t.config, loss);  // in a region that fails: a failure here too (the worst loss)
+                else if (!std::isnan(loss) && shift[below] && loss + *shift[below] > median)
                     model.observe(t.config, loss + *shift[below]);
                 else
                     left_out.push_back(&t);
@@ -212,6 +214,20 @@ HYPERTUNE_INLINE const ModelBasedSampler::TrialState* ModelBasedSampler::nearest
         if (d2 < radius2) return t;
     }
     return nullptr;
+}
+
+HYPERTUNE_INLINE bool ModelBasedSampler::among_failures(TrialId id, const TrialState& failed) const {
+    // The squared distances to the trials that recorded something, and whether each failed.
+    std::vector<std::pair<double, bool>> near;
+    for (const auto& [other, t] : trials_) {
+        if (other == id || t.last_level < 0) continue;
+        double d2 = 0.0;
+        for (std::size_t j = 0; j < t.point.size(); ++j) d2 += (t.point[j] - failed.point[j]) * (t.point[j] - failed.point[j]);
+        near.emplace_back(d2, std::isnan(levels_[static_cast<std::size_t>(t.last_level)].losses.at(other)));
+    }
+    const std::size_t k = std::min(failure_neighbours, near.size());
+    std::partial_sort(near.begin(), near.begin() + static_cast<std::ptrdiff_t>(k), near.end());
+    return std::any_of(near.begin(), near.begin() + static_cast<std::ptrdiff_t>(k), [](const auto& n) { return n.second; });
 }
 
 HYPERTUNE_INLINE double ModelBasedSampler::median_loss(const Level& l) {
