@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
@@ -494,6 +495,76 @@ TEST_CASE("report: helpers") {
     CHECK(Axis{0.0, 1.0, false, true}.tick_values() == std::vector<double>{0.0, 1.0});
     CHECK(Axis{0.0, 2.0, false, true}.tick_values() == std::vector<double>{0.0, 1.0, 2.0});
     CHECK(Axis{0.0, 1000.0, false, true}.tick_values() == Axis{0.0, 1000.0, false}.tick_values());
+}
+
+TEST_CASE("report: tick labels read differently, and values a few ulps apart draw as equal") {
+    using namespace ht::detail::report;
+    auto labels = [](const std::vector<Tick>& ticks) {
+        std::vector<std::string> out;
+        for (const auto& t : ticks) out.push_back(t.label);
+        return out;
+    };
+    auto distinct = [](std::vector<std::string> v) {
+        std::sort(v.begin(), v.end());
+        return std::adjacent_find(v.begin(), v.end()) == v.end();
+    };
+    // 4 significant digits gave 2.302 five times, 1.235e+06 five times, 1e+05 six times.
+    for (const auto& [lo, hi] : {std::pair{2.30210, 2.30222}, std::pair{1234567.0, 1234567.8}, std::pair{0.0, 1.0}}) {
+        CAPTURE(lo);
+        const auto l = labels(Axis::fit({lo, hi}).ticks());
+        CHECK(l.size() >= 3);
+        CHECK(distinct(l));
+    }
+    CHECK(labels(Axis{0.0, 0.3, false}.ticks()) == std::vector<std::string>{"0", "0.05", "0.1", "0.15", "0.2", "0.25", "0.3"});
+    const auto seed = labels(parameter_ticks(ht::IntegerParameter("seed_offset", 100000, 100010).spec()));
+    CHECK(seed.size() >= 3);
+    CHECK(distinct(seed));
+    CHECK(seed.front() == "100000");
+    const auto narrow = labels(parameter_ticks(ht::ContinuousParameter("narrow", 0.5, 0.5001).spec()));
+    CHECK(distinct(narrow));
+    // A reverse-log parameter's top tick is its maximum, never 1 (a value it cannot take).
+    const auto beta2 =
+        labels(parameter_ticks(ht::ContinuousParameter("beta2", 0.99, 0.99999, ht::Scaling::ReverseLogarithmic).spec()));
+    CHECK(beta2.back() == "0.99999");
+    CHECK(distinct(beta2));
+
+    // 0.3 and 0.1 + 0.2: the step fell below an ulp and tick_values() looped until memory ran out.
+    const double a = 0.3, b = 0.1 + 0.2;
+    REQUIRE(a != b);
+    const auto ticks = Axis::fit({a, b}).tick_values();
+    CHECK(ticks.size() >= 2);
+    CHECK(ticks.size() <= static_cast<std::size_t>(Axis::max_ticks));
+    CHECK(Axis{a, b, false}.tick_values().size() <= static_cast<std::size_t>(Axis::max_ticks));
+    ht::SearchSpace space{ht::ContinuousParameter("x", 0.0, 1.0)};
+    const auto r = ht::Tuner(space, ht::RandomSearch(), {.max_jobs = 4, .progress = ht::ProgressBar::Never})
+                       .fit([&](const ht::Config&, ht::Trial& trial) {
+                           const double v = trial.id() % 2 == 0 ? a : b;
+                           trial.report(1, v);
+                           trial.report(2, v);
+                           return v;
+                       });
+    const std::string html = ht::render_report(r);
+    check_structure(html);
+}
+
+TEST_CASE("report: the resource axis of the curves has whole ticks") {
+    ht::SearchSpace space{ht::ContinuousParameter("x", 0.0, 1.0)};
+    ht::Tuner tuner(space, ht::ASHA({.max_resource = 4}), {.max_jobs = 12, .progress = ht::ProgressBar::Never});
+    const auto r = tuner.fit([](const ht::Config& c, ht::Trial& trial) {
+        double loss = 0.0;
+        for (ht::Resource s = 1; s <= trial.budget(); ++s) {
+            loss = c.get<double>("x") + 1.0 / static_cast<double>(s);
+            trial.report(s, loss);
+            if (trial.should_stop()) break;
+        }
+        return loss;
+    });
+    const std::string html = ht::render_report(r);
+    const auto chart = html.find("against resource");
+    REQUIRE(chart != std::string::npos);
+    const std::string part = html.substr(chart, html.find("</svg>", chart) - chart);
+    CHECK(part.find("text-anchor=\"middle\">4</text>") != std::string::npos);
+    CHECK(part.find("text-anchor=\"middle\">1.5</text>") == std::string::npos);  // 1, 1.5, ... 4 before
 }
 
 TEST_CASE("report: one trial's run says 1 trial, and its trial-number axis has whole ticks") {

@@ -199,7 +199,7 @@ inline std::string curves(const Context& c) {
     std::stable_sort(with.begin(), with.end(),
                      [&](auto* a, auto* b) { return c.better(a->curve.back().value, b->curve.back().value); });
     const double smin = *std::min_element(steps.begin(), steps.end()), smax = *std::max_element(steps.begin(), steps.end());
-    Axis xa{smin, smax > smin ? smax : smin + 1, c.rungs.size() >= 2 && smin >= 1 && smax / smin >= 8};
+    Axis xa{smin, smax > smin ? smax : smin + 1, c.rungs.size() >= 2 && smin >= 1 && smax / smin >= 8, true};
     Axis ya = Axis::fit(values);
     Chart ch(wide, 360, fmt::format("{} against resource, {} trials", c.metric(), with.size()));
     ch.axes(xa.ticks(), ya.ticks(), xa.log ? "resource (log scale)" : "resource", c.metric());

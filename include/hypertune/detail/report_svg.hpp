@@ -95,6 +95,7 @@ struct Tick {
 // A numeric axis over [lo, hi], linear or log10. Differences of values are taken in halves
 // (half_span), so objectives near the largest doubles still give finite coordinates.
 struct Axis {
+    static constexpr int max_ticks = 64;
     double lo = 0.0, hi = 1.0;
     bool log = false;
     bool integral = false;  ///< whole numbers only (trial numbers): no tick between two of them
@@ -122,16 +123,36 @@ struct Axis {
         for (double m : {2.0, 2.5, 2.0})
             if (half / step > 3.5) step *= m;
         if (integral) step = std::max(step, 1.0);
-        // (finite: past the largest double, x would stay at infinity)
-        for (double x = std::ceil(lo / step - 1e-9) * step; std::isfinite(x) && x <= hi + step * 1e-9; x += step)
+        // Counted, not accumulated: a step below the doubles' resolution at lo (values a few ulps
+        // apart) would leave x where it is. Finite: past the largest double, x would stay at infinity.
+        const double first = std::ceil(lo / step - 1e-9) * step;
+        for (int i = 0; i < max_ticks; ++i) {
+            const double x = first + static_cast<double>(i) * step;
+            if (!std::isfinite(x) || x > hi + step * 1e-9 || (!v.empty() && !(x > v.back()))) break;
             v.push_back(std::abs(x) < step * 1e-9 ? 0.0 : x);
+        }
+        if (v.empty()) v.push_back(lo);
         return v;
     }
 
     [[nodiscard]] std::vector<Tick> ticks() const {
+        const std::vector<double> values = tick_values();
+        const int digits = log ? 4 : tick_digits(values);
         std::vector<Tick> t;
-        for (double x : tick_values()) t.push_back({at(x), num(x)});
+        for (double x : values) t.push_back({at(x), num(x, digits)});
         return t;
+    }
+
+    // Significant digits for the labels of ticks `values` (increasing): at least 4, and enough that
+    // neighbours read differently (2.30212 and 2.30214, 100000 and 100002), at most 15.
+    [[nodiscard]] static int tick_digits(const std::vector<double>& values) {
+        double gap = std::numeric_limits<double>::infinity(), magnitude = 0.0;
+        for (std::size_t i = 0; i < values.size(); ++i) {
+            magnitude = std::max(magnitude, std::abs(values[i]));
+            if (i > 0) gap = std::min(gap, 2.0 * half_span(values[i - 1], values[i]));
+        }
+        if (!(gap > 0.0) || !std::isfinite(gap) || !(magnitude > 0.0)) return 4;
+        return std::clamp(static_cast<int>(std::ceil(std::log10(magnitude / gap))) + 1, 4, 15);
     }
 
     // The range of `values` with a margin; when a few outliers would squash the rest, the 2nd..98th
@@ -150,7 +171,10 @@ struct Axis {
         }
         constexpr double largest = std::numeric_limits<double>::max();
         if (log) return {lo, hi > lo ? hi : std::min(lo * 10.0, largest), true};
-        double pad = hi > lo ? 0.1 * half_span(lo, hi) : std::max(std::abs(lo) * 0.1, 1e-9);
+        // Values equal to 12 digits (0.3 and 0.1 + 0.2) are drawn as equal: a span of a few ulps has
+        // no ticks to show.
+        const bool spread = half_span(lo, hi) > 0.5e-12 * std::max(std::abs(lo), std::abs(hi));
+        double pad = spread ? 0.1 * half_span(lo, hi) : std::max(std::abs(lo) * 0.1, 1e-9);
         return {std::max(lo - pad, -largest), std::min(hi + pad, largest), false};
     }
 };
@@ -174,11 +198,12 @@ struct Axis {
     } else {
         values = Axis{p.min, p.max, p.scaling == Scaling::Logarithmic}.tick_values();
     }
+    const int digits = p.scaling == Scaling::Logarithmic ? 4 : Axis::tick_digits(values);
     for (double x : values) {
         if (p.kind != ParameterKind::Integer) {
-            t.push_back({p.to_unit(x), num(x)});
+            t.push_back({p.to_unit(x), num(x, digits)});
         } else if (std::abs(x - std::round(x)) < 1e-9 && x >= p.min && x <= p.max) {
-            t.push_back({p.to_unit(static_cast<std::int64_t>(std::llround(x))), num(x)});
+            t.push_back({p.to_unit(static_cast<std::int64_t>(std::llround(x))), num(x, digits)});
         }
     }
     return t;
