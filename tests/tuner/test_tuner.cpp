@@ -722,8 +722,15 @@ TEST_CASE("a callback that throws ends the run with the reason, keeping what com
     };
     ht::Tuner tuner(small_space(), ht::RandomSearch(), options);
     auto result = tuner.fit(quadratic);
-    CHECK(result.stop_reason() == "a trial callback threw: disk full");
+    CHECK(result.stop_reason() == "on_trial_end threw for trial 3: disk full");
     CHECK(result.count(ht::TrialStatus::Completed) == 4);
+
+    ht::TunerOptions starting{.max_jobs = 50};
+    starting.on_trial_start = [](const ht::TrialRecord& r) {
+        if (r.id == 2) throw 42;
+    };
+    auto started = ht::Tuner(small_space(), ht::RandomSearch(), starting).fit(quadratic);
+    CHECK(started.stop_reason() == "on_trial_start threw for trial 2 a non-standard exception");
 }
 
 TEST_CASE("a failure while the run is stopping already is kept as a warning, not lost") {
@@ -744,7 +751,36 @@ TEST_CASE("a failure while the run is stopping already is kept as a warning, not
     });
     CHECK(result.stop_reason() == "target objective 0.5 reached by trial 0");
     const auto& w = result.setup().warnings;
-    CHECK(std::find(w.begin(), w.end(), "a trial callback threw: disk full at the end") != w.end());
+    CHECK(std::find(w.begin(), w.end(), "on_trial_end threw for trial 1: disk full at the end") != w.end());
+}
+
+TEST_CASE("a failure while the run ends of itself (trials still running, nothing left to start) is kept as a warning") {
+    // Trial 0 ends first and its worker finds max_jobs reached; the last trial's callback and
+    // observer then throw: the result said "max_jobs reached" with no warning at all.
+    for (const bool observer : {false, true}) {
+        CAPTURE(observer);
+        ht::TunerOptions options{.max_jobs = 2, .max_parallel_jobs = 2, .progress = ht::ProgressBar::Never};
+        if (observer)
+            options.on_event = [](const ht::RunEvent& e, const ht::RunState&) {
+                if (const auto* ended = std::get_if<ht::TrialEnded>(&e); ended && ended->trial == 1)
+                    throw std::runtime_error("observer failed");
+            };
+        else
+            options.on_trial_end = [](const ht::TrialRecord& r) {
+                if (r.id == 1) throw std::runtime_error("callback failed");
+            };
+        ht::Tuner tuner(small_space(), ht::RandomSearch(), options);
+        auto result = tuner.fit([](const ht::Config&, ht::Trial& trial) {
+            if (trial.id() == 1) std::this_thread::sleep_for(std::chrono::milliseconds(200));
+            return 1.0;
+        });
+        CHECK(result.stop_reason() == "max_jobs reached");
+        CHECK(result.count(ht::TrialStatus::Completed) == 2);
+        const auto& w = result.setup().warnings;
+        CHECK(std::find(w.begin(), w.end(),
+                        observer ? "the on_event observer threw: observer failed"
+                                 : "on_trial_end threw for trial 1: callback failed") != w.end());
+    }
 }
 
 TEST_CASE("a scheduler that stops a trial without recording why is warned about, once") {

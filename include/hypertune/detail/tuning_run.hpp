@@ -347,13 +347,12 @@ private:
 
     // Something went wrong that the run cannot go on with: it stops, with this as its reason. A
     // run stopping already for another reason keeps that one and gets this as a warning, so that
-    // no failure goes unsaid.
+    // no failure goes unsaid; so does a run ending of itself (a worker found the strategy done
+    // while trials still run: the reason is set, the stop flag not).
     void fail(std::string_view reason) {
-        if (!stop_flag_.load()) {
-            request_stop(reason);
-        } else if (reason != stop_reason_ && !warned_before(std::string(reason))) {
-            warn(std::string(reason), run_clock());
-        }
+        const bool ending = stop_flag_.load() || !stop_reason_.empty();
+        request_stop(reason);
+        if (ending && reason != stop_reason_ && !warned_before(std::string(reason))) warn(std::string(reason), run_clock());
     }
 
     // Journals an event, then applies it to the run's state: the journal is written first, as
@@ -538,14 +537,20 @@ private:
                 next = std::move(pending_callbacks_.front());
                 pending_callbacks_.pop_front();
             }
+            // "on_trial_end threw for trial 7": which callback, and which trial it was told of.
+            const auto culprit = [&] {
+                return fmt::format("{} threw for trial {}",
+                                   next.callback == &options_.on_trial_start ? "on_trial_start" : "on_trial_end",
+                                   next.record.id);
+            };
             try {
                 (*next.callback)(next.record);
             } catch (const std::exception& e) {
                 std::lock_guard lk2(mu_);
-                fail(fmt::format("a trial callback threw: {}", e.what()));
+                fail(fmt::format("{}: {}", culprit(), e.what()));
             } catch (...) {
                 std::lock_guard lk2(mu_);
-                fail("a trial callback threw a non-standard exception");
+                fail(culprit() + " a non-standard exception");
             }
         }
     }
