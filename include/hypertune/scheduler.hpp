@@ -248,6 +248,9 @@ public:
     [[nodiscard]] std::string name() const { return impl_->name(); }
     [[nodiscard]] std::vector<DecisionRecord> take_decisions() { return impl_->take_decisions(); }
     [[nodiscard]] std::optional<Resource> max_resource() const { return impl_->max_resource(); }
+    /// Whether every trial runs to its budget (RandomSearch, GridSearch, Bayesian): nothing judges
+    /// intermediate reports.
+    [[nodiscard]] bool runs_to_completion() const { return dynamic_cast<const RunToCompletion*>(impl_.get()) != nullptr; }
     [[nodiscard]] std::vector<std::string> notes() const { return impl_->notes(); }
     [[nodiscard]] Settings settings() const { return impl_->settings(); }
     void set_max_trials(std::size_t max_trials) { impl_->set_max_trials(max_trials); }

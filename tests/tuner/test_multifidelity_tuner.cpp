@@ -481,6 +481,13 @@ TEST_CASE("a trainer that reports nothing gets a warning that explains why Hyper
     // pauses it at a rung nor runs it again.
     CHECK(result.count(ht::TrialStatus::Completed) == 5);
     for (const auto& t : result.trials()) CHECK(t.resource_used == 9);
+    // Random search runs every trial to its budget: nothing judges reports, so no advice to report.
+    for (const bool takes_trial : {false, true}) {
+        ht::Tuner random(curve_space(), ht::RandomSearch({.max_resource = 9}), {.max_jobs = 3});
+        const auto r = takes_trial ? random.fit([](const ht::Config& c, ht::Trial&) { return final_loss(c); })
+                                   : random.fit([](const ht::Config& c) { return final_loss(c); });
+        CHECK(r.setup().warnings.empty());
+    }
 }
 
 TEST_CASE("synchronous Hyperband calls an objective that cannot see its budget once per trial") {

@@ -287,8 +287,9 @@ private:
                              "to trial.budget() and return (the resource it used counts{})",
                              trial.id(), step, trial.budget(), strategy_name_,
                              d == Decision::Continue ? "let it go on" : "told it to stop",
-                             d == Decision::Continue ? "" : "; stopped past its budget, it trained in full: "
-                                                            "Completed, not stopped early"),
+                             // The rule, not this trial's end, which is not known yet (it may still fail).
+                             d == Decision::Continue ? "" : "; a trial stopped past its budget trained in full and "
+                                                            "ends Completed, not stopped early, unless it fails"),
                  now);
         }
         return d;
@@ -1088,10 +1089,12 @@ private:
                              id, a.returned_short, state_.last_run(id).first),
                  t1);
         }
-        if (!a.failed && a.reports == 0 && max_resource_.value_or(1) > 1 && !warned_no_reports_) {
+        // Under a strategy that runs every trial to its budget nothing judges reports: no advice.
+        if (!a.failed && a.reports == 0 && max_resource_.value_or(1) > 1 && !warned_no_reports_ &&
+            !strategy_.runs_to_completion()) {
             warned_no_reports_ = true;
             // An objective without a Trial cannot report: telling it to call trial.report() would be
-            // advice it cannot follow (and under random search nothing judges reports anyway).
+            // advice it cannot follow.
             if (objective_.sees_trial)
                 warn(fmt::format("trial {} reported no intermediate values: {} can only judge a trial from the values "
                                  "it reports along the way; call trial.report(step, value) after each resource unit "
