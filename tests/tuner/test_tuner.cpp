@@ -5,6 +5,10 @@
 
 #include <doctest/doctest.h>
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <limits>
@@ -752,6 +756,86 @@ TEST_CASE("a failure while the run is stopping already is kept as a warning, not
     CHECK(result.stop_reason() == "target objective 0.5 reached by trial 0");
     const auto& w = result.setup().warnings;
     CHECK(std::find(w.begin(), w.end(), "on_trial_end threw for trial 1: disk full at the end") != w.end());
+}
+
+namespace {
+
+// What `run` writes to stderr, as a terminal shows it: a carriage return goes back to the line's
+// start and later characters overwrite, a newline starts a new line; trailing spaces dropped.
+template <class F>
+std::vector<std::string> stderr_as_terminal(F run) {
+    const auto path = std::filesystem::temp_directory_path() / fmt::format("hypertune_stderr_{}.txt", ::getpid());
+    std::fflush(stderr);
+    const int saved = ::dup(STDERR_FILENO);
+    const int file = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    REQUIRE(saved >= 0);
+    REQUIRE(file >= 0);
+    ::dup2(file, STDERR_FILENO);
+    ::close(file);
+    run();
+    std::fflush(stderr);
+    ::dup2(saved, STDERR_FILENO);
+    ::close(saved);
+    std::ifstream in(path, std::ios::binary);
+    const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::filesystem::remove(path);
+    std::vector<std::string> lines(1);
+    std::size_t column = 0;
+    for (char ch : bytes) {
+        if (ch == '\r') {
+            column = 0;
+        } else if (ch == '\n') {
+            lines.emplace_back();
+            column = 0;
+        } else {
+            std::string& line = lines.back();
+            if (column < line.size()) line[column] = ch;
+            else line.push_back(ch);
+            ++column;
+        }
+    }
+    for (auto& line : lines) line.erase(line.find_last_not_of(' ') + 1);
+    std::erase_if(lines, [](const std::string& l) { return l.empty(); });
+    return lines;
+}
+
+}  // namespace
+
+TEST_CASE("the progress line: what a callback prints is a line of its own, no old text is left, the last line counts every trial") {
+    ht::TunerOptions options{.max_jobs = 6, .progress = ht::ProgressBar::Always};
+    options.on_trial_end = [](const ht::TrialRecord& r) { std::fprintf(stderr, "trial %d done\n", static_cast<int>(r.id)); };
+    ht::Result result;
+    const auto lines = stderr_as_terminal([&] {
+        result = ht::Tuner(small_space(), ht::RandomSearch(), options).fit([](const ht::Config&, ht::Trial& trial) {
+            std::this_thread::sleep_for(120ms);  // past the line's 0.1 s between redraws
+            // A best that gets shorter as text: 1.23457e-05, then -1, -2...
+            return trial.id() == 0 ? 1.23456789e-05 : -static_cast<double>(trial.id());
+        });
+    });
+    REQUIRE(lines.size() == 7);
+    for (std::size_t i = 0; i < 6; ++i) CHECK(lines[i] == fmt::format("trial {} done", i));  // "[hypertune] ...trial 0 done" before
+    CHECK(lines.back().starts_with("[hypertune] 6/6 trials, 0 running, 0 failed, best -5 (trial 5), "));
+    CHECK(lines.back().ends_with("ms"));  // nothing of a longer line before ("... 451.6ms   50.7ms")
+
+    // Trials left paused at a rung end with the run: the last line counts them, as the result does
+    // (it said 2/40 for 29 trials). Promotion-type ASHA pauses most trials at the first rung.
+    ht::Result paused;
+    ht::TunerOptions stopping{.max_jobs = 40, .max_parallel_jobs = 2, .progress = ht::ProgressBar::Always};
+    const auto last = stderr_as_terminal([&] {
+        ht::Tuner tuner(small_space(), ht::ASHA({.max_resource = 27}), stopping);
+        auto job = tuner.start([&](const ht::Config& c, ht::Trial& trial) {
+            for (ht::Resource s = trial.resumed_from() + 1; s <= trial.budget(); ++s) {
+                trial.report(s, quadratic(c) + 1.0 / static_cast<double>(s));
+                if (trial.should_stop()) break;
+                std::this_thread::sleep_for(2ms);
+            }
+            return quadratic(c);
+        });
+        while (job.progress().completed + job.progress().stopped < 8) std::this_thread::sleep_for(1ms);
+        job.stop();  // trials paused at their rungs end with the run
+        paused = job.take_result();
+    }).back();
+    CHECK(last.starts_with(fmt::format("[hypertune] {}/40 trials, 0 running, ", paused.trials().size())));
 }
 
 TEST_CASE("a failure while the run ends of itself (trials still running, nothing left to start) is kept as a warning") {

@@ -374,6 +374,7 @@ private:
                     std::atomic<std::thread::id>& id;
                     ~Left() { id.store(std::thread::id(), std::memory_order_relaxed); }
                 } left{observer_thread_};
+                const HeldProgress held(progress_line_);
                 options_.on_event(event, state_);
             } catch (const std::exception& e) {
                 observer_failed_ = true;
@@ -545,6 +546,7 @@ private:
                                    next.record.id);
             };
             try {
+                const HeldProgress held(progress_line_, &mu_);
                 (*next.callback)(next.record);
             } catch (const std::exception& e) {
                 std::lock_guard lk2(mu_);
@@ -1229,6 +1231,23 @@ private:
     bool journal_failed_ = false;
     bool observer_failed_ = false;
     std::optional<ProgressLine> progress_line_;  // an observer of the events, on stderr
+    // The progress line held (erased, not drawn) while user code that may print runs; `mu`: the
+    // lock to take around hold and release, none when the caller holds it already.
+    struct HeldProgress {
+        std::optional<ProgressLine>& line;
+        std::mutex* mu = nullptr;
+        HeldProgress(std::optional<ProgressLine>& l, std::mutex* m = nullptr) : line(l), mu(m) { with([&] { line->hold(); }); }
+        ~HeldProgress() { with([&] { line->release(); }); }
+        HeldProgress(const HeldProgress&) = delete;
+        HeldProgress& operator=(const HeldProgress&) = delete;
+        template <class F>
+        void with(F f) {
+            if (!line) return;
+            if (mu == nullptr) return f();
+            std::lock_guard lk(*mu);
+            f();
+        }
+    };
     bool warned_no_reports_ = false;
     bool warned_started_over_ = false;    // each warning once a run, each for its own cause
     bool warned_folder_restart_ = false;
