@@ -31,32 +31,44 @@ namespace hypertune {
 }
 
 /// The non-dominated rank of each point: 0 for the points no other point dominates (the Pareto
-/// front), 1 for those only rank-0 points dominate, and so on. Equal points share a rank.
+/// front), 1 for those only rank-0 points dominate, and so on. Equal points share a rank; a NaN
+/// coordinate counts as +infinity.
+///
+/// Efficient non-dominated sort, sequential search (Zhang et al., "An Efficient Approach to
+/// Nondominated Sorting for Evolutionary Multiobjective Optimization", 2015): in lexicographic
+/// order every point comes after all the points that dominate it, so a point goes into the first
+/// front none of whose members so far dominates it. Memory O(n d) (Deb's fast sort keeps every
+/// dominating pair: n^2/4 of them for random points, 834 MB at 20,000); time O(n log n) for the
+/// sort plus one dominance test per member of each front a point is checked against, O(n^2) at
+/// worst and far less in practice (20,000 random points in two objectives: milliseconds).
 [[nodiscard]] inline std::vector<std::size_t> non_dominated_ranks(const std::vector<std::vector<double>>& points) {
     const std::size_t n = points.size();
-    std::vector<std::size_t> rank(n, 0), dominated_by(n, 0);
-    std::vector<std::vector<std::size_t>> dominates_list(n);
+    std::vector<std::size_t> rank(n, 0);
+    if (n == 0) return rank;
+    const std::size_t d = points.front().size();
+    std::vector<double> flat(n * d);
     for (std::size_t i = 0; i < n; ++i)
-        for (std::size_t j = i + 1; j < n; ++j) {
-            if (dominates(points[i], points[j])) {
-                dominates_list[i].push_back(j);
-                ++dominated_by[j];
-            } else if (dominates(points[j], points[i])) {
-                dominates_list[j].push_back(i);
-                ++dominated_by[i];
-            }
+        for (std::size_t k = 0; k < d; ++k) {
+            const double x = k < points[i].size() ? points[i][k] : std::numeric_limits<double>::quiet_NaN();
+            flat[i * d + k] = std::isnan(x) ? std::numeric_limits<double>::infinity() : x;
         }
-    std::vector<std::size_t> current;
-    for (std::size_t i = 0; i < n; ++i)
-        if (dominated_by[i] == 0) current.push_back(i);
-    for (std::size_t r = 0; !current.empty(); ++r) {
-        std::vector<std::size_t> next;
-        for (std::size_t i : current) {
-            rank[i] = r;
-            for (std::size_t j : dominates_list[i])
-                if (--dominated_by[j] == 0) next.push_back(j);
-        }
-        current = std::move(next);
+    const auto at = [&](std::size_t i) { return std::span<const double>(flat.data() + i * d, d); };
+    std::vector<std::size_t> order(n);
+    std::iota(order.begin(), order.end(), std::size_t{0});
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+        const auto pa = at(a), pb = at(b);
+        return std::lexicographical_compare(pa.begin(), pa.end(), pb.begin(), pb.end());
+    });
+    std::vector<std::vector<std::size_t>> fronts;
+    for (std::size_t i : order) {
+        std::size_t r = 0;
+        // The last member added to a front is the likeliest to dominate the next point: test from the back.
+        while (r < fronts.size() && std::any_of(fronts[r].rbegin(), fronts[r].rend(),
+                                                [&](std::size_t j) { return dominates(at(j), at(i)); }))
+            ++r;
+        if (r == fronts.size()) fronts.emplace_back();
+        fronts[r].push_back(i);
+        rank[i] = r;
     }
     return rank;
 }
@@ -91,7 +103,7 @@ namespace hypertune {
 /// Deb's feasibility-first rule; `feasible` is empty when nothing is constrained); within each
 /// group, by non-dominated rank; within a rank, by crowding distance, larger first; then by index,
 /// earlier first. NaN coordinates must have been replaced (by infinity, say) beforehand.
-/// O(d n^2) for n points in d objectives.
+/// O(d n^2) at worst for n points in d objectives (non_dominated_ranks), far less in practice.
 [[nodiscard]] inline std::vector<std::size_t> priority_order(const std::vector<std::vector<double>>& points,
                                                             const std::vector<bool>& feasible = {}) {
     const std::size_t n = points.size();
@@ -179,13 +191,13 @@ namespace detail {
         if (below) inside.push_back(p.data());
     }
     // Dominated points add nothing; dropping them first keeps the slices small.
+    std::vector<std::vector<double>> copies;
+    copies.reserve(inside.size());
+    for (const double* p : inside) copies.emplace_back(p, p + d);
+    const std::vector<std::size_t> rank = non_dominated_ranks(copies);
     std::vector<const double*> front;
-    for (const double* p : inside) {
-        const bool dominated = std::any_of(inside.begin(), inside.end(), [&](const double* q) {
-            return q != p && dominates(std::span(q, d), std::span(p, d));
-        });
-        if (!dominated) front.push_back(p);
-    }
+    for (std::size_t i = 0; i < inside.size(); ++i)
+        if (rank[i] == 0) front.push_back(inside[i]);
     return detail::hypervolume_sliced(std::move(front), reference.data(), d);
 }
 

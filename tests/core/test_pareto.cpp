@@ -6,6 +6,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <limits>
 #include <random>
 #include <set>
 #include <vector>
@@ -110,6 +111,20 @@ TEST_CASE("non_dominated_ranks agree with peeling fronts by brute force, in 2 to
             CHECK(ht::non_dominated_ranks(points) == brute_ranks(points));
         }
     CHECK(ht::non_dominated_ranks({}).empty());
+    // Larger sets of distinct values, where fronts are many and long.
+    std::uniform_real_distribution<double> unit(0.0, 1.0);
+    for (std::size_t d = 2; d <= 4; ++d) {
+        Points points(400, std::vector<double>(d));
+        for (auto& p : points)
+            for (auto& x : p) x = unit(rng);
+        CAPTURE(d);
+        CHECK(ht::non_dominated_ranks(points) == brute_ranks(points));
+    }
+    // A NaN coordinate counts as +infinity.
+    const double nan = std::numeric_limits<double>::quiet_NaN(), inf = std::numeric_limits<double>::infinity();
+    CHECK(ht::non_dominated_ranks({{nan, 1.0}, {2.0, 1.0}, {inf, 0.5}}) ==
+          ht::non_dominated_ranks({{inf, 1.0}, {2.0, 1.0}, {inf, 0.5}}));
+    CHECK(ht::non_dominated_ranks({{nan, 1.0}, {2.0, 1.0}}) == std::vector<std::size_t>{1, 0});
 }
 
 TEST_CASE("hypervolume agrees with counting cells by brute force, in 2 to 4 dimensions") {

@@ -10,8 +10,9 @@
 //   loss vector is kept and ranked by priority_order() (pareto.hpp): feasible trials first, then
 //   non-dominated rank, then crowding distance (NSGA-II's tie-break: the ends and sparse parts of
 //   a front first), then the earlier record. A trial is in the top 1/eta when its place in that
-//   order is below q. The order is recomputed when asked after a record, O(d m^2): well under a
-//   millisecond for the few hundred trials a rung of a multi-objective run holds.
+//   order is below q. The order is recomputed when asked after a record (O(d m^2) at worst, far
+//   less in practice): well under a millisecond for the few hundred trials a rung of a
+//   multi-objective run holds.
 // A NaN loss ranks worst (in each coordinate).
 
 #include <hypertune/linkage.hpp>
