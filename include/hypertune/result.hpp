@@ -248,6 +248,13 @@ public:
     /// in its own direction), ordered by the first objective, best first. With one objective:
     /// the trials that share the best value.
     [[nodiscard]] std::vector<TrialRecord> pareto_front() const;
+    /// The constraints and how many trials with values met them ("memory_gb <= 0.5: 9 of 20
+    /// trials with values feasible"); empty when the run has none. summary() and the report show it.
+    [[nodiscard]] std::string constraints_summary() const;
+    /// The best trial over this run and its warm-start parents ("(with 1 warm-start parent run):
+    /// parent 0 trial 11, loss = 0.0161011, x=0.4"); empty without a parent's best. summary() and
+    /// the report show it.
+    [[nodiscard]] std::string overall_best_summary() const;
     /// The hypervolume of the Pareto front up to `reference` (one value per objective, in the
     /// objectives' own units and directions: a value every front member should beat, e.g. the
     /// worst acceptable accuracy and the largest acceptable cost). Larger is better. Throws

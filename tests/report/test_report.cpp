@@ -2,6 +2,8 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <unistd.h>
+
 #include <chrono>
 #include <cmath>
 #include <filesystem>
@@ -118,6 +120,22 @@ TEST_CASE("report: several objectives get a Pareto front section, with a pairwis
     CHECK(count(html, "<polyline class=\"best\"") >= 1);
     CHECK(html.find(fmt::format("{} of 40 completed trials are on the Pareto front", front.size())) != std::string::npos);
     CHECK(html.find("break a constraint") != std::string::npos);  // a > 0.9 is infeasible
+    CHECK(count(html, "id=\"front\"") == 1);  // the section's; the table's was a second
+
+    // A tie on the first objective: best() takes the trial better on the next one, and so does
+    // every "best" the report shows (it circled trial 0, dominated, before).
+    ht::TunerOptions tied;
+    tied.objectives = {{"accuracy", ht::Direction::Maximize}, {"cost", ht::Direction::Minimize}};
+    tied.max_jobs = 4;
+    tied.progress = ht::ProgressBar::Never;
+    const auto tie = ht::Tuner(space, ht::RandomSearch(), tied).fit([](const ht::Config&, ht::Trial& t) {
+        const double accuracy[] = {0.9, 0.9, 0.5, 0.4}, cost[] = {10, 1, 5, 6};
+        return ht::Metrics{{"accuracy", accuracy[t.id()]}, {"cost", cost[t.id()]}};
+    });
+    REQUIRE(tie.best().id == 1);
+    const auto tie_html = ht::render_report(tie);
+    CHECK(tie_html.find("<title>best: trial 1,") != std::string::npos);
+    CHECK(tie_html.find("<title>best: trial 0,") == std::string::npos);
     auto three = ht::render_report(run(3));
     CHECK(count(three, "against") >= 3);  // a-b, a-c, b-c
     CHECK(three.find("each chart is a projection") != std::string::npos);
@@ -316,6 +334,14 @@ TEST_CASE("report: with constraints, the best it circles and plots is best()'s, 
         });
         const auto html = ht::render_report(r);
         check_structure(html);
+        // The constraints and how many met them, as summary() says it; the trial that breaks one
+        // is marked in the table and in its own colour (a dot of the Completed colour above the
+        // best line before, with nothing saying why).
+        CHECK(html.find("<tr><th>constraints<td>" + ht::detail::report::esc(r.constraints_summary())) != std::string::npos);
+        CHECK(r.summary().find("constraints " + r.constraints_summary()) != std::string::npos);
+        CHECK(html.find("<td>Completed (breaks a constraint)") != std::string::npos);
+        CHECK(html.find("class=\"dot I\"") != std::string::npos);
+        CHECK(html.find("Breaks a constraint") != std::string::npos);  // the key
         if (any_feasible) {
             REQUIRE(r.best().id == 1);
             CHECK(html.find("<title>best: trial 1, k = 1</title>") != std::string::npos);
@@ -545,6 +571,69 @@ TEST_CASE("report: tick labels read differently, and values a few ulps apart dra
                        });
     const std::string html = ht::render_report(r);
     check_structure(html);
+}
+
+TEST_CASE("report: an unfinished run read from its journal, and its resume with more workers") {
+    const auto journal = std::filesystem::temp_directory_path() / fmt::format("hypertune_report_{}.jsonl", ::getpid());
+    std::filesystem::remove(journal);
+    const ht::SearchSpace space{ht::ContinuousParameter("x", 0.0, 1.0)};
+    auto trainer = [](const ht::Config& c, ht::Trial& trial) {
+        for (ht::Resource s = trial.resumed_from() + 1; s <= trial.budget(); ++s) {
+            trial.report(s, c.get<double>("x"));
+            if (trial.should_stop()) break;
+        }
+        return c.get<double>("x");
+    };
+    auto tuner = [&](std::size_t workers) {
+        return ht::Tuner(space, ht::ASHA({.max_resource = 9}),
+                         {.max_jobs = 6, .max_parallel_jobs = workers, .progress = ht::ProgressBar::Never,
+                          .journal = journal.string()});
+    };
+    (void)tuner(1).fit(trainer);
+    // As a crash leaves it: trials paused at their rungs, before the run's end stopped them.
+    std::vector<std::string> lines;
+    {
+        std::ifstream in(journal);
+        for (std::string line; std::getline(in, line);) {
+            if (line.find("\"kind\":\"Stop\"") != std::string::npos) break;
+            lines.push_back(line);
+        }
+    }
+    {
+        std::ofstream out(journal, std::ios::trunc);
+        for (const auto& line : lines) out << line << '\n';
+    }
+    const ht::Result unfinished = ht::load_result(journal.string());
+    REQUIRE(unfinished.count(ht::TrialStatus::Paused) > 0);
+    const auto html = ht::render_report(unfinished);
+    check_structure(html);
+    // Its dot is grey, and the key says what grey is (orange, "Stopped early", before).
+    CHECK(html.find("class=\"dot R\"") != std::string::npos);
+    CHECK(html.find("Unfinished (running or paused)") != std::string::npos);
+    // The table sorts on exact values: each row carries its value in full.
+    for (const auto& t : unfinished.trials())
+        if (t.has_objective()) CHECK(html.find(fmt::format(" data-v=\"{}\">", t.objective)) != std::string::npos);
+
+    // Resumed with 2 workers after 1: "up to 2", as summary() says (the report said "on 2").
+    const ht::Result resumed = tuner(2).fit(trainer);
+    REQUIRE(resumed.summary().find("wall time (up to 2 parallel)") != std::string::npos);
+    CHECK(ht::render_report(resumed).find(" on up to 2 parallel jobs vs ") != std::string::npos);
+    std::filesystem::remove(journal);
+}
+
+TEST_CASE("report: a warm-started run shows the overall best over its parents, as summary() does") {
+    const ht::SearchSpace space{ht::ContinuousParameter("x", 0.0, 1.0)};
+    auto loss = [](const ht::Config& c) { return std::abs(c.get<double>("x") - 0.3); };
+    const ht::Result parent =
+        ht::Tuner(space, ht::RandomSearch(), {.max_jobs = 40, .progress = ht::ProgressBar::Never}).fit(loss);
+    ht::TunerOptions child{.max_jobs = 2, .seed = 3, .progress = ht::ProgressBar::Never};
+    child.warm_start = {.parents = {parent}};
+    const ht::Result r = ht::Tuner(space, ht::RandomSearch(), child).fit(loss);
+    const std::string overall = r.overall_best_summary();
+    REQUIRE(overall.starts_with("(with 1 warm-start parent run): parent 0 trial "));
+    CHECK(r.summary().find("overall best " + overall) != std::string::npos);
+    CHECK(ht::render_report(r).find("<tr><th>overall best<td>" + overall) != std::string::npos);
+    CHECK(ht::Result{}.overall_best_summary().empty());
 }
 
 TEST_CASE("report: the resource axis of the curves has whole ticks") {

@@ -13,7 +13,7 @@ h1{font-size:21px;margin:0 0 4px}h2{font-size:16px;margin:26px 0 8px;border-bott
 svg{font-size:10.5px;background:#fff;outline:1px solid #e4e4e4;max-width:100%;height:auto}.ttl{font-weight:600;font-size:12px}
 .gl{stroke:#eee}.ax{fill:none;stroke:#aaa}.rung{stroke:#555;stroke-dasharray:4 3}
 polyline{fill:none;stroke-width:1.1;stroke-opacity:.75}.dot{fill:none;stroke-width:5;stroke-linecap:round}
-.C{stroke:#2b6cb0}.S{stroke:#dd8a2a}.F{stroke:#c53030}.R{stroke:#999}rect.C,circle.C{fill:#2b6cb0}
+.C{stroke:#2b6cb0}.S{stroke:#dd8a2a}.F{stroke:#c53030}.R{stroke:#999}.I{stroke:#9f7aea}rect.C,circle.C{fill:#2b6cb0}
 rect.S,circle.S{fill:#dd8a2a}rect.F,circle.F{fill:#c53030}rect.R,circle.R{fill:#999}circle.C,circle.S,circle.F,circle.R{fill-opacity:.8}
 .halo{paint-order:stroke;stroke:#fff;stroke-width:3px;stroke-linejoin:round}
 rect.C,rect.S,rect.F,rect.R{stroke:#fff;stroke-width:.7}
@@ -30,7 +30,7 @@ table{border-collapse:collapse;font-size:12.5px}td,th{padding:2px 7px;border-bot
 inline constexpr std::string_view sort_script = R"(
 (function(){
 var t=document.getElementById('trials');
-function key(c){var s=c.textContent,n=parseFloat(s);return isNaN(n)?s:n;}
+function key(c){var v=c.getAttribute('data-v'),s=c.textContent,n=parseFloat(v===null?s:v);return isNaN(n)?s:n;}
 function sort(i,th){
  var b=t.tBodies[0],r=Array.prototype.slice.call(b.rows),d=th.getAttribute('data-dir')==='a'?-1:1;
  th.setAttribute('data-dir',d>0?'a':'d');

@@ -36,6 +36,8 @@ struct Context {
     std::vector<const TrialRecord*> ranked;           ///< what best() ranks: the feasible ones of scored, Completed if any
     std::vector<Resource> rungs;                      ///< resources where decisions were taken
     bool any_cut = false;  ///< a Stopped trial the strategy did not stop (stop(), a time limit)
+    bool any_unfinished = false;  ///< a Running or Paused trial (a journal read before its run ended)
+    bool any_infeasible = false;  ///< a trial with values that breaks a constraint
     TrialId last_id = 0;
 
     Context(const Result& r, const ReportOptions& o) : result(r), options(o), cost(r.cost()), t0(r.setup().start_time) {
@@ -57,12 +59,20 @@ struct Context {
                 if (t->feasible && (!completed_only || t->status == TrialStatus::Completed)) ranked.push_back(t);
             if (!ranked.empty()) break;
         }
+        // best() breaks a tie on the first objective by the next ones: the report circles that trial.
+        if (r.has_best()) {
+            const TrialId best_id = r.best().id;
+            auto it = std::find_if(ranked.begin(), ranked.end(), [&](auto* t) { return t->id == best_id; });
+            if (it != ranked.end()) std::rotate(ranked.begin(), it, it + 1);
+        }
         std::sort(rungs.begin(), rungs.end());
         rungs.erase(std::unique(rungs.begin(), rungs.end()), rungs.end());
         std::erase_if(rungs, [](Resource x) { return x <= 0; });
         any_cut = std::any_of(r.trials().begin(), r.trials().end(), [](const TrialRecord& t) {
             return t.status == TrialStatus::Stopped && !Result::stopped_early(t);
         });
+        any_unfinished = r.count(TrialStatus::Running) + r.count(TrialStatus::Paused) > 0;
+        any_infeasible = std::any_of(scored.begin(), scored.end(), [](auto* t) { return !t->feasible; });
     }
 
     [[nodiscard]] bool maximize() const { return result.setup().direction == Direction::Maximize; }
@@ -80,11 +90,29 @@ struct Context {
 };
 
 // The colours' key. Stopped trials share a colour: those the strategy stopped, and those the run's
-// end cut short (stop(), a time limit), which the key then names too.
+// end cut short (stop(), a time limit), which the key then names too. Unfinished trials and those
+// that break a constraint get an entry when there are any.
 inline std::string key_html(const Context& c) {
     return fmt::format("<p class=\"note key\"><i style=\"background:#2b6cb0\"></i>Completed (full resource)"
-                       "<i style=\"background:#dd8a2a\"></i>{}<i style=\"background:#c53030\"></i>Failed</p>",
-                       c.any_cut ? "Stopped early or cut short" : "Stopped early");
+                       "<i style=\"background:#dd8a2a\"></i>{}<i style=\"background:#c53030\"></i>Failed{}{}</p>",
+                       c.any_cut ? "Stopped early or cut short" : "Stopped early",
+                       c.any_unfinished ? "<i style=\"background:#999\"></i>Unfinished (running or paused)" : "",
+                       c.any_infeasible ? "<i style=\"background:#9f7aea\"></i>Breaks a constraint" : "");
+}
+
+// The colour class of a trial's dot: its outcome's, or I when it breaks a constraint.
+[[nodiscard]] inline char dot_class(const TrialRecord& t) { return t.feasible ? status_class(t.status) : 'I'; }
+
+// Dots of several classes, one dots() per class, later ones on top: unfinished, stopped, breaking a
+// constraint, completed.
+template <class Chart_>
+void class_dots(Chart_& ch, const std::vector<std::pair<char, Point>>& points) {
+    for (char k : {'R', 'S', 'I', 'C'}) {
+        std::vector<Point> of;
+        for (const auto& [cls, p] : points)
+            if (cls == k) of.push_back(p);
+        if (!of.empty()) ch.dots(of, std::string(1, k));
+    }
 }
 
 // A ratio for people: "3.2x faster", "10.0x slower" (not "0.1x faster"), and `same` when the two
@@ -113,6 +141,8 @@ inline std::string summary(const Context& c) {
     } else {
         row("best", fmt::format("none: {}", c.no_best()));
     }
+    if (const std::string overall = r.overall_best_summary(); !overall.empty()) row("overall best", esc(overall));
+    if (const std::string constraints = r.constraints_summary(); !constraints.empty()) row("constraints", esc(constraints));
     const auto& k = c.cost;
     row(s.instances_parameter.empty()
             ? fmt::format("billable time ({} instance{} per trial)", s.instances_per_trial, s.instances_per_trial == 1 ? "" : "s")
@@ -124,8 +154,10 @@ inline std::string summary(const Context& c) {
                         ? fmt::format(" ({})", times(k.billable_seconds_without_early_stopping / k.billable_seconds,
                                                      "less", "more", "no saving"))
                         : std::string()));
-    row("wall time", fmt::format("{} on {} parallel job{} vs {} sequential{}", human_duration(k.wall_seconds),
-                                 s.max_parallel_jobs, s.max_parallel_jobs == 1 ? "" : "s",
+    // Sessions resumed with another max_parallel_jobs: the most of them, as an upper bound (as summary()).
+    row("wall time", fmt::format("{} on {}{} parallel job{} vs {} sequential{}", human_duration(k.wall_seconds),
+                                 same_capacity(k, s.max_parallel_jobs) ? "" : "up to ", s.max_parallel_jobs,
+                                 s.max_parallel_jobs == 1 ? "" : "s",
                                  human_duration(k.sequential_seconds),
                                  k.wall_seconds > 0 && k.sequential_seconds > 0
                                      ? fmt::format(" ({})", times(k.sequential_seconds / k.wall_seconds, "faster",
@@ -155,15 +187,13 @@ inline std::string best_so_far(const Context& c) {
                           : Axis{0.0, std::max(static_cast<double>(c.last_id), 1.0), false, true};
         Chart ch(half, 280, by_time ? "best so far against elapsed time" : "best so far against trial number");
         ch.axes(xa.ticks(), ya.ticks(), by_time ? "seconds since start" : "trial", c.metric());
-        std::vector<Point> done, stopped, steps;
-        for (auto* t : order) (t->status == TrialStatus::Completed ? done : stopped).push_back({xa.at(when(t)), ya.at(t->objective)});
-        auto thinned = [&](const std::vector<Point>& p, std::size_t keep) {
-            std::vector<Point> o;
-            for (auto i : thin(p.size(), keep)) o.push_back(p[i]);
-            return o;
-        };
-        ch.dots(thinned(stopped, c.options.max_dots / 2), "S");
-        ch.dots(thinned(done, c.options.max_dots / 2), "C");
+        std::vector<std::pair<char, Point>> done, others, dots;
+        std::vector<Point> steps;
+        for (auto* t : order)
+            (t->status == TrialStatus::Completed ? done : others).push_back({dot_class(*t), {xa.at(when(t)), ya.at(t->objective)}});
+        for (const auto* part : {&others, &done})
+            for (auto i : thin(part->size(), c.options.max_dots / 2)) dots.push_back((*part)[i]);
+        class_dots(ch, dots);
         double best = std::nan("");
         for (auto* t : order) {
             if (!t->feasible || (completed_only && t->status != TrialStatus::Completed)) continue;
@@ -368,14 +398,15 @@ inline std::string parameters(const Context& c) {
                 ch.rect(static_cast<double>(k) / n, 0, static_cast<double>(k + 1) / n, 1, "cat");
             }
         ch.axes(parameter_ticks(p), ya.ticks(), p.name, c.metric());
-        auto pts = [&](const std::vector<const TrialRecord*>& ts, const std::vector<std::size_t>& keep) {
-            std::vector<Point> o;
+        std::vector<std::pair<char, Point>> pts;
+        auto add = [&](const std::vector<const TrialRecord*>& ts, const std::vector<std::size_t>& keep) {
             for (auto k : keep)
-                o.push_back({parameter_at(p, ts[k]->config.value(i)) + jitter(p, ts[k]->id), ya.at(ts[k]->objective)});
-            return o;
+                pts.push_back({dot_class(*ts[k]),
+                               {parameter_at(p, ts[k]->config.value(i)) + jitter(p, ts[k]->id), ya.at(ts[k]->objective)}});
         };
-        ch.dots(pts(stopped, keep_stopped), "S");
-        ch.dots(pts(done, keep_done), "C");
+        add(stopped, keep_stopped);
+        add(done, keep_done);
+        class_dots(ch, pts);
         if (c.ranked.empty()) {  // nothing feasible: no best to circle
             out += ch.str();
             continue;
@@ -501,7 +532,7 @@ inline std::string front(const Context& c) {
         std::vector<Point> feasible, infeasible;
         for (auto* t : done)
             (t->feasible ? feasible : infeasible).push_back({xa.at(t->values[xi]), ya.at(t->values[yi])});
-        ch.dots(infeasible, "R");
+        ch.dots(infeasible, "I");
         ch.dots(feasible, "C");
         std::vector<const TrialRecord*> on;
         for (const auto& m : members) on.push_back(&m);
@@ -531,11 +562,11 @@ inline std::string front(const Context& c) {
     out += fmt::format("<p class=\"note\">{} of {} completed trials are on the Pareto front (black): no other feasible "
                        "trial is at least as good on every objective and better on one.{}{}</p>",
                        members.size(), done.size(),
-                       infeasible ? fmt::format(" Grey dots ({}) break a constraint.", infeasible) : std::string(),
+                       infeasible ? fmt::format(" Purple dots ({}) break a constraint.", infeasible) : std::string(),
                        objectives.size() > 2 ? " With more than two objectives each chart is a projection: a front "
                                                "member may look dominated in one of them."
                                              : "");
-    std::string h = "<div class=\"scroll\"><table id=\"front\"><thead><tr><th>trial";
+    std::string h = "<div class=\"scroll\"><table id=\"front-table\"><thead><tr><th>trial";
     for (const auto& n : names) h += "<th>" + esc(n);
     if (c.layout)
         for (std::size_t i = 0; i < c.layout->size(); ++i) h += "<th>" + esc(c.layout->name(i));
@@ -561,7 +592,10 @@ inline std::string table(const Context& c) {
     for (const auto& t : r.trials()) {
         // Only a cell with text is made wide: an empty column must not push the table into a scroll.
         bool why = !t.decisions.empty() || !t.failure_reason.empty();
-        h += fmt::format("<tr class={}><td>{}<td>{}<td>{}<td>{}<td{}>", status_class(t.status), t.id, to_string(t.status),
+        // The value shown to 6 digits, sorted on exactly (data-v: the shortest text that reads back as it).
+        h += fmt::format("<tr class={}><td>{}<td>{}{}<td{}>{}<td>{}<td{}>", status_class(t.status), t.id, to_string(t.status),
+                         t.has_objective() && !t.feasible ? " (breaks a constraint)" : "",
+                         std::isfinite(t.objective) ? fmt::format(" data-v=\"{}\"", t.objective) : std::string(),
                          num(t.objective, 6), t.resource_used, why ? " class=why" : "");
         for (std::size_t k = 0; k < t.decisions.size(); ++k) h += (k ? "<br>" : "") + esc(r.describe(t.decisions[k]));
         if (!t.failure_reason.empty()) h += (t.decisions.empty() ? "failed: " : "<br>failed: ") + esc(t.failure_reason);

@@ -98,18 +98,8 @@ HYPERTUNE_INLINE std::string Result::summary() const {
             v += fmt::format("{}{} = {:.6g}", i ? ", " : "", names[i], t.values[i]);
         return v;
     };
-    if (!setup_.constraints.empty()) {
-        std::size_t with_values = 0, feasible = 0;
-        for (const auto& t : trials_)
-            if (t.has_objective()) {
-                ++with_values;
-                feasible += t.feasible ? 1 : 0;
-            }
-        std::string bounds;
-        for (const auto& c : setup_.constraints)
-            bounds += fmt::format("{}{} {} {:.6g}", bounds.empty() ? "" : ", ", c.metric, to_string(c.kind), c.bound);
-        s += fmt::format("constraints {}: {} of {} trials with values feasible\n", bounds, feasible, with_values);
-    }
+    if (const std::string constraints = constraints_summary(); !constraints.empty())
+        s += fmt::format("constraints {}\n", constraints);
     const std::string best_label = objs.size() > 1 ? fmt::format("best on {}", setup_.metric) : std::string("best");
     if (has_best()) {
         const auto& b = best();
@@ -129,18 +119,7 @@ HYPERTUNE_INLINE std::string Result::summary() const {
             s += fmt::format("  trial {}: {}, {}\n", front[i].id, values_of(front[i]), front[i].config);
         if (front.size() > shown) s += fmt::format("  ... and {} more (see to_json)\n", front.size() - shown);
     }
-    if (!setup_.parent_bests.empty() && has_overall_best()) {
-        auto o = overall_best();
-        const std::size_t runs = std::max(setup_.parent_runs, setup_.parent_bests.size());
-        const std::string with =
-            runs == setup_.parent_bests.size()
-                ? fmt::format("with {} warm-start parent run{}", runs, runs == 1 ? "" : "s")
-                : fmt::format("with {} warm-start parent runs, {} with a best trial this run can use", runs,
-                              setup_.parent_bests.size());
-        s += o.parent ? fmt::format("overall best ({}): parent {} trial {}, {} = {:.6g}, {}\n", with, *o.parent,
-                                    o.trial, setup_.metric, o.objective, o.config)
-                      : fmt::format("overall best ({}): this run's\n", with);
-    }
+    if (const std::string overall = overall_best_summary(); !overall.empty()) s += fmt::format("overall best {}\n", overall);
     auto c = cost();
     const auto row = [&](std::string_view label, const std::string& now, const std::string& other) {
         s += fmt::format("  {:<26}{:>12}    {}\n", label, now, other);
@@ -169,6 +148,33 @@ HYPERTUNE_INLINE std::string Result::summary() const {
             }
     if (stops > 5) s += fmt::format("  ... and {} more stops (see to_json)\n", stops - 5);
     return s;
+}
+
+HYPERTUNE_INLINE std::string Result::constraints_summary() const {
+    if (setup_.constraints.empty()) return {};
+    std::size_t with_values = 0, feasible = 0;
+    for (const auto& t : trials_)
+        if (t.has_objective()) {
+            ++with_values;
+            feasible += t.feasible ? 1 : 0;
+        }
+    std::string bounds;
+    for (const auto& c : setup_.constraints)
+        bounds += fmt::format("{}{} {} {:.6g}", bounds.empty() ? "" : ", ", c.metric, to_string(c.kind), c.bound);
+    return fmt::format("{}: {} of {} trials with values feasible", bounds, feasible, with_values);
+}
+
+HYPERTUNE_INLINE std::string Result::overall_best_summary() const {
+    if (setup_.parent_bests.empty() || !has_overall_best()) return {};
+    auto o = overall_best();
+    const std::size_t runs = std::max(setup_.parent_runs, setup_.parent_bests.size());
+    const std::string with = runs == setup_.parent_bests.size()
+                                 ? fmt::format("with {} warm-start parent run{}", runs, runs == 1 ? "" : "s")
+                                 : fmt::format("with {} warm-start parent runs, {} with a best trial this run can use",
+                                               runs, setup_.parent_bests.size());
+    return o.parent ? fmt::format("({}): parent {} trial {}, {} = {:.6g}, {}", with, *o.parent, o.trial, setup_.metric,
+                                  o.objective, o.config)
+                    : fmt::format("({}): this run's", with);
 }
 
 HYPERTUNE_INLINE std::string Result::describe(const DecisionRecord& d) const {
