@@ -644,7 +644,11 @@ TEST_CASE("Bayesian on a finite space: every configuration once, then the search
     // 10 7 7 7 7 ... on a = 1..10 with 30 jobs.
     const ht::SearchSpace ten{ht::IntegerParameter("a", 1, 10, ht::Scaling::Linear)};
     const ht::SearchSpace six{ht::IntegerParameter("a", 1, 3), ht::CategoricalParameter("c", {"p", "q"})};
-    for (const auto& [space, size] : {std::pair{ten, std::size_t{10}}, std::pair{six, std::size_t{6}}}) {
+    // A continuous range of one value (min == max) is a constant coordinate, as a static one: the
+    // space is finite (it repeated 3 configurations 197 times in 200 trials).
+    const ht::SearchSpace three{ht::IntegerParameter("a", 1, 3), ht::ContinuousParameter("c", 0.5, 0.5)};
+    for (const auto& [space, size] :
+         {std::pair{ten, std::size_t{10}}, std::pair{six, std::size_t{6}}, std::pair{three, std::size_t{3}}}) {
         for (const std::size_t parallel : {1u, 2u}) {
             CAPTURE(size);
             CAPTURE(parallel);

@@ -143,6 +143,9 @@ TEST_CASE("grid: integers and categories enumerate, continuous parameters need a
                          ht::InvalidArgument);
     auto shape = space.grid_shape({{"eta", 3}});
     CHECK(shape == std::vector<std::size_t>{3, 2, 3});
+    // A continuous range of one value needs no count: it is one point.
+    const ht::SearchSpace single{ht::IntegerParameter("depth", 1, 3), ht::ContinuousParameter("eta", 0.3, 0.3)};
+    CHECK(single.grid_shape() == std::vector<std::size_t>{3, 1});
     std::set<std::string> seen;
     for (std::uint64_t k = 0; k < 18; ++k) seen.insert(fmt::format("{}", space.grid_point(shape, k)));
     CHECK(seen.size() == 18);

@@ -411,8 +411,8 @@ private:
         constexpr std::size_t countable = std::size_t{1} << 20;
         std::size_t n = 1;
         for (const auto& p : space.parameters()) {
+            if (!p.tuned() || (p.kind == ParameterKind::Continuous && p.min == p.max)) continue;  // one value
             if (p.kind == ParameterKind::Continuous) return 0;
-            if (!p.tuned()) continue;
             const double values = p.max - p.min + 1.0;  // categories: min 0, max count - 1
             if (values > static_cast<double>(countable / n)) return 0;
             n *= static_cast<std::size_t>(values);

@@ -129,7 +129,8 @@ HYPERTUNE_INLINE std::vector<std::size_t> SearchSpace::grid_shape(const std::map
             }
             case ParameterKind::Categorical: shape.push_back(p.categories.size()); break;
             case ParameterKind::Continuous:
-                if (it == points.end())
+                // A range of one value (min == max) is one grid point without being told.
+                if (it == points.end() && p.min != p.max)
                     throw InvalidArgument(fmt::format(
                         "grid: ContinuousParameter '{}' needs a number of grid points (GridSearchOptions::points)",
                         p.name));
