@@ -4,6 +4,8 @@
 #include "xgboost_space.hpp"
 
 #include <hypertune/hypertune.hpp>
+#include <hypertune/journal.hpp>
+#include <hypertune/run_state.hpp>
 
 #include <benchmark/benchmark.h>
 
@@ -63,8 +65,46 @@ void BM_TunerNoOpJournal(benchmark::State& state) {
                                                      benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
 }
 
+// A journal of 10,000 trials of 10 reports each (about 15 MB), written once.
+const std::string& big_journal() {
+    static const std::string path = [] {
+        auto p = (std::filesystem::temp_directory_path() / "hypertune-bench-load.jsonl").string();
+        std::filesystem::remove(p);
+        ht::Tuner tuner(ht::bench::xgboost_space(), ht::RandomSearch({.max_resource = 10}),
+                        {.max_jobs = 10000, .progress = ht::ProgressBar::Never, .journal = p});
+        (void)tuner.fit([](const ht::Config&, ht::Trial& trial) {
+            for (ht::Resource s = 1; s <= trial.budget(); ++s) trial.report(s, 1.0 / static_cast<double>(s));
+            return 0.1;
+        });
+        return p;
+    }();
+    return path;
+}
+
+// load_result: each event applied as it is read. Its peak memory, against the layout before
+// (below), is what /usr/bin/time -v shows running each case alone:
+//   /usr/bin/time -v build/bench/bench_tuner --benchmark_filter='LoadResult$'
+//   /usr/bin/time -v build/bench/bench_tuner --benchmark_filter=LoadResultAllEventsFirst
+void BM_LoadResult(benchmark::State& state) {
+    const std::string& path = big_journal();
+    for (auto _ : state) benchmark::DoNotOptimize(ht::load_result(path));
+}
+
+// The layout before: every event parsed and held, then applied.
+void BM_LoadResultAllEventsFirst(benchmark::State& state) {
+    const std::string& path = big_journal();
+    for (auto _ : state) {
+        const auto contents = ht::detail::read_journal(path);
+        ht::RunState run;
+        for (const auto& event : contents.events) run.apply(ht::detail::event_from_json(event, run.space()));
+        benchmark::DoNotOptimize(std::move(run).result(true));
+    }
+}
+
 }  // namespace
 
+BENCHMARK(BM_LoadResult)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_LoadResultAllEventsFirst)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_TunerNoOpJournal)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_TunerNoOp)->Arg(1)->Arg(2)->Arg(4)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_TunerNoOpWithReports)->Unit(benchmark::kMillisecond)->UseRealTime();

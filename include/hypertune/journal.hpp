@@ -30,6 +30,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -152,14 +153,44 @@ inline constexpr std::string_view journal_format1_first_line_start = R"({"direct
     return false;
 }
 
-[[nodiscard]] inline JournalContents read_journal(const std::string& path) {
+/// What reading a journal found besides its events (see for_each_journal_event).
+struct JournalRead {
+    std::string warning;             ///< set when a truncated last line was dropped, or kept without its newline
+    std::uintmax_t valid_bytes = 0;  ///< the length of the file up to the last complete line
+};
+
+/// Reads the journal at `path` line by line and hands each event to `on_event(event, line)` as it
+/// is read, so that a reader that applies them (load_result) never holds them all: the first is
+/// checked to be a run_started of a supported format before it is handed on. A truncated last
+/// line is dropped (said in the warning); any other line that is not an event throws IoError
+/// naming it, as does a file that is not a journal.
+inline JournalRead for_each_journal_event(const std::string& path,
+                                          const std::function<void(JsonValue&&, std::size_t)>& on_event) {
     // A directory opens as a stream that reads nothing, which would pass for an empty journal.
     std::error_code ec;
     if (std::filesystem::is_directory(path, ec))
         throw IoError(fmt::format("journal '{}': cannot read: {}", path, std::strerror(EISDIR)));
     std::ifstream in(path, std::ios::binary);
     if (!in) throw IoError(fmt::format("journal '{}': cannot read: {}", path, std::strerror(errno)));
-    JournalContents c;
+    JournalRead c;
+    bool first = true;
+    const auto hand_on = [&](JsonValue&& j, std::size_t number) {
+        if (first) {
+            first = false;
+            if (j.at("event") != "run_started")
+                throw IoError(fmt::format("journal '{}' line {}: expected a run_started event", path, number));
+            const JsonValue* found = j.find("format");
+            const JsonValue format = found ? *found : JsonValue();
+            // A number past int64 reads as Unsigned (or Real), so Integer alone can be compared.
+            const bool supported = format.type() == JsonValue::Type::Integer &&
+                                   format.as_integer<std::int64_t>() >= journal_format_oldest &&
+                                   format.as_integer<std::int64_t>() <= journal_format_newest;
+            if (!supported)
+                throw IoError(fmt::format("journal '{}': format version {} is not one of the supported {} to {}", path,
+                                          format.dump(), journal_format_oldest, journal_format_newest));
+        }
+        on_event(std::move(j), number);
+    };
     std::string line;
     std::size_t number = 0;
     while (std::getline(in, line)) {
@@ -169,20 +200,9 @@ inline constexpr std::string_view journal_format1_first_line_start = R"({"direct
             c.valid_bytes += 1;
             continue;
         }
+        std::optional<JsonValue> parsed;
         try {
-            auto j = JsonValue::parse(line);
-            if (!j.is_object() || !j.contains("event"))
-                throw IoError(fmt::format("journal '{}' line {}: not an event object", path, number));
-            if (!complete) {
-                // A whole object without its newline: keep it; JournalWriter writes the newline
-                // before it appends.
-                c.events.push_back(std::move(j));
-                c.valid_bytes += line.size();
-                c.warning = fmt::format("journal '{}': the last line had no newline; kept it", path);
-                break;
-            }
-            c.events.push_back(std::move(j));
-            c.valid_bytes += line.size() + 1;
+            parsed = JsonValue::parse(line);
         } catch (const JsonError& e) {
             if (!complete && number == 1 && !could_start_journal(line))
                 throw IoError(fmt::format("journal '{}' line 1: not a journal ({}), and a journal's first line starts "
@@ -196,21 +216,23 @@ inline constexpr std::string_view journal_format1_first_line_start = R"({"direct
             }
             throw IoError(fmt::format("journal '{}' line {}: {}", path, number, e.what()));
         }
+        if (!parsed->is_object() || !parsed->contains("event"))
+            throw IoError(fmt::format("journal '{}' line {}: not an event object", path, number));
+        c.valid_bytes += line.size() + (complete ? 1 : 0);
+        if (!complete)  // a whole object without its newline: kept; JournalWriter writes the newline before it appends
+            c.warning = fmt::format("journal '{}': the last line had no newline; kept it", path);
+        hand_on(std::move(*parsed), number);
+        if (!complete) break;
     }
-    if (!c.events.empty()) {
-        const auto& first = c.events.front();
-        if (first.at("event") != "run_started")
-            throw IoError(fmt::format("journal '{}' line 1: expected a run_started event", path));
-        const JsonValue* found = first.find("format");
-        const JsonValue format = found ? *found : JsonValue();
-        // A number past int64 reads as Unsigned (or Real), so Integer alone can be compared.
-        const bool supported = format.type() == JsonValue::Type::Integer &&
-                                format.as_integer<std::int64_t>() >= journal_format_oldest &&
-                                format.as_integer<std::int64_t>() <= journal_format_newest;
-        if (!supported)
-            throw IoError(fmt::format("journal '{}': format version {} is not one of the supported {} to {}", path,
-                                      format.dump(), journal_format_oldest, journal_format_newest));
-    }
+    return c;
+}
+
+/// Every event of the journal at `path`, read with for_each_journal_event.
+[[nodiscard]] inline JournalContents read_journal(const std::string& path) {
+    JournalContents c;
+    JournalRead r = for_each_journal_event(path, [&](JsonValue&& j, std::size_t) { c.events.push_back(std::move(j)); });
+    c.warning = std::move(r.warning);
+    c.valid_bytes = r.valid_bytes;
     return c;
 }
 
