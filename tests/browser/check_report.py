@@ -130,7 +130,7 @@ def main():
     markers = len(re.findall(r'<circle class="P"', dom))
     if members < 2 or markers != members:
         failures.append(f"the front chart has {markers} front markers for {members} front members")
-    rows_in_table = dom.split('<table id="front">', 1)[-1].split("</table>", 1)[0].count("<tr>")
+    rows_in_table = dom.split('<table id="front-table">', 1)[-1].split("</table>", 1)[0].count("<tr>")
     if rows_in_table != members + 1:
         failures.append(f"the front table has {rows_in_table - 1} rows for {members} front members")
     failures += screenshot_failures(browser, work, "file://" + os.path.abspath(front_report) + "#front",
