@@ -11,6 +11,7 @@
 #include <functional>
 #include <hypertune/detail/report_svg.hpp>
 #include <hypertune/hypertune.hpp>
+#include <hypertune/importance.hpp>
 #include <hypertune/report.hpp>
 #include <hypertune/strategies/asha.hpp>
 #include <regex>
@@ -669,4 +670,16 @@ TEST_CASE("report: one trial's run says 1 trial, and its trial-number axis has w
     CHECK(part.find("e-10") == std::string::npos);
     CHECK(part.find("text-anchor=\"middle\">1</text>") != std::string::npos);
     CHECK(part.find("text-anchor=\"middle\">0.2</text>") == std::string::npos);
+}
+
+TEST_CASE("report: importance that no parameter explains says so, not '0% explained'") {
+    ht::SearchSpace space{ht::ContinuousParameter("x", 0.0, 1.0), ht::ContinuousParameter("y", 0.0, 1.0)};
+    const auto flat = ht::Tuner(space, ht::RandomSearch(), {.max_jobs = 12, .progress = ht::ProgressBar::Never})
+                          .fit([](const ht::Config&) { return 1.0; });
+    const auto importance = ht::parameter_importance(flat);
+    REQUIRE(importance.size() == 2);
+    for (const auto& p : importance) CHECK(p.share == 0.0);
+    const auto html = ht::render_report(flat);
+    CHECK(html.find("No parameter explains more of it than chance would") != std::string::npos);
+    CHECK(html.find("Together they explain 0%") == std::string::npos);
 }

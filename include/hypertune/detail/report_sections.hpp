@@ -490,7 +490,9 @@ inline std::string importance(const Context& c) {
                            "corrected for chance; see importance.hpp). {} First order only, and coarse with few "
                            "trials.</p>",
                            c.result.count(TrialStatus::Completed),
-                           explained <= 1.0 ? fmt::format("Together they explain {:.0f}% of it; the rest is interactions "
+                           explained == 0.0 ? std::string("No parameter explains more of it than chance would: the objective "
+                                                          "is flat, or the trials are too few to tell.")
+                           : explained <= 1.0 ? fmt::format("Together they explain {:.0f}% of it; the rest is interactions "
                                                           "and noise.", 100.0 * explained)
                                             : std::string("Their separate estimates overlap (few trials, or parameters "
                                                           "that varied together)."));
