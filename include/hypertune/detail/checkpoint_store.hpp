@@ -54,11 +54,18 @@ public:
         // Absolute, so that {checkpoint_dir} still names it for a trainer that changes directory.
         : folder_(journal.empty() ? fresh_temporary_folder() : std::filesystem::absolute(journal + ".checkpoints")),
           on_disk_(!journal.empty()) {
+        if (on_disk_) check_folder(journal);
+    }
+
+    /// Throws IoError when the folder beside `journal` is taken by something that is not a folder:
+    /// called before the journal is created too, so that a refused run leaves no file behind.
+    static void check_folder(const std::string& journal) {
+        const auto folder = std::filesystem::absolute(journal + ".checkpoints");
         std::error_code ec;
-        if (on_disk_ && std::filesystem::exists(folder_, ec) && !std::filesystem::is_directory(folder_, ec))
+        if (std::filesystem::exists(folder, ec) && !std::filesystem::is_directory(folder, ec))
             throw IoError(fmt::format("checkpoint folder '{}': exists and is not a folder; the journal keeps its "
                                       "trials' checkpoints there: move it away",
-                                      folder_.string()));
+                                      folder.string()));
     }
 
     CheckpointStore(const CheckpointStore&) = delete;

@@ -213,6 +213,7 @@ HYPERTUNE_INLINE TuningJob Tuner::start_objective(ObjectiveFunction objective) {
 // An existing journal must come from the same run (detail/replay.hpp).
 HYPERTUNE_INLINE void Tuner::open_journal() {
     const auto& path = options_.journal;
+    detail::CheckpointStore::check_folder(path);  // before any file is made
     // The lock first: a second tuner on a journal in use is refused before it reads anything.
     auto lock = std::make_unique<detail::JournalLock>(path);
     earlier_ = std::make_unique<detail::JournalContents>();
