@@ -734,7 +734,7 @@ TEST_CASE("a callback that throws ends the run with the reason, keeping what com
         if (r.id == 2) throw 42;
     };
     auto started = ht::Tuner(small_space(), ht::RandomSearch(), starting).fit(quadratic);
-    CHECK(started.stop_reason() == "on_trial_start threw for trial 2 a non-standard exception");
+    CHECK(started.stop_reason() == "on_trial_start threw a non-standard exception for trial 2");
 }
 
 TEST_CASE("a failure while the run is stopping already is kept as a warning, not lost") {

@@ -105,8 +105,7 @@ inline std::string key_html(const Context& c) {
 
 // Dots of several classes, one dots() per class, later ones on top: unfinished, stopped, breaking a
 // constraint, completed.
-template <class Chart_>
-void class_dots(Chart_& ch, const std::vector<std::pair<char, Point>>& points) {
+inline void class_dots(Chart& ch, const std::vector<std::pair<char, Point>>& points) {
     for (char k : {'R', 'S', 'I', 'C'}) {
         std::vector<Point> of;
         for (const auto& [cls, p] : points)

@@ -539,21 +539,17 @@ private:
                 next = std::move(pending_callbacks_.front());
                 pending_callbacks_.pop_front();
             }
-            // "on_trial_end threw for trial 7": which callback, and which trial it was told of.
-            const auto culprit = [&] {
-                return fmt::format("{} threw for trial {}",
-                                   next.callback == &options_.on_trial_start ? "on_trial_start" : "on_trial_end",
-                                   next.record.id);
-            };
+            // "on_trial_end threw for trial 7: ...": which callback, and which trial it was told of.
+            const char* callback = next.callback == &options_.on_trial_start ? "on_trial_start" : "on_trial_end";
             try {
                 const HeldProgress held(progress_line_, &mu_);
                 (*next.callback)(next.record);
             } catch (const std::exception& e) {
                 std::lock_guard lk2(mu_);
-                fail(fmt::format("{}: {}", culprit(), e.what()));
+                fail(fmt::format("{} threw for trial {}: {}", callback, next.record.id, e.what()));
             } catch (...) {
                 std::lock_guard lk2(mu_);
-                fail(culprit() + " a non-standard exception");
+                fail(fmt::format("{} threw a non-standard exception for trial {}", callback, next.record.id));
             }
         }
     }
