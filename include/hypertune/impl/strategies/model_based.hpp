@@ -6,6 +6,7 @@
 
 #include <hypertune/detail/random.hpp>
 #include <hypertune/linkage.hpp>
+#include <hypertune/detail/gp_exclusion.hpp>
 #include <hypertune/detail/gp_model.hpp>
 #include <hypertune/strategies/bayesian.hpp>
 #include <hypertune/strategies/model_based.hpp>
@@ -209,9 +210,7 @@ HYPERTUNE_INLINE const ModelBasedSampler::TrialState* ModelBasedSampler::nearest
     const std::vector<const TrialState*>& trials, const std::vector<double>& u) {
     constexpr double radius2 = GPSampler::pending_radius * GPSampler::pending_radius;
     for (const TrialState* t : trials) {
-        double d2 = 0.0;
-        for (std::size_t j = 0; j < u.size(); ++j) d2 += (t->point[j] - u[j]) * (t->point[j] - u[j]);
-        if (d2 < radius2) return t;
+        if (detail::squared_distance(t->point.data(), u.data(), u.size()) < radius2) return t;
     }
     return nullptr;
 }
@@ -221,9 +220,8 @@ HYPERTUNE_INLINE bool ModelBasedSampler::among_failures(TrialId id, const TrialS
     std::vector<std::pair<double, bool>> near;
     for (const auto& [other, t] : trials_) {
         if (other == id || t.last_level < 0) continue;
-        double d2 = 0.0;
-        for (std::size_t j = 0; j < t.point.size(); ++j) d2 += (t.point[j] - failed.point[j]) * (t.point[j] - failed.point[j]);
-        near.emplace_back(d2, std::isnan(levels_[static_cast<std::size_t>(t.last_level)].losses.at(other)));
+        near.emplace_back(detail::squared_distance(t.point.data(), failed.point.data(), t.point.size()),
+                          std::isnan(levels_[static_cast<std::size_t>(t.last_level)].losses.at(other)));
     }
     const std::size_t k = std::min(failure_neighbours, near.size());
     std::partial_sort(near.begin(), near.begin() + static_cast<std::ptrdiff_t>(k), near.end());
