@@ -8,6 +8,7 @@
 #include <hypertune/impl/detail/rungs.hpp>
 #include <hypertune/impl/detail/synchronous_brackets.hpp>
 #include <hypertune/impl/parameter.hpp>
+#include <hypertune/impl/pareto.hpp>
 #include <hypertune/impl/samplers/grid_sampler.hpp>
 #include <hypertune/impl/samplers/random_sampler.hpp>
 #include <hypertune/impl/scheduler.hpp>
