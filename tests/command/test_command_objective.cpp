@@ -387,6 +387,44 @@ TEST_CASE("a program that is not found or not executable is refused at construct
                                          bare.string());
     CHECK_THROWS_WITH_AS(ht::CommandObjective({bare.string()}, loss_metric()), doctest::Contains(exec_format.c_str()),
                          ht::InvalidArgument);
+    // A script whose interpreter cannot be run: each trial failed with "cannot run '<script>': No
+    // such file or directory", naming the script, which is there. Windows line ends make the
+    // interpreter "/bin/sh\r".
+    auto crlf = dir / "crlf.sh";
+    std::ofstream(crlf) << "#!/bin/sh\r\necho loss=0.5\r\n";
+    std::filesystem::permissions(crlf, std::filesystem::perms::owner_all);
+    const auto bad_line_ends = fmt::format("the program '{}' cannot be run: its interpreter '/bin/sh\\r' (the script's "
+                                           "#! line) cannot be run: No such file or directory (the script has Windows "
+                                           "line ends: convert it with dos2unix)",
+                                           crlf.string());
+    CHECK_THROWS_WITH_AS(ht::CommandObjective({crlf.string()}, loss_metric()), doctest::Contains(bad_line_ends.c_str()),
+                         ht::InvalidArgument);
+    auto missing = dir / "missing_interpreter.py";
+    std::ofstream(missing) << "#!  /hypertune/no/python3 -u\nprint('loss=0.5')\n";
+    std::filesystem::permissions(missing, std::filesystem::perms::owner_all);
+    CHECK_THROWS_WITH_AS(ht::CommandObjective({missing.string()}, loss_metric()),
+                         doctest::Contains("its interpreter '/hypertune/no/python3' (the script's #! line) cannot be "
+                                           "run: No such file or directory"),
+                         ht::InvalidArgument);
+}
+
+TEST_CASE("a log_dir that cannot hold logs is refused at construction, not by every trial") {
+    auto dir = std::filesystem::path(log_dir("bad_log_dir"));
+    std::filesystem::create_directories(dir);
+    auto file = dir / "a-file";
+    std::ofstream(file) << "not a folder\n";
+    ht::CommandOptions o = loss_metric();
+    o.log_dir = file.string();
+    CHECK_THROWS_WITH_AS(ht::CommandObjective({"/bin/echo", "loss=1"}, o),
+                         doctest::Contains(fmt::format("CommandObjective: log_dir '{}' cannot hold the trials' logs: ",
+                                                       file.string())
+                                               .c_str()),
+                         ht::InvalidArgument);
+    o.log_dir = (file / "below").string();
+    CHECK_THROWS_AS(ht::CommandObjective({"/bin/echo", "loss=1"}, o), ht::InvalidArgument);
+    o.log_dir = (dir / "new" / "logs").string();  // made when missing
+    CHECK_NOTHROW(ht::CommandObjective({"/bin/echo", "loss=1"}, o));
+    CHECK(std::filesystem::is_directory(dir / "new" / "logs"));
 }
 
 TEST_CASE("a program removed after construction fails the trial naming the program") {
@@ -446,6 +484,11 @@ TEST_CASE("an objective value that is not a finite number fails the trial, and o
         CHECK(nan_run.error.find("the objective metric 'loss' reads") != std::string::npos);
         CHECK(nan_run.error.find("not a finite number") != std::string::npos);
     }
+    // Too small for a double is 0 (it failed as "not a finite number"); too large stays refused.
+    CHECK(run(ht::CommandObjective({"/bin/echo", "loss=1e-400"}, numeric)).value == 0.0);
+    CHECK(run(ht::CommandObjective({"/bin/echo", "loss=-2.5E-999"}, numeric)).value == 0.0);
+    CHECK(run(ht::CommandObjective({"/bin/echo", "loss=1e400"}, numeric)).error.find("not a finite number") !=
+          std::string::npos);
     // A word that starts like one is not a value ("loss=nano-seconds"), nor is it the metric.
     CHECK(run(ht::CommandObjective({"/bin/sh", "-c", "echo loss=0.5; echo loss=information"}, numeric)).value == 0.5);
 }

@@ -395,13 +395,40 @@ TEST_CASE("a checkpoint folder removed during the run comes back, and a file in 
     remove_run(journal);
 }
 
+TEST_CASE("a trial folder that cannot be made stops the run at the first trial, instead of failing every one") {
+    const auto journal = checkpoint_journal("folder-refused");
+    const fs::path folder = journal + ".checkpoints";
+    fs::create_directories(folder);
+    { std::ofstream(folder / "trial-1") << "in the way"; }  // trial 1's folder cannot be made
+    std::atomic<int> calls{0};
+    const ht::Result r =
+        ht::Tuner(checkpoint_space(), ht::RandomSearch(), {.max_jobs = 6, .max_parallel_jobs = 1, .journal = journal})
+            .fit([&](const ht::Config& c, ht::Trial& t) {
+                ++calls;
+                (void)t.checkpoint_dir();
+                return checkpoint_loss(c, 1);
+            });
+    CHECK(calls == 2);  // trials 2 to 5 were not spent on the same failure
+    REQUIRE(r.trials().size() == 2);
+    CHECK(r.trials()[0].status == ht::TrialStatus::Completed);
+    CHECK(r.stop_reason().starts_with(fmt::format("trial 1: cannot create checkpoint folder '{}': ",
+                                                  (fs::absolute(folder) / "trial-1").string())));
+    CHECK(r.stop_reason().ends_with("; the run stops rather than fail every trial the same way"));
+    remove_run(journal);
+}
+
 TEST_CASE("checkpoint_dir(): one folder per trial, kept while the trial may run again, gone when it ends") {
     std::vector<std::string> folders;
     std::map<ht::TrialId, std::vector<ht::Resource>> trained;
     std::mutex mu;
+    std::optional<fs::perms> run_folder_perms;
     auto objective = [&](const ht::Config& c, ht::Trial& t) {
         const fs::path dir = t.checkpoint_dir();
         CHECK(fs::is_directory(dir));
+        {
+            std::lock_guard lk(mu);
+            if (!run_folder_perms) run_folder_perms = fs::status(dir.parent_path()).permissions();
+        }
         CHECK(t.checkpoint_dir() == dir.string());  // the same folder every time
         const fs::path state = dir / "epoch";
         ht::Resource from = 0;
@@ -434,6 +461,14 @@ TEST_CASE("checkpoint_dir(): one folder per trial, kept while the trial may run 
         for (std::size_t i = 0; i < s.size(); ++i) CHECK(s[i] == static_cast<ht::Resource>(i + 1));
     }
     CHECK(promoted > 0);
+    // The run's temporary folder is mkdtemp's: a name no one can guess and only this user may
+    // enter. One named after the process id was taken over by a later process with the same id,
+    // whose trainers found an old run's state in their folders.
+    const std::string run_folder = fs::path(folders.front()).parent_path().filename().string();
+    CHECK(run_folder.starts_with("hypertune-checkpoints-"));
+    CHECK(run_folder.size() == std::string("hypertune-checkpoints-").size() + 6);
+    REQUIRE(run_folder_perms.has_value());
+    CHECK(*run_folder_perms == fs::perms::owner_all);
     for (const auto& f : folders) CHECK_FALSE(fs::exists(f));  // without a journal, nothing outlives the run
     CHECK_FALSE(fs::exists(fs::path(folders.front()).parent_path()));
 

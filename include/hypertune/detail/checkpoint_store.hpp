@@ -22,6 +22,7 @@
 #include <cerrno>
 #include <charconv>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -52,7 +53,7 @@ public:
     /// A path in the folder's place that is not a folder is refused here, before any trial runs.
     explicit CheckpointStore(const std::string& journal)
         // Absolute, so that {checkpoint_dir} still names it for a trainer that changes directory.
-        : folder_(journal.empty() ? fresh_temporary_folder() : std::filesystem::absolute(journal + ".checkpoints")),
+        : folder_(journal.empty() ? std::filesystem::path() : std::filesystem::absolute(journal + ".checkpoints")),
           on_disk_(!journal.empty()) {
         if (on_disk_) check_folder(journal);
     }
@@ -162,8 +163,8 @@ public:
     /// Trial `id`'s own folder, created if needed: what a trainer writes there stays until the
     /// trial ends for good, across pauses and (with a journal) crashes.
     [[nodiscard]] std::filesystem::path trial_folder(TrialId id) {
-        folders_used_.store(true);
         ensure_folder();
+        folders_used_.store(true);  // after folder_ is set: erase() and the destructor read it then
         const auto path = trial_folder_path(id);
         std::error_code ec;
         std::filesystem::create_directories(path, ec);
@@ -271,19 +272,30 @@ private:
         return c;
     }
 
-    // Without a journal: a temporary directory of this run's own.
+    // Without a journal: a temporary directory of this run's own, made by mkdtemp (a name no one
+    // can guess, created here or not at all, readable by this user alone). A name made of the
+    // process id was taken over by a later process with the same id (the trainer of a new run
+    // found an old run's state in its folder), and a link planted under it was followed.
     [[nodiscard]] static std::filesystem::path fresh_temporary_folder() {
-        static std::atomic<unsigned> runs{0};
         std::error_code ec;
         auto tmp = std::filesystem::temp_directory_path(ec);
         if (ec) tmp = "/tmp";
-        return tmp / fmt::format("hypertune-checkpoints-{}-{}", ::getpid(), runs.fetch_add(1));
+        std::string pattern = (tmp / "hypertune-checkpoints-XXXXXX").string();
+        if (::mkdtemp(pattern.data()) == nullptr)
+            throw IoError(fmt::format("cannot create a temporary checkpoint folder in '{}': {}", tmp.string(),
+                                      std::strerror(errno)));
+        return pattern;
     }
 
     // Every time, not once: a folder removed during the run (by hand, by a clean-up job) comes
-    // back, instead of failing every later checkpoint. It is one stat when it is there.
+    // back, instead of failing every later checkpoint. It is one stat when it is there. Without a
+    // journal, the folder is made when first needed.
     void ensure_folder() {
         std::lock_guard lk(mu_);
+        if (!on_disk_ && folder_.empty()) {
+            folder_ = fresh_temporary_folder();
+            return;
+        }
         std::error_code ec;
         std::filesystem::create_directories(folder_, ec);
         if (ec) throw IoError(fmt::format("checkpoint folder '{}': cannot create: {}", folder_.string(), ec.message()));
@@ -321,7 +333,7 @@ private:
 
     mutable std::mutex mu_;
     std::unordered_map<TrialId, SavedCheckpoint> memory_;  // without a journal
-    const std::filesystem::path folder_;
+    std::filesystem::path folder_;  // without a journal: empty until ensure_folder() makes it
     const bool on_disk_ = false;
     std::atomic<bool> folders_used_{false};  // a trial folder was asked for
 };

@@ -16,6 +16,7 @@
 #include <string>
 #include <string_view>
 #include <system_error>
+#include <type_traits>
 #include <utility>
 
 namespace hypertune::detail::command {
@@ -36,6 +37,15 @@ std::optional<T> parse_number(std::string_view text) {
     }
     T v{};
     auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+    if constexpr (std::is_floating_point_v<T>) {
+        // Too small for a double ("1e-400", a long double printed in full) is zero, not "not a
+        // finite number"; too large stays refused.
+        if (ec == std::errc::result_out_of_range && end == text.data() + text.size()) {
+            const auto exponent = text.find_last_of("eEpP");
+            if (exponent != std::string_view::npos && exponent + 1 < text.size() && text[exponent + 1] == '-')
+                return text.front() == '-' ? -T{0} : T{0};
+        }
+    }
     if (text.empty() || ec != std::errc{} || end != text.data() + text.size()) return std::nullopt;
     return v;
 }

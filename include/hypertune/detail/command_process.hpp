@@ -40,28 +40,54 @@ inline std::string cannot_run_text(int err) {
 /// host's PATH, "/bin:/usr/bin" when unset, an empty entry meaning the working directory).
 /// Throws InvalidArgument naming the program and why it cannot be run.
 inline void require_runnable(const std::string& program) {
-    // 0 when `path` is an executable file, else the reason (an errno value).
-    auto runnable = [](const std::string& path) {
+    // A script's interpreter that cannot be run (a "#!/bin/bash\r" line written on Windows, a
+    // python that is not installed) made posix_spawn fail with ENOENT for each trial, which named
+    // the script, not the interpreter.
+    std::string interpreter_problem;
+    // 0 when `path` is an executable file, else the reason (an errno value; ENOEXEC with
+    // `interpreter_problem` set for a script whose interpreter cannot be run).
+    auto runnable = [&](const std::string& path) {
         struct stat st{};
         if (::stat(path.c_str(), &st) != 0) return errno;
         if (S_ISDIR(st.st_mode)) return EISDIR;
         if (::access(path.c_str(), X_OK) != 0) return errno;
         // posix_spawn runs a binary or a script that names its interpreter ("#!"); unlike a shell,
         // it does not hand any other file to /bin/sh, so each trial would fail on it.
-        char head[4] = {};
+        char head[256] = {};
         if (const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC); fd >= 0) {
             const auto n = ::read(fd, head, sizeof head);
             ::close(fd);
-            const bool elf = n == 4 && head[0] == 0x7f && head[1] == 'E' && head[2] == 'L' && head[3] == 'F';
+            const bool elf = n >= 4 && head[0] == 0x7f && head[1] == 'E' && head[2] == 'L' && head[3] == 'F';
             const bool script = n >= 2 && head[0] == '#' && head[1] == '!';
             if (!elf && !script) return ENOEXEC;
+            if (script) {
+                // As the kernel reads the line: blanks, then the interpreter up to a blank or the
+                // line's end (a '\r' is part of its name).
+                const std::string_view line(head + 2, static_cast<std::size_t>(n) - 2);
+                const auto begin = line.find_first_not_of(" \t");
+                const auto end = begin == std::string_view::npos ? begin : line.find_first_of(" \t\n", begin);
+                const std::string interpreter(begin == std::string_view::npos ? std::string_view()
+                                                                              : line.substr(begin, end - begin));
+                if (!interpreter.empty() && ::access(interpreter.c_str(), X_OK) != 0) {
+                    const int err = errno;
+                    std::string shown;
+                    for (const char c : interpreter) shown += c == '\r' ? std::string("\\r") : std::string(1, c);
+                    interpreter_problem = fmt::format("its interpreter '{}' (the script's #! line) cannot be run: {}{}",
+                                                      shown, errno_text(err),
+                                                      interpreter.ends_with('\r')
+                                                          ? " (the script has Windows line ends: convert it with dos2unix)"
+                                                          : "");
+                    return ENOEXEC;
+                }
+            }
         }
         return 0;
     };
+    auto reason = [&](int err) { return interpreter_problem.empty() ? cannot_run_text(err) : interpreter_problem; };
     if (program.find('/') != std::string::npos) {
         if (int err = runnable(program); err != 0)
             throw InvalidArgument(fmt::format("CommandObjective: the program '{}' cannot be run: {}", program,
-                                              cannot_run_text(err)));
+                                              reason(err)));
         return;
     }
     const char* env = std::getenv("PATH");
@@ -74,7 +100,7 @@ inline void require_runnable(const std::string& program) {
         int err = runnable(candidate);
         if (err == 0) return;
         if (err != ENOENT && err != ENOTDIR && not_executable.empty())
-            not_executable = fmt::format(" ('{}' is there but cannot be run: {})", candidate, cannot_run_text(err));
+            not_executable = fmt::format(" ('{}' is there but cannot be run: {})", candidate, reason(err));
         from = to + 1;
     }
     throw InvalidArgument(fmt::format("CommandObjective: the program '{}' is not found: no executable file of that "

@@ -226,7 +226,17 @@ public:
         }
     }
 
-    std::string checkpoint_folder(Trial& trial) override { return checkpoints_.trial_folder(trial.id()).string(); }
+    // A folder that cannot be made (a read-only or full disk) would fail every trial the same way
+    // and spend the budget on failures: the run stops with the first, as for a checkpoint above.
+    std::string checkpoint_folder(Trial& trial) override {
+        try {
+            return checkpoints_.trial_folder(trial.id()).string();
+        } catch (const IoError& e) {
+            std::lock_guard lk(mu_);
+            fail(fmt::format("{}; the run stops rather than fail every trial the same way", e.what()));
+            throw;
+        }
+    }
 
 private:
     [[nodiscard]] double loss_of(double value) const noexcept {

@@ -25,6 +25,7 @@
 #include <chrono>
 #include <cmath>
 #include <deque>
+#include <filesystem>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -405,6 +406,17 @@ HYPERTUNE_INLINE CommandObjective::CommandObjective(std::vector<std::string> com
     for (const auto& e : options.environment)
         if (e.find('=') == std::string::npos || e.front() == '=')
             throw InvalidArgument(fmt::format("CommandObjective: environment entry '{}' is not NAME=value", e));
+    // So would a log folder that cannot be made or written to (a file in its place, a read-only disk).
+    if (!options.log_dir.empty()) {
+        std::error_code ec;
+        std::filesystem::create_directories(options.log_dir, ec);
+        int err = ec ? ec.value() : 0;
+        if (!err && !std::filesystem::is_directory(options.log_dir, ec)) err = ENOTDIR;
+        if (!err && ::access(options.log_dir.c_str(), W_OK | X_OK) != 0) err = errno;
+        if (err)
+            throw InvalidArgument(fmt::format("CommandObjective: log_dir '{}' cannot hold the trials' logs: {}",
+                                              options.log_dir, detail::command::errno_text(err)));
+    }
     // A missing program would otherwise fail every trial one by one. One given by a placeholder
     // is only known per trial.
     const auto& program = s.command[0];
