@@ -463,3 +463,95 @@ TEST_CASE("a sampler of the user's own that throws in start() is named with the 
                          "grid: ContinuousParameter 'x' needs a number of grid points (GridSearchOptions::points)",
                          ht::InvalidArgument);
 }
+
+// Runs trials to their full 9 units, one at a time, and makes the decision `how` names about
+// trial 1, which that trial's state does not allow.
+class DecidesWrongly : public ht::Scheduler {
+public:
+    explicit DecidesWrongly(std::string how) : how_(std::move(how)) {}
+    std::string name() const override { return "DecidesWrongly"; }
+    std::optional<ht::Resource> max_resource() const override { return 9; }
+
+protected:
+    using Kind = ht::DecisionRecord::Kind;
+    ht::Suggestion next(const ht::TrialBudget& b) override {
+        if (b.next_id == 2) {
+            if (how_ == "Pause after its run") decide({.trial = 1, .kind = Kind::Pause, .resource = 9, .reason = "as the test asks"});
+            if (how_ == "Stop after its run") decide({.trial = 1, .kind = Kind::Stop, .resource = 9, .reason = "as the test asks"});
+            if (how_ == "Promote, never paused") decide({.trial = 1, .kind = Kind::Promote, .resource = 9, .reason = "as the test asks"});
+            if (how_ == "about the next trial, then done") {
+                decide({.trial = 2, .kind = Kind::Stop, .reason = "as the test asks"});
+                return ht::Suggestion::done();
+            }
+            if (how_ == "run again after a Stop") return ht::Suggestion::run(1, config1_, 9, 2);
+        }
+        ht::Suggestion s = start_new(b, 9);
+        if (b.next_id == 1) config1_ = s.config;
+        return s;
+    }
+    ht::Decision on_report(ht::TrialId id, ht::Resource step, double) override {
+        if (id != 1 || step != 2) return ht::Decision::Continue;
+        if (how_ != "Stop twice" && how_ != "Stop, told to continue" && how_ != "run again after a Stop")
+            return ht::Decision::Continue;
+        decide({.trial = 1, .kind = Kind::Stop, .resource = 2, .reason = "as the test asks"});
+        if (how_ == "Stop twice") decide({.trial = 1, .kind = Kind::Stop, .resource = 2, .reason = "as the test asks"});
+        return how_ == "Stop, told to continue" ? ht::Decision::Continue : ht::Decision::Stop;
+    }
+    void on_tell(ht::TrialId id, const ht::Outcome&) override {
+        if (id == 1 && how_ == "Pause at max_resource") decide({.trial = 1, .kind = Kind::Pause, .resource = 9, .reason = "as the test asks"});
+    }
+
+private:
+    std::string how_;
+    ht::Config config1_;
+};
+
+TEST_CASE("a decision the trial's state does not allow ends the run with a StrategyError, and no record is rewritten") {
+    // Each used to be taken as it came: a Pause of a trial that had completed its full budget made
+    // it Stopped at the run's end ("waited for promotion") and best() another trial; a Stop or a
+    // Promote of a finished trial stayed in its record; a decision about the next id, followed by
+    // Done, was dropped; a stopped trial ran again from scratch.
+    const std::map<std::string, std::string> expected{
+        {"Pause after its run", "decided Pause for trial 1, which had completed already (at resource 9): a Pause "
+                                "parks a trial as its run ends (on its report or when told of its end), to promote "
+                                "it later"},
+        {"Stop after its run", "decided Stop for trial 1, which had completed already (at resource 9): a Stop ends a "
+                               "running or paused trial"},
+        {"Promote, never paused", "decided Promote for trial 1, which was never paused: a Promote resumes a paused "
+                                  "trial"},
+        {"about the next trial, then done", "decided Stop for trial 2, which has not started: a decision names a "
+                                            "trial the strategy handed out (a suggestion it returned)"},
+        {"Pause at max_resource", "decided Pause for trial 1 at resource 9, which is max_resource = 9: a trial that "
+                                  "trained in full has nothing to be promoted to"},
+        {"Stop twice", "decided Stop for trial 1 at resource 2 twice: record a decision once"},
+        {"Stop, told to continue", "decided Stop for trial 1 at step 2 but told it to continue: report() returns "
+                                   "Decision::Stop with a Stop it records"},
+        {"run again after a Stop", "suggested trial 1 again after it stopped it at resource 2: a Stop is final (its "
+                                   "checkpoint is gone); a scheduler pauses a trial it may run again"}};
+    for (const auto& [how, message] : expected) {
+        CAPTURE(how);
+        ht::Tuner tuner(two_d(), DecidesWrongly(how), {.max_jobs = 4, .max_parallel_jobs = 1});
+        const auto result = tuner.fit([](const ht::Config& c, ht::Trial& trial) {
+            for (ht::Resource s = 1; s <= trial.budget() && !trial.should_stop(); ++s) trial.report(s, c.get<double>("x"));
+            return c.get<double>("x");
+        });
+        CHECK(result.stop_reason() == "strategy 'DecidesWrongly' " + message);
+        // What ran is kept. A decision made in next() is checked once the trial next() returned
+        // has started (a promotion's decision is journaled after its trial's start): that trial
+        // stops at once, cut short by the run's end.
+        const bool in_next = how == "Pause after its run" || how == "Stop after its run" || how == "Promote, never paused";
+        REQUIRE(result.trials().size() == (in_next ? 3u : 2u));
+        if (in_next) CHECK(result.trials()[2].resource_used == 0);
+        const ht::TrialRecord& one = result.trials()[1];
+        const bool stopped_at_2 = how == "Stop twice" || how == "run again after a Stop" || how == "Stop, told to continue";
+        CHECK(one.status == (stopped_at_2 ? ht::TrialStatus::Stopped : ht::TrialStatus::Completed));
+        CHECK(one.resource_used == (stopped_at_2 ? 2 : 9));
+        CHECK(one.segments.size() == 1);  // not run again
+        // Only decisions the trial's state allowed are in its record.
+        CHECK(one.decisions.size() == (stopped_at_2 ? 1u : 0u));
+        const auto best = std::min_element(result.trials().begin(), result.trials().end(), [](const auto& a, const auto& b) {
+            return a.objective < b.objective;
+        });
+        if (!stopped_at_2) CHECK(result.best().id == best->id);
+    }
+}

@@ -282,11 +282,25 @@ private:
         }
         emit(TrialReported{now, trial.id(), step, value, now - record.start_time(),
                            std::move(values)});
+        reporting_ = trial.id();
         if (took) try {
                 apply_decisions();
+            } catch (const StrategyError& e) {
+                fail(e.what());  // names the strategy already
             } catch (const std::exception& e) {
                 fail(fmt::format("strategy '{}' failed in report(): {}", strategy_name_, e.what()));
             }
+        reporting_.reset();
+        // A Stop recorded while the trial is told to go on: the result would show a decision that
+        // never took effect.
+        if (took && d == Decision::Continue && !stop_flag_.load())
+            for (std::size_t i = decided_before; i < record.decisions.size(); ++i)
+                if (record.decisions[i].kind == DecisionRecord::Kind::Stop) {
+                    fail(fmt::format("strategy '{}' decided Stop for trial {} at step {} but told it to continue: "
+                                     "report() returns Decision::Stop with a Stop it records",
+                                     strategy_name_, trial.id(), step));
+                    break;
+                }
         // A Stop with no record yet: explained if the trial's run ends with one (ASHA-wait records
         // its hold when told of the end), or if the trial goes on after its Stop or Pause record.
         if (took && d == Decision::Stop && record.decisions.size() == decided_before && !has_standing_stop(record))
@@ -744,6 +758,11 @@ private:
         const TrialRecord& r = state_.record(s.trial);
         if (r.status == TrialStatus::Running)
             throw breach("while it is running: a trial runs on one worker at a time");
+        if (r.status == TrialStatus::Stopped && !r.decisions.empty() &&
+            r.decisions.back().kind == DecisionRecord::Kind::Stop)
+            throw breach(fmt::format("again after it stopped it at resource {}: a Stop is final (its checkpoint is "
+                                     "gone); a scheduler pauses a trial it may run again",
+                                     r.decisions.back().resource));
         const auto [budget, from] = state_.last_run(s.trial);
         if (s.budget <= budget && s.resume_from <= from)
             throw breach(fmt::format("again with budget {} from {}, no further than its last run (budget {} from {}): a "
@@ -774,7 +793,13 @@ private:
         // Every metric of its last report, for a trial cut after reporting its budget (below).
         const std::vector<double> judged_values =
             judged >= s.budget ? state_.last_reported_values(s.trial) : std::vector<double>{};
-        apply_decisions();
+        starting_ = s.trial;
+        try {
+            apply_decisions();  // the promotion ask() made
+        } catch (const StrategyError& e) {
+            fail(e.what());  // the trial started: it runs, and sees the stop at its first report
+        }
+        starting_.reset();
         queue_callback(options_.on_trial_start, s.trial);
         lk.unlock();
 
@@ -1121,6 +1146,8 @@ private:
         try {
             strategy_.tell(id, outcome);
             apply_decisions();
+        } catch (const StrategyError& e) {
+            fail(e.what());
         } catch (const std::exception& e) {
             fail(fmt::format("strategy '{}' failed in tell(): {}", strategy_name_, e.what()));
         }
@@ -1155,7 +1182,7 @@ private:
     // whose run's end says Stopped already.
     void apply_decisions() {
         for (auto& d : strategy_.take_decisions()) {
-            if (!state_.has(d.trial)) continue;
+            check_decision(d);
             const TrialId id = d.trial;
             const bool was_paused = state_.record(id).status == TrialStatus::Paused;
             emit(TrialDecided{run_clock(), std::move(d)});
@@ -1163,6 +1190,67 @@ private:
                 checkpoints_.erase(id);
                 if (was_paused && finishing_ != id) queue_callback(options_.on_trial_end, id);
             }
+        }
+    }
+
+    // A decision that the trial's state allows, else StrategyError naming the strategy, the
+    // decision and the trial: one taken as it came rewrote finished records (a Pause of a trial
+    // that completed its full budget made it Stopped at the run's end, and best() another trial)
+    // or was dropped (a decision about a trial never started).
+    // - Stop: a running or paused trial, or the one whose run is ending now (a barrier judges a
+    //   trial as it arrives); not twice at one step.
+    // - Pause: the trial reporting, or the one whose run is ending now, below max_resource.
+    // - Promote: a trial whose last decision paused it, or one held without a record (stop-type
+    //   ASHA waiting for peers) as it reports, as its run ends or as ask() starts it again.
+    void check_decision(const DecisionRecord& d) const {
+        const std::string what = fmt::format("strategy '{}' decided {} for trial {}", strategy_name_, to_string(d.kind),
+                                             d.trial);
+        if (!state_.has(d.trial))
+            throw StrategyError(fmt::format("{}, which has not started: a decision names a trial the strategy handed "
+                                            "out (a suggestion it returned)",
+                                            what));
+        const TrialRecord& r = state_.record(d.trial);
+        const bool ending_now = finishing_ == d.trial;
+        const bool live = r.status == TrialStatus::Running || ending_now;
+        const DecisionRecord* last = r.decisions.empty() ? nullptr : &r.decisions.back();
+        auto ended = [&] {
+            return fmt::format("which had {} already (at resource {})",
+                               r.status == TrialStatus::Completed ? "completed"
+                               : r.status == TrialStatus::Failed  ? "failed"
+                               : r.status == TrialStatus::Paused  ? "been paused"
+                                                                  : "been stopped",
+                               r.resource_used);
+        };
+        switch (d.kind) {
+            case DecisionRecord::Kind::Stop:
+                if (!live && r.status != TrialStatus::Paused)
+                    throw StrategyError(fmt::format("{}, {}: a Stop ends a running or paused trial", what, ended()));
+                if (last && last->kind == DecisionRecord::Kind::Stop && last->resource == d.resource)
+                    throw StrategyError(fmt::format("{} at resource {} twice: record a decision once", what, d.resource));
+                break;
+            case DecisionRecord::Kind::Pause:
+                // A running trial is paused by its own report: paused from elsewhere, it went on
+                // to complete and was then taken for one waiting for promotion.
+                if (reporting_ != d.trial && !ending_now)
+                    throw StrategyError(fmt::format("{}, {}: a Pause parks a trial as its run ends (on its report or "
+                                                    "when told of its end), to promote it later",
+                                                    what,
+                                                    r.status == TrialStatus::Running
+                                                        ? std::string("which is running and not the trial reporting")
+                                                        : ended()));
+                if (max_resource_ && std::max(r.resource_used, d.resource) >= *max_resource_)
+                    throw StrategyError(fmt::format("{} at resource {}, which is max_resource = {}: a trial that "
+                                                    "trained in full has nothing to be promoted to",
+                                                    what, std::max(r.resource_used, d.resource), *max_resource_));
+                break;
+            case DecisionRecord::Kind::Promote:
+                if (starting_ != d.trial && reporting_ != d.trial && !ending_now &&
+                    (!last || last->kind != DecisionRecord::Kind::Pause))
+                    throw StrategyError(fmt::format("{}, which {}: a Promote resumes a paused trial", what,
+                                                    last ? fmt::format("its last decision ({}) did not pause",
+                                                                       to_string(last->kind))
+                                                         : std::string("was never paused")));
+                break;
         }
     }
 
@@ -1261,6 +1349,8 @@ private:
     bool warned_unexplained_stop_ = false;
     std::map<TrialId, Resource> unexplained_stops_;  // Stop said at this step with no record yet
     std::optional<TrialId> finishing_;               // the trial whose run finish() is ending
+    std::optional<TrialId> starting_;                // the trial whose run run() is starting
+    std::optional<TrialId> reporting_;               // the trial whose report report() passes on
     std::mutex join_mu_;                             // held while joining the run's threads
 
     // The trial's last decision stops or holds it: a Stop said to it is explained.
