@@ -188,6 +188,12 @@ struct WarmStartObservation {
     double loss = std::numeric_limits<double>::quiet_NaN();  ///< NaN: the trial failed
     std::size_t parent = 0;                                   ///< which earlier run
     TrialId trial = 0;                                        ///< its id there
+    /// This run's constraints (TunerOptions::constraints), judged on the metrics the parent
+    /// recorded: each one's violation, in order (<= 0 when met; constraint_violations()). Empty
+    /// when the run has none, and for a failed trial.
+    std::vector<double> violations{};
+    /// Whether it meets this run's constraints (true when there are none).
+    bool feasible = true;
 };
 
 }  // namespace hypertune

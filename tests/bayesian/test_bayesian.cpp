@@ -255,6 +255,16 @@ TEST_CASE("Bayesian: an initial design asked for as large as the budget is noted
     ht::Bayesian unbounded({.initial_points = 50});
     unbounded.start(space, {3, 0});  // no budget: the model may come
     CHECK(unbounded.notes().empty());
+    // A warm start's results count towards the design: with 3 of them, a design of 5 leaves the
+    // model 8 of 10 trials, and the note, made at start(), is taken back.
+    ht::Bayesian warm({.initial_points = 10});
+    warm.start(space, {3, 10});
+    REQUIRE(warm.notes().size() == 1);
+    std::vector<ht::WarmStartObservation> earlier;
+    for (double x : {0.2, 0.5, 0.8}) earlier.push_back({space.decode(std::vector<double>{x, x}), x, 0, 0});
+    CHECK(warm.warm_start(earlier, ht::WarmStartType::IdenticalDataAndAlgorithm));
+    CHECK(std::none_of(warm.notes().begin(), warm.notes().end(),
+                       [](const std::string& n) { return n.starts_with("initial_points = "); }));
 }
 
 TEST_CASE("Bayesian: deterministic for a seed, different across seeds, ids count up, done after max_trials") {

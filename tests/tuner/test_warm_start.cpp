@@ -137,15 +137,46 @@ TEST_CASE("warm start: values outside the new ranges are clipped or dropped, and
     REQUIRE(lr_outside > 0);
     REQUIRE(linear > 0);
 
-    auto clip = ht::prepare_warm_start({.parents = {parent}}, narrower, "objective", ht::Direction::Minimize);
+    // TransferLearning evaluates its configurations again: clipped ones are as good as any.
+    const auto transfer = ht::WarmStartType::TransferLearning;
+    auto clip = ht::prepare_warm_start({.type = transfer, .parents = {parent}}, narrower, "objective", ht::Direction::Minimize);
     CHECK(clip.observations.size() == 40 - linear);
     for (const auto& o : clip.observations) CHECK(o.config.get<double>("lr") <= 0.5);
-    CHECK(contains(clip.notes, fmt::format("used, {} clipped to this run's ranges, {} dropped", lr_outside, linear)));
+    CHECK(contains(clip.notes, fmt::format("used, {} clipped to this run's ranges, {} dropped ('booster' a category "
+                                           "this run does not have)",
+                                           lr_outside, linear)));
 
-    auto drop = ht::prepare_warm_start({.parents = {parent}, .outside_range = ht::OutsideRange::Drop}, narrower,
-                                       "objective", ht::Direction::Minimize);
+    auto drop = ht::prepare_warm_start({.type = transfer, .parents = {parent}, .outside_range = ht::OutsideRange::Drop},
+                                       narrower, "objective", ht::Direction::Minimize);
     CHECK(drop.observations.size() == both_fine);
     CHECK(contains(drop.notes, fmt::format("{} trials of 1 parent run used, 0 clipped", both_fine)));
+
+    // IdenticalDataAndAlgorithm takes each result as an observation where it was measured: a
+    // clipped one told the model of a loss at a value nobody ran (30 results on one corner drew
+    // every later trial there). Out of range is dropped, and the note names each reason (it said
+    // "a category this run does not have" of values out of range).
+    std::size_t lr_first = 0;  // a trial is dropped for its first parameter that does not fit
+    for (const auto& t : parent.trials()) lr_first += t.config.get<double>("lr") > 0.5;
+    auto identical = ht::prepare_warm_start({.parents = {parent}}, narrower, "objective", ht::Direction::Minimize);
+    CHECK(identical.observations.size() == both_fine);
+    CHECK(contains(identical.notes, fmt::format("{} trials of 1 parent run used, 0 clipped to this run's ranges, {} "
+                                                "dropped (",
+                                                both_fine, 40 - both_fine)));
+    CHECK(contains(identical.notes, fmt::format("{}: 'lr' outside this run's range", lr_first)));
+    CHECK(contains(identical.notes, fmt::format("{}: 'booster' a category this run does not have", 40 - both_fine - lr_first)));
+}
+
+TEST_CASE("warm start: the same parent given twice is refused, naming both") {
+    const auto parent = parent_run(3, 20);
+    CHECK(message_of([&] {
+              (void)ht::prepare_warm_start({.parents = {parent_run(1), parent, parent}}, parent_space(), "objective",
+                                           ht::Direction::Minimize);
+          }) == "warm start parents 1 and 2 are the same run (20 trials alike): give each earlier run once");
+    // The same settings and seed with more trials is another run (a resumed or longer one).
+    CHECK(message_of([&] {
+              (void)ht::prepare_warm_start({.parents = {parent, parent_run(3, 21)}}, parent_space(), "objective",
+                                           ht::Direction::Minimize);
+          }) == "no InvalidArgument");
 }
 
 TEST_CASE("warm start, TransferLearning: a new parameter takes the middle of its range, a removed one is ignored") {
@@ -216,7 +247,8 @@ TEST_CASE("warm start, TransferLearning: parents that share trials still open th
     const auto parent = parent_run(5, 20);
     ht::Bayesian b;
     b.start(parent_space(), {7, 40});
-    ht::WarmStart twice{.type = ht::WarmStartType::TransferLearning, .parents = {parent, parent}};
+    // A longer run of the same seed: its first 20 trials are the parent's.
+    ht::WarmStart twice{.type = ht::WarmStartType::TransferLearning, .parents = {parent, parent_run(5, 26)}};
     auto prepared = ht::prepare_warm_start(twice, parent_space(), "objective", ht::Direction::Minimize);
     REQUIRE(b.warm_start(prepared.observations, twice.type));
     CHECK(b.notes() == std::vector<std::string>{fmt::format(
@@ -354,4 +386,50 @@ TEST_CASE("warm start with constraints: a parent's best is its best trial known 
     CHECK(r.summary().find("overall best (with 2 warm-start parent runs, 1 with a best trial this run can use): ") !=
           std::string::npos);
     CHECK(r.to_json().at("warm_start_parent_runs") == 2);
+}
+
+TEST_CASE("warm start with constraints: each observation carries this run's verdict, and Bayesian learns from it") {
+    // The lower x, the lower the loss, and the further below the bound: the parent's best results
+    // all break this run's constraint x >= 0.5. They went to the model as plain results, and the
+    // warm-started run suggested no feasible trial at all (0 of 10 under IdenticalDataAndAlgorithm;
+    // 5 of 10 cold); TransferLearning opened its design with them (4 of 10).
+    const ht::SearchSpace space{ht::ContinuousParameter("x", 0.0, 1.0)};
+    auto metrics = [](const ht::Config& c) {
+        const double x = c.get<double>("x");
+        return ht::Metrics{{"loss", x}, {"x_metric", x}};
+    };
+    const ht::Result parent = ht::Tuner(space, ht::RandomSearch(),
+                                        {.metric = "loss", .constraints = {ht::Constraint::at_least("x_metric", -1.0)},
+                                         .max_jobs = 20, .seed = 11})
+                                  .fit(metrics);
+    const auto limit = ht::Constraint::at_least("x_metric", 0.5);
+    const ht::PreparedWarmStart p =
+        ht::prepare_warm_start({.parents = {parent}}, space, "loss", ht::Direction::Minimize, {limit});
+    REQUIRE(p.observations.size() == 20);
+    std::size_t breaking = 0;
+    for (const auto& o : p.observations) {
+        const double x = o.config.get<double>("x");
+        CHECK(o.feasible == (x >= 0.5));
+        REQUIRE(o.violations.size() == 1);
+        CHECK(o.violations[0] == doctest::Approx(0.5 - x));
+        breaking += !o.feasible;
+    }
+    REQUIRE(breaking > 0);
+    CHECK(contains(p.notes, fmt::format(", {} of those used break this run's constraints", breaking)));
+
+    for (const auto type : {ht::WarmStartType::IdenticalDataAndAlgorithm, ht::WarmStartType::TransferLearning}) {
+        CAPTURE(ht::to_string(type));
+        ht::TunerOptions o{.metric = "loss", .constraints = {limit}, .max_jobs = 10, .seed = 3,
+                           .progress = ht::ProgressBar::Never};
+        o.warm_start = {.type = type, .parents = {parent}};
+        const ht::Result r = ht::Tuner(space, ht::Bayesian(), o).fit(metrics);
+        std::size_t feasible = 0;
+        for (const auto& t : r.trials()) feasible += t.feasible;
+        REQUIRE(r.has_best());
+        MESSAGE(feasible, " of 10 feasible, best ", r.best().objective);
+        CHECK(feasible >= 5);  // the optimum is on the constraint's edge: trials near it fall on both sides
+        CHECK(r.best().objective < 0.51);  // the constrained optimum is 0.5
+        if (type == ht::WarmStartType::TransferLearning)  // the design opens with the parent's best feasible ones
+            CHECK(r.trials().front().config.get<double>("x") >= 0.5);
+    }
 }

@@ -131,7 +131,9 @@ public:
         configurations_ = finite_configurations(space);
         tried_.clear();
         unmet_.clear();
-        // Asked for, an initial design as large as the run would leave the model nothing to do.
+        max_trials_ = ctx.max_trials;
+        // Asked for, an initial design as large as the run would leave the model nothing to do
+        // (a warm start's results count towards it: warm_start() takes the note back).
         if (options_.initial_points != 0 && ctx.max_trials != 0 && initial_ >= ctx.max_trials)
             notes_.push_back({std::nullopt, fmt::format("initial_points = {} with a budget of {} new trials: every "
                                                         "trial is a point of the initial design, the model suggests "
@@ -210,11 +212,19 @@ public:
     /// another fidelity): it enters the model like a trial's result and counts towards the initial
     /// design. A non-finite loss counts as a failed evaluation. Call after start(); `cfg` must
     /// belong to the space given to start().
-    void observe(const Config& cfg, double loss) {
+    /// With `violations` (each of the run's constraints', as Outcome::violations), the constraint
+    /// models learn from it too; an infeasible evaluation whose violations are not modelled enters
+    /// as a failed one, as a trial's does (on_result).
+    void observe(const Config& cfg, double loss, std::vector<double> violations = {}, bool feasible = true) {
         space_.check(cfg);
-        const bool usable = std::isfinite(loss);
+        const bool modelled = options_.model_constraints && !violations.empty() &&
+                              std::all_of(violations.begin(), violations.end(), [](double v) { return std::isfinite(v); });
+        const bool usable = std::isfinite(loss) && (feasible || modelled);
+        if (!usable || !modelled) violations.clear();
+        if (violations.size() > constraint_hyper_.size()) constraint_hyper_.resize(violations.size());
         observations_.add_earlier({space_.encode(cfg), usable ? GpPointState::Observed : GpPointState::Failed,
-                                   usable ? loss : std::numeric_limits<double>::quiet_NaN(), {}, {}, region()});
+                                   usable ? loss : std::numeric_limits<double>::quiet_NaN(), {}, std::move(violations),
+                                   region()});
     }
     /// A configuration under evaluation elsewhere: the model treats it like a pending trial.
     void observe_pending(const Config& cfg) {
@@ -236,12 +246,16 @@ public:
     }
 
     /// Earlier runs' trials (the Tuner's TunerOptions::warm_start). IdenticalDataAndAlgorithm:
-    /// every one is an observation (failed ones discourage their region). TransferLearning: the
-    /// best `initial_points` of them open the initial design, to be evaluated again here; they do
-    /// not enter the model, since the objective may have changed.
+    /// every one is an observation (failed ones discourage their region; with constraints, each
+    /// enters as a trial of this run would, observe()). TransferLearning: the best
+    /// `initial_points` of them, those that meet the constraints first, open the initial design,
+    /// to be evaluated again here; they do not enter the model, since the objective may have
+    /// changed.
     bool warm_start(const std::vector<WarmStartObservation>& observations, WarmStartType type) {
         if (type == WarmStartType::IdenticalDataAndAlgorithm) {
-            for (const auto& o : observations) observe(o.config, o.loss);
+            for (const auto& o : observations) observe(o.config, o.loss, o.violations, o.feasible);
+            if (initial_ < max_trials_ + observations_.evaluated_earlier())
+                std::erase_if(notes_, [](const Note& n) { return !n.trial && n.text.starts_with("initial_points = "); });
             notes_.push_back({std::nullopt, fmt::format("warm start: {} results of earlier runs enter the model",
                                                         observations.size())});
             return true;
@@ -249,7 +263,9 @@ public:
         std::vector<const WarmStartObservation*> usable;
         for (const auto& o : observations)
             if (std::isfinite(o.loss)) usable.push_back(&o);
-        std::stable_sort(usable.begin(), usable.end(), [](auto* a, auto* b) { return a->loss < b->loss; });
+        std::stable_sort(usable.begin(), usable.end(), [](auto* a, auto* b) {
+            return a->feasible != b->feasible ? a->feasible : a->loss < b->loss;
+        });
         // The best `initial_` distinct ones: parents that share trials (a run and its own child, say)
         // give repeats, which seed_initial_design() drops, so they are fed until enough are kept.
         for (std::size_t i = 0; i < usable.size() && seeded_.size() < initial_; ++i)
@@ -895,6 +911,7 @@ private:
     detail::ScrambledSobol candidate_sequence_{0, 0};
     std::uint64_t next_design_ = 0;
     GpObservations observations_;              // the trials, observe() and observe_pending()
+    std::size_t max_trials_ = 0;               // the run's budget of new trials (0: none)
     // Kept between suggestions for their storage only (each suggestion sets their data anew): at
     // the cap on model points, the n x n matrices and the screening block are then not allocated
     // and faulted in again on every suggestion. A copy (or move) of the sampler starts with its

@@ -103,25 +103,36 @@ HYPERTUNE_INLINE std::string warm_start_fingerprint(const std::vector<WarmStartO
     return from;
 }
 
-enum class Translation { Kept, Clipped, Dropped };
+// Kept or clipped, or why it was dropped.
+enum class Translation { Kept, Clipped, OutsideRange, NoSuchCategory, NotANumber };
+
+// Why a trial was dropped, for the note: the parameter and the reason.
+[[nodiscard]] inline std::string drop_reason(Translation t, const ParameterSpec& p) {
+    switch (t) {
+        case Translation::OutsideRange: return fmt::format("'{}' outside this run's range", p.name);
+        case Translation::NoSuchCategory: return fmt::format("'{}' a category this run does not have", p.name);
+        case Translation::NotANumber: return fmt::format("'{}' not a number", p.name);
+        default: return "";
+    }
+}
 
 // One parent value as a value of `p`, clipped into range or refused.
 [[nodiscard]] inline Translation translate(const Value& v, const ParameterSpec& p, OutsideRange outside, Value& out) {
     if (p.kind == ParameterKind::Categorical) {
         const auto* s = std::get_if<std::string>(&v);
         if (!s || std::find(p.categories.begin(), p.categories.end(), *s) == p.categories.end())
-            return Translation::Dropped;
+            return Translation::NoSuchCategory;
         out = *s;
         return Translation::Kept;
     }
     double x = std::holds_alternative<std::int64_t>(v) ? static_cast<double>(std::get<std::int64_t>(v))
                : std::holds_alternative<double>(v)   ? std::get<double>(v)
                                                      : std::nan("");
-    if (!std::isfinite(x)) return Translation::Dropped;
+    if (!std::isfinite(x)) return Translation::NotANumber;
     if (p.kind == ParameterKind::Integer) x = std::round(x);
     Translation t = Translation::Kept;
     if (x < p.min || x > p.max) {
-        if (outside == OutsideRange::Drop) return Translation::Dropped;
+        if (outside == OutsideRange::Drop) return Translation::OutsideRange;
         x = std::clamp(x, p.min, p.max);
         t = Translation::Clipped;
     }
@@ -153,7 +164,22 @@ HYPERTUNE_INLINE PreparedWarmStart prepare_warm_start(const WarmStart& w, const 
     if (w.parents.size() > WarmStart::max_parents)
         throw InvalidArgument(fmt::format("warm start: at most {} parent runs, got {}", WarmStart::max_parents,
                                           w.parents.size()));
-    std::size_t used = 0, clipped = 0, dropped = 0;
+    // The same run given twice would count each of its results twice.
+    for (std::size_t k = 0; k < w.parents.size(); ++k)
+        for (std::size_t j = 0; j < k; ++j) {
+            const auto& a = w.parents[j].trials();
+            const auto& b = w.parents[k].trials();
+            if (!a.empty() && a.size() == b.size() &&
+                std::equal(a.begin(), a.end(), b.begin(), [](const TrialRecord& x, const TrialRecord& y) {
+                    return x.id == y.id && x.status == y.status && x.config == y.config && x.values == y.values &&
+                           (x.objective == y.objective || (std::isnan(x.objective) && std::isnan(y.objective)));
+                }))
+                throw InvalidArgument(fmt::format("warm start parents {} and {} are the same run ({} trials alike): "
+                                                  "give each earlier run once",
+                                                  j, k, a.size()));
+        }
+    std::size_t used = 0, clipped = 0, dropped = 0, unjudged = 0, infeasible = 0;
+    std::vector<std::pair<std::string, std::size_t>> drop_reasons;  // (reason, trials), in order of first
     for (std::size_t k = 0; k < w.parents.size(); ++k) {
         const Result& parent = w.parents[k];
         if (parent.setup().metric != metric)
@@ -191,40 +217,80 @@ HYPERTUNE_INLINE PreparedWarmStart prepare_warm_start(const WarmStart& w, const 
             const bool failed = t.status == TrialStatus::Failed;
             if (!completed && !(failed && w.type == WarmStartType::IdenticalDataAndAlgorithm)) continue;
             std::vector<Value> values;
-            bool drop = false, clip = false;
-            for (std::size_t i = 0; i < space.size() && !drop; ++i) {
+            std::string drop;
+            bool clip = false;
+            for (std::size_t i = 0; i < space.size() && drop.empty(); ++i) {
                 const auto& p = space.parameter(i);
                 if (p.kind == ParameterKind::Static) values.push_back(p.fixed);
                 else if (!from[i]) values.push_back(p.from_unit(0.5));
                 else {
                     Value v;
-                    auto r = detail::translate(t.config.value(*from[i]), p, w.outside_range, v);
-                    drop = r == detail::Translation::Dropped;
+                    // A result moved into range would tell the model of a value nobody measured:
+                    // IdenticalDataAndAlgorithm keeps a trial only where it ran. (TransferLearning
+                    // evaluates its configurations again, so a clipped one is as good as any.)
+                    auto r = detail::translate(t.config.value(*from[i]), p,
+                                               w.type == WarmStartType::IdenticalDataAndAlgorithm ? OutsideRange::Drop
+                                                                                                  : w.outside_range,
+                                               v);
+                    drop = detail::drop_reason(r, p);
                     clip = clip || r == detail::Translation::Clipped;
                     values.push_back(std::move(v));
                 }
             }
-            if (drop) {
+            if (!drop.empty()) {
                 ++dropped;
+                auto it = std::find_if(drop_reasons.begin(), drop_reasons.end(),
+                                       [&](const auto& r) { return r.first == drop; });
+                if (it == drop_reasons.end()) drop_reasons.emplace_back(std::move(drop), 1);
+                else ++it->second;
                 continue;
             }
+            // This run's constraints on the metrics the parent recorded: a trial that breaks one is
+            // no good result here, however low its loss (a sampler that models the constraints
+            // learns where it stands; one that does not, that its region fails them). One missing
+            // a constrained metric cannot be judged: its loss still tells about the objective, and
+            // it counts as meeting them (the note says how many).
+            std::vector<double> violations;
+            if (completed && !constraints.empty()) {
+                for (const Constraint& c : constraints) {
+                    const std::optional<double> v = parent.metric(t, c.metric);
+                    if (!v || std::isnan(*v)) break;
+                    violations.push_back(c.kind == Constraint::Kind::AtMost ? *v - c.bound : c.bound - *v);
+                }
+                if (violations.size() < constraints.size()) {
+                    ++unjudged;
+                    violations.clear();
+                }
+            }
+            const bool feasible = std::all_of(violations.begin(), violations.end(), [](double v) { return v <= 0.0; });
+            infeasible += feasible ? 0 : 1;
             clipped += clip ? 1 : 0;
             ++used;
             const double loss = completed ? (direction == Direction::Maximize ? -t.objective : t.objective)
                                           : std::numeric_limits<double>::quiet_NaN();
-            out.observations.push_back({space.make(std::move(values)), loss, k, t.id});
+            out.observations.push_back({space.make(std::move(values)), loss, k, t.id, std::move(violations), feasible});
         }
     }
     out.parent_runs = w.parents.size();
     out.type = w.type;
     if (!w.parents.empty()) out.fingerprint = detail::warm_start_fingerprint(out.observations, w.type);
-    if (!w.parents.empty())
+    if (!w.parents.empty()) {
+        std::string why;
+        for (const auto& [reason, count] : drop_reasons)
+            why += fmt::format("{}{}{}", why.empty() ? " (" : "; ", dropped == count ? "" : fmt::format("{}: ", count),
+                               reason);
+        std::string judged;
+        if (!constraints.empty())
+            judged = fmt::format(", {} of those used break this run's constraints{}", infeasible,
+                                 unjudged == 0 ? std::string()
+                                               : fmt::format(", {} not known to (a constrained metric not recorded: "
+                                                             "taken as meeting them)",
+                                                             unjudged));
         out.notes.push_back(fmt::format("warm start ({}): {} trials of {} parent run{} used, {} clipped to this run's "
-                                        "ranges, {} dropped ({})",
+                                        "ranges, {} dropped{}{}",
                                         to_string(w.type), used, w.parents.size(), w.parents.size() == 1 ? "" : "s",
-                                        clipped, dropped,
-                                        w.outside_range == OutsideRange::Clip ? "a category this run does not have"
-                                                                              : "outside this run's ranges"));
+                                        clipped, dropped, why.empty() ? "" : why + ")", judged));
+    }
     return out;
 }
 
