@@ -423,6 +423,83 @@ TEST_CASE("max_trial_seconds: an objective that reports nothing counts as traine
                                       "step (it counts as cut short, not trained in full): report each step");
 }
 
+TEST_CASE("a trainer that counts its own epochs under RandomSearch's budget of 1, cut by time or stop(), is Stopped") {
+    // RandomSearch() runs each trial to a budget of 1, and a trainer that reports its own epochs
+    // passes it at once: a trial cut at epoch 4 of 20 was Completed, counted for best() and met
+    // the target objective, and the warning said it "went on to its budget".
+    auto epochs = [](const ht::Config& c, ht::Trial& trial) {
+        double v = 0.0;
+        for (int e = 1; e <= 20 && !trial.should_stop(); ++e) {
+            std::this_thread::sleep_for(10ms);
+            v = c.get<double>("x") + 1.0 / e;
+            trial.report(e, v);
+        }
+        return v;
+    };
+    ht::TunerOptions timed{.max_jobs = 3, .max_parallel_jobs = 1, .seed = 1, .max_trial_seconds = 0.035,
+                           .target_objective = 10.0};  // any value meets it: only a trial trained in full may
+    const ht::Result cut = ht::Tuner(small_space(), ht::RandomSearch(), timed).fit(epochs);
+    REQUIRE(cut.trials().size() == 3);
+    for (const auto& t : cut.trials()) {
+        CAPTURE(t.id);
+        CHECK(t.status == ht::TrialStatus::Stopped);
+        CHECK(t.resource_used < 20);
+    }
+    CHECK(cut.stop_reason() == "max_jobs reached");
+    REQUIRE(!cut.setup().warnings.empty());
+    CHECK(cut.setup().warnings[0].starts_with("trial 0 ran past max_trial_seconds = 0.035 s and was stopped at step "));
+    // A trial that trains its 20 epochs is Completed as before.
+    const ht::Result full = ht::Tuner(small_space(), ht::RandomSearch(), {.max_jobs = 2, .seed = 1}).fit(epochs);
+    for (const auto& t : full.trials()) CHECK(t.status == ht::TrialStatus::Completed);
+    // stop(): the trial in flight is cut short.
+    ht::Tuner tuner(small_space(), ht::RandomSearch(), {.max_jobs = 5, .max_parallel_jobs = 1, .seed = 1});
+    std::atomic<int> first_reports{0};
+    ht::TuningJob job = tuner.start([&](const ht::Config& c, ht::Trial& trial) {
+        double v = 0.0;
+        for (int e = 1; e <= 200 && !trial.should_stop(); ++e) {
+            std::this_thread::sleep_for(5ms);
+            v = c.get<double>("x") + 1.0 / e;
+            trial.report(e, v);
+            ++first_reports;
+        }
+        return v;
+    });
+    while (first_reports < 3) std::this_thread::sleep_for(1ms);
+    job.stop();
+    const ht::Result stopped = job.take_result();
+    REQUIRE(stopped.trials().size() == 1);
+    CHECK(stopped.trials()[0].status == ht::TrialStatus::Stopped);
+}
+
+TEST_CASE("max_runtime_seconds is the run's over its sessions: a run that ended on it ends again at once") {
+    const auto journal = (std::filesystem::temp_directory_path() / fmt::format("hypertune-runtime-{}.jsonl", ::getpid())).string();
+    std::filesystem::remove(journal);
+    std::atomic<int> calls{0};
+    auto objective = [&](const ht::Config& c) {
+        ++calls;
+        std::this_thread::sleep_for(20ms);
+        return quadratic(c);
+    };
+    ht::TunerOptions o{.max_jobs = 1000, .max_parallel_jobs = 1, .seed = 2, .max_runtime_seconds = 0.3,
+                       .journal = journal};
+    const ht::Result first = ht::Tuner(small_space(), ht::RandomSearch(), o).fit(objective);
+    CHECK(first.stop_reason() == "max_runtime of 0.3s reached");
+    const int ran = calls.load();
+    CHECK(ran > 0);
+    // Each session used to start the limit afresh: every rerun of the program ran 0.3 s more.
+    const ht::Result again = ht::Tuner(small_space(), ht::RandomSearch(), o).fit(objective);
+    CHECK(again.stop_reason() == "max_runtime of 0.3s reached");
+    CHECK(calls.load() == ran);
+    CHECK(again.trials().size() == first.trials().size());
+    // A larger limit gives the run what it adds.
+    o.max_runtime_seconds = 0.6;
+    const ht::Result longer = ht::Tuner(small_space(), ht::RandomSearch(), o).fit(objective);
+    CHECK(calls.load() > ran);
+    CHECK(longer.setup().wall_seconds < 1.2);
+    std::filesystem::remove(journal);
+    std::filesystem::remove(journal + ".lock");
+}
+
 TEST_CASE("max_trial_seconds: several trials out of time are counted in one warning at the end") {
     ht::TunerOptions options{.max_jobs = 3, .max_trial_seconds = 0.03};
     auto result = ht::Tuner(small_space(), ht::RandomSearch({.max_resource = 50}), options)

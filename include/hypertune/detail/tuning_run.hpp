@@ -85,13 +85,18 @@ public:
     void launch() {
         start_steady_ = std::chrono::steady_clock::now();
         session_start_ = unix_now();
+        // max_runtime_seconds is the run's, as SageMaker's MaxRuntimeInSeconds is the tuning job's:
+        // the sessions before a resume spent part of it (each session used to start it afresh, so
+        // a run that crashed, or ended on it, ran a whole max_runtime more at every resume).
+        double spent = 0.0;
         {
             std::lock_guard lk(mu_);
             if (!earlier_.events.empty()) resume();
             else begin();
+            spent = state_.wall_seconds(session_start_);
         }
         if (options_.max_runtime_seconds > 0.0)
-            deadline_ = start_steady_ + steady_duration(options_.max_runtime_seconds);
+            deadline_ = start_steady_ + steady_duration(std::max(0.0, options_.max_runtime_seconds - spent));
         workers_.reserve(options_.max_parallel_jobs);
         active_workers_ = options_.max_parallel_jobs;
         for (std::size_t w = 0; w < options_.max_parallel_jobs; ++w) workers_.emplace_back([this, w] { work(w); });
@@ -988,7 +993,14 @@ private:
             // Past max_trial_seconds: cut short when it returned before its budget after a report
             // got Stop for it or after it reported and saw should_stop(); a trial that reports
             // nothing cannot tell, and one that reached its budget trained in full.
-            const bool reached_budget = trial.last_step() >= s.budget;
+            // A trainer that counts its own epochs past a budget of 1 (no resource in play:
+            // RandomSearch's default) reached no budget by reporting step 1: told to stop by the
+            // run or its time, it was cut short (it counted as trained in full, for best() and the
+            // target objective, and as Completed).
+            const bool own_epochs = s.budget == 1 && trial.last_step() > 1;
+            const bool told_to_stop = trial.saw_run_stop_.load(std::memory_order_relaxed) ||
+                                      trial.saw_time_stop_.load(std::memory_order_relaxed) || trial.stopped_for_time_;
+            const bool reached_budget = trial.last_step() >= s.budget && !(own_epochs && told_to_stop);
             // A Stop for a report past the trial's budget ends a trial that trained in full (the
             // trainer overran it): no early stop, whatever the strategy records of it.
             const bool overran = trial.stop_decided() && trial.stop_step() > s.budget;
