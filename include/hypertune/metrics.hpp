@@ -44,6 +44,11 @@ struct Constraint {
     [[nodiscard]] bool satisfied_by(double value) const noexcept {
         return kind == Kind::AtMost ? value <= bound : value >= bound;
     }
+    /// How far `value` breaks it: value - bound for at_most, bound - value for at_least, so <= 0
+    /// exactly when it is met (Optuna's constraints_func convention); NaN for NaN.
+    [[nodiscard]] double violation(double value) const noexcept {
+        return kind == Kind::AtMost ? value - bound : bound - value;
+    }
     friend bool operator==(const Constraint&, const Constraint&) = default;
 };
 
@@ -124,7 +129,7 @@ private:
     for (const auto& c : constraints) {
         double v = std::nan("");
         for (std::size_t i = 0; i < names.size() && i < values.size(); ++i)
-            if (names[i] == c.metric) v = c.kind == Constraint::Kind::AtMost ? values[i] - c.bound : c.bound - values[i];
+            if (names[i] == c.metric) v = c.violation(values[i]);
         out.push_back(v);
     }
     return out;

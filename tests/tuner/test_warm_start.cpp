@@ -433,3 +433,15 @@ TEST_CASE("warm start with constraints: each observation carries this run's verd
             CHECK(r.trials().front().config.get<double>("x") >= 0.5);
     }
 }
+
+TEST_CASE("warm start from a parent trained to another max_resource is noted, naming both") {
+    // Its values were measured at resource 1 and entered as values at 9, without a word.
+    ht::TunerOptions o{.max_jobs = 2, .seed = 3, .progress = ht::ProgressBar::Never};
+    o.warm_start = {.parents = {parent_run(2, 5)}};
+    const ht::Result r = ht::Tuner(parent_space(), ht::RandomSearch({.max_resource = 9}), o)
+                             .fit([](const ht::Config& c, ht::Trial&) { return loss_of(c); });
+    CHECK(contains(r.setup().warnings, "warm start parent 0 trained its trials to max_resource = 1, this run's is 9: "
+                                       "its values were measured at another resource, and are used as this run's"));
+    const ht::Result same = ht::Tuner(parent_space(), ht::RandomSearch(), o).fit(loss_of);
+    CHECK_FALSE(contains(same.setup().warnings, "trained its trials to max_resource"));
+}

@@ -134,9 +134,21 @@ HYPERTUNE_INLINE Tuner::Tuner(SearchSpace space, AnyStrategy strategy, TunerOpti
                                           detail::join(metric_names(options_.objectives, {}), ", "),
                                           strategy_->name()));
     }
-    if (!options_.warm_start.empty())
+    if (!options_.warm_start.empty()) {
         warm_ = prepare_warm_start(options_.warm_start, space_, options_.metric, options_.direction,
                                    options_.constraints);
+        // A parent whose trials trained to another max_resource measured its values elsewhere on
+        // the learning curve: its observations are used all the same, and the user should know.
+        const Resource here = strategy_->max_resource().value_or(1);
+        for (std::size_t k = 0; k < options_.warm_start.parents.size(); ++k) {
+            const Resource there = options_.warm_start.parents[k].setup().max_resource.value_or(1);
+            if (there != here)
+                warm_.notes.push_back(fmt::format("warm start parent {} trained its trials to max_resource = {}, this "
+                                                  "run's is {}: its values were measured at another resource, and "
+                                                  "are used as this run's",
+                                                  k, there, here));
+        }
+    }
     if (!start_strategy(0) && !warm_.observations.empty())
         warm_.notes.push_back(fmt::format("{} does not learn from earlier runs: the warm-start parents count "
                                           "only towards the overall best",

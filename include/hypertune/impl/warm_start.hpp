@@ -255,7 +255,7 @@ HYPERTUNE_INLINE PreparedWarmStart prepare_warm_start(const WarmStart& w, const 
                 for (const Constraint& c : constraints) {
                     const std::optional<double> v = parent.metric(t, c.metric);
                     if (!v || std::isnan(*v)) break;
-                    violations.push_back(c.kind == Constraint::Kind::AtMost ? *v - c.bound : c.bound - *v);
+                    violations.push_back(c.violation(*v));
                 }
                 if (violations.size() < constraints.size()) {
                     ++unjudged;
