@@ -14,11 +14,15 @@
 #include <chrono>
 #include <cmath>
 #include <filesystem>
+#include <functional>
 #include <limits>
 #include <map>
 #include <set>
 #include <string>
+#include <stdexcept>
 #include <thread>
+#include <utility>
+#include <vector>
 
 #include <unistd.h>
 
@@ -583,4 +587,75 @@ TEST_CASE("a budget that ends before any trial trained in full says so: best() i
                             .fit(trainer);
     CHECK(enough.best().resource_used == 9);
     for (const auto& w : enough.setup().warnings) CHECK_FALSE(w.starts_with("no trial trained"));
+}
+
+TEST_CASE("every built-in scheduler's decisions pass the tuner's checks, whatever the trainer does") {
+    // The tuner refuses a decision the trial's state does not allow (test_scheduler.cpp); the
+    // built-in schedulers must never meet that refusal. Each scheduler, under trainers that fail,
+    // ignore stops, overrun or stop short of their budget, report sparsely, return NaN, throw at
+    // their last step or continue from checkpoints; one and three workers; with and without a
+    // retry; the run then resumed from its journal with a larger budget.
+    const ht::SearchSpace space{ht::ContinuousParameter("x", 0.0, 1.0), ht::IntegerParameter("k", 1, 4)};
+    const std::vector<std::pair<std::string, std::function<ht::AnyStrategy()>>> schedulers{
+        {"ASHA", [] { return ht::AnyStrategy(ht::ASHA({.max_resource = 27})); }},
+        {"ASHA stop", [] { return ht::AnyStrategy(ht::ASHA({.max_resource = 27, .type = ht::HalvingType::Stop})); }},
+        {"ASHA stop, no wait",
+         [] {
+             return ht::AnyStrategy(ht::ASHA({.max_resource = 27, .type = ht::HalvingType::Stop, .wait_for_peers = false}));
+         }},
+        {"Hyperband", [] { return ht::AnyStrategy(ht::Hyperband({.max_resource = 27})); }},
+        {"Hyperband stop", [] { return ht::AnyStrategy(ht::Hyperband({.max_resource = 27, .type = ht::HalvingType::Stop})); }},
+        {"Hyperband sync",
+         [] { return ht::AnyStrategy(ht::Hyperband({.max_resource = 27, .mode = ht::HyperbandMode::Synchronous})); }},
+        {"MedianStopping", [] { return ht::AnyStrategy(ht::MedianStopping(ht::RandomSearch({.max_resource = 27}))); }},
+        {"MedianStopping, own epochs", [] { return ht::AnyStrategy(ht::MedianStopping(ht::RandomSearch())); }},
+        {"MedianStopping(ASHA stop)",
+         [] { return ht::AnyStrategy(ht::MedianStopping(ht::ASHA({.max_resource = 27, .type = ht::HalvingType::Stop}))); }},
+    };
+    const std::vector<std::string> trainers{"well", "ignores stops", "fails", "overruns", "sparse", "short",
+                                            "NaN",  "throws last",   "checkpoints"};
+    const auto journal = (std::filesystem::temp_directory_path() / fmt::format("hypertune-decisions-{}.jsonl", ::getpid())).string();
+    for (const auto& [name, make] : schedulers)
+        for (const auto& how : trainers)
+            for (const std::size_t workers : {std::size_t{1}, std::size_t{3}})
+                for (const int retries : {0, 1}) {
+                    CAPTURE(name);
+                    CAPTURE(how);
+                    CAPTURE(workers);
+                    CAPTURE(retries);
+                    auto trainer = [&](const ht::Config& c, ht::Trial& t) {
+                        const ht::Resource from = how == "checkpoints" && t.checkpoint() ? std::stoll(*t.checkpoint()) : 0;
+                        const ht::Resource end = how == "overruns" ? t.budget() + 2
+                                                 : how == "short" ? std::max<ht::Resource>(1, t.budget() / 2)
+                                                                  : t.budget();
+                        double v = 1.0;
+                        for (ht::Resource s = from + 1; s <= end; ++s) {
+                            if (how == "fails" && t.id() % 5 == 3 && s == 2) throw std::runtime_error("boom");
+                            if (how == "throws last" && t.id() % 4 == 1 && s == t.budget()) throw std::runtime_error("late");
+                            v = how == "NaN" && t.id() % 6 == 2
+                                    ? std::nan("")
+                                    : c.get<double>("x") + 1.0 / static_cast<double>(s) + 0.01 * c.get<int>("k");
+                            if (how != "sparse" || s % 3 == 0 || s == end) t.report(s, v);
+                            if (how == "checkpoints") t.save_checkpoint(std::to_string(s));
+                            if (how != "ignores stops" && how != "overruns" && t.should_stop()) break;
+                        }
+                        return v;
+                    };
+                    // The journal's sessions only where they are cheap: one worker, no retry.
+                    const bool sessions = workers == 1 && retries == 0;
+                    std::filesystem::remove(journal);
+                    std::filesystem::remove_all(journal + ".checkpoints");
+                    ht::TunerOptions o{.max_jobs = sessions ? 15u : 30u, .max_parallel_jobs = workers, .seed = 7,
+                                       .max_retries = retries, .progress = ht::ProgressBar::Never,
+                                       .journal = sessions ? journal : std::string()};
+                    for (const std::size_t budget : sessions ? std::vector<std::size_t>{15, 30} : std::vector<std::size_t>{30}) {
+                        o.max_jobs = budget;
+                        const ht::Result r = ht::Tuner(space, make(), o).fit(trainer);
+                        CHECK_MESSAGE(r.stop_reason().find("strategy '") == std::string::npos, r.stop_reason());
+                        CHECK(r.trials().size() <= budget);
+                    }
+                }
+    std::filesystem::remove(journal);
+    std::filesystem::remove(journal + ".lock");
+    std::filesystem::remove_all(journal + ".checkpoints");
 }
