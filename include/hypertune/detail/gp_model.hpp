@@ -132,13 +132,6 @@ public:
         tried_.clear();
         unmet_.clear();
         max_trials_ = ctx.max_trials;
-        // Asked for, an initial design as large as the run would leave the model nothing to do
-        // (a warm start's results count towards it: warm_start() takes the note back).
-        if (options_.initial_points != 0 && ctx.max_trials != 0 && initial_ >= ctx.max_trials)
-            notes_.push_back({std::nullopt, fmt::format("initial_points = {} with a budget of {} new trials: every "
-                                                        "trial is a point of the initial design, the model suggests "
-                                                        "none (a search as random search)",
-                                                        initial_, ctx.max_trials)});
     }
 
     /// The k-th configuration asked for (k counts this sampler's trials): a seeded one, a point of
@@ -180,9 +173,7 @@ public:
         // constraint models learn where it stands; without them (options_.model_constraints off, or
         // a constrained metric missing), a trial that breaks a constraint enters as a failed one
         // does, at the worst loss: its region is discouraged whatever its own loss.
-        const bool modelled = options_.model_constraints && !outcome.violations.empty() &&
-                              std::all_of(outcome.violations.begin(), outcome.violations.end(),
-                                          [](double v) { return std::isfinite(v); });
+        const bool modelled = models_violations(outcome.violations);
         bool usable = outcome.status != Outcome::Status::Failed && (outcome.feasible || modelled) &&
                       std::isfinite(outcome.loss);
         if (outcome.losses.size() > 1) {
@@ -217,8 +208,7 @@ public:
     /// as a failed one, as a trial's does (on_result).
     void observe(const Config& cfg, double loss, std::vector<double> violations = {}, bool feasible = true) {
         space_.check(cfg);
-        const bool modelled = options_.model_constraints && !violations.empty() &&
-                              std::all_of(violations.begin(), violations.end(), [](double v) { return std::isfinite(v); });
+        const bool modelled = models_violations(violations);
         const bool usable = std::isfinite(loss) && (feasible || modelled);
         if (!usable || !modelled) violations.clear();
         if (violations.size() > constraint_hyper_.size()) constraint_hyper_.resize(violations.size());
@@ -254,8 +244,6 @@ public:
     bool warm_start(const std::vector<WarmStartObservation>& observations, WarmStartType type) {
         if (type == WarmStartType::IdenticalDataAndAlgorithm) {
             for (const auto& o : observations) observe(o.config, o.loss, o.violations, o.feasible);
-            if (initial_ < max_trials_ + observations_.evaluated_earlier())
-                std::erase_if(notes_, [](const Note& n) { return !n.trial && n.text.starts_with("initial_points = "); });
             notes_.push_back({std::nullopt, fmt::format("warm start: {} results of earlier runs enter the model",
                                                         observations.size())});
             return true;
@@ -280,7 +268,18 @@ public:
     }
 
     /// Why suggestions fell back from the model, one per change of reason, with the trial.
-    [[nodiscard]] std::vector<Note> notes() const { return notes_; }
+    /// First, when it holds: an initial design asked for as large as the run's budget (less what a
+    /// warm start's results cover of it) leaves the model nothing to do.
+    [[nodiscard]] std::vector<Note> notes() const {
+        std::vector<Note> out;
+        if (options_.initial_points != 0 && max_trials_ != 0 && initial_ >= max_trials_ + observations_.evaluated_earlier())
+            out.push_back({std::nullopt, fmt::format("initial_points = {} with a budget of {} new trials: every trial "
+                                                     "is a point of the initial design, the model suggests none (a "
+                                                     "search as random search)",
+                                                     initial_, max_trials_)});
+        out.insert(out.end(), notes_.begin(), notes_.end());
+        return out;
+    }
     /// The size of the initial design, once started.
     [[nodiscard]] std::size_t initial_points() const noexcept { return initial_; }
     /// Hyperparameter fits so far.
@@ -912,6 +911,13 @@ private:
     std::uint64_t next_design_ = 0;
     GpObservations observations_;              // the trials, observe() and observe_pending()
     std::size_t max_trials_ = 0;               // the run's budget of new trials (0: none)
+
+    // Whether a result's constraint violations enter the constraint models: asked for, and each
+    // one known. Otherwise a result that breaks a constraint enters as a failure.
+    [[nodiscard]] bool models_violations(const std::vector<double>& violations) const {
+        return options_.model_constraints && !violations.empty() &&
+               std::all_of(violations.begin(), violations.end(), [](double v) { return std::isfinite(v); });
+    }
     // Kept between suggestions for their storage only (each suggestion sets their data anew): at
     // the cap on model points, the n x n matrices and the screening block are then not allocated
     // and faulted in again on every suggestion. A copy (or move) of the sampler starts with its

@@ -1215,12 +1215,14 @@ private:
     // - Promote: a trial whose last decision paused it, or one held without a record (stop-type
     //   ASHA waiting for peers) as it reports, as its run ends or as ask() starts it again.
     void check_decision(const DecisionRecord& d) const {
-        const std::string what = fmt::format("strategy '{}' decided {} for trial {}", strategy_name_, to_string(d.kind),
-                                             d.trial);
+        // Formatted only for a refusal: every decision passes here, on the report path.
+        const auto what = [&] {
+            return fmt::format("strategy '{}' decided {} for trial {}", strategy_name_, to_string(d.kind), d.trial);
+        };
         if (!state_.has(d.trial))
             throw StrategyError(fmt::format("{}, which has not started: a decision names a trial the strategy handed "
                                             "out (a suggestion it returned)",
-                                            what));
+                                            what()));
         const TrialRecord& r = state_.record(d.trial);
         const bool ending_now = finishing_ == d.trial;
         const bool live = r.status == TrialStatus::Running || ending_now;
@@ -1236,9 +1238,9 @@ private:
         switch (d.kind) {
             case DecisionRecord::Kind::Stop:
                 if (!live && r.status != TrialStatus::Paused)
-                    throw StrategyError(fmt::format("{}, {}: a Stop ends a running or paused trial", what, ended()));
+                    throw StrategyError(fmt::format("{}, {}: a Stop ends a running or paused trial", what(), ended()));
                 if (last && last->kind == DecisionRecord::Kind::Stop && last->resource == d.resource)
-                    throw StrategyError(fmt::format("{} at resource {} twice: record a decision once", what, d.resource));
+                    throw StrategyError(fmt::format("{} at resource {} twice: record a decision once", what(), d.resource));
                 break;
             case DecisionRecord::Kind::Pause:
                 // A running trial is paused by its own report: paused from elsewhere, it went on
@@ -1246,19 +1248,19 @@ private:
                 if (reporting_ != d.trial && !ending_now)
                     throw StrategyError(fmt::format("{}, {}: a Pause parks a trial as its run ends (on its report or "
                                                     "when told of its end), to promote it later",
-                                                    what,
+                                                    what(),
                                                     r.status == TrialStatus::Running
                                                         ? std::string("which is running and not the trial reporting")
                                                         : ended()));
                 if (max_resource_ && std::max(r.resource_used, d.resource) >= *max_resource_)
                     throw StrategyError(fmt::format("{} at resource {}, which is max_resource = {}: a trial that "
                                                     "trained in full has nothing to be promoted to",
-                                                    what, std::max(r.resource_used, d.resource), *max_resource_));
+                                                    what(), std::max(r.resource_used, d.resource), *max_resource_));
                 break;
             case DecisionRecord::Kind::Promote:
                 if (starting_ != d.trial && reporting_ != d.trial && !ending_now &&
                     (!last || last->kind != DecisionRecord::Kind::Pause))
-                    throw StrategyError(fmt::format("{}, which {}: a Promote resumes a paused trial", what,
+                    throw StrategyError(fmt::format("{}, which {}: a Promote resumes a paused trial", what(),
                                                     last ? fmt::format("its last decision ({}) did not pause",
                                                                        to_string(last->kind))
                                                          : std::string("was never paused")));
