@@ -2,6 +2,7 @@
 // ASHA and the rung bookkeeping it shares with asynchronous Hyperband (detail/rungs.hpp).
 
 #include <hypertune/detail/live_trials.hpp>
+#include <hypertune/detail/split_heap.hpp>
 #include <hypertune/strategies/asha.hpp>
 
 #include <doctest/doctest.h>

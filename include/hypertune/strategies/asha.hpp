@@ -18,8 +18,8 @@
 // default, when no paused trial can run on either).
 
 #include <hypertune/linkage.hpp>
-#include <hypertune/detail/best_reports.hpp>
-#include <hypertune/detail/halving_rungs.hpp>
+#include <hypertune/detail/boxed.hpp>
+#include <hypertune/detail/halving_rules.hpp>
 #include <hypertune/error.hpp>
 #include <hypertune/search_space.hpp>
 #include <hypertune/samplers/random_sampler.hpp>
@@ -77,9 +77,8 @@ public:
     /// Throws InvalidArgument unless 1 <= min_resource < max_resource and reduction_factor >= 2.
     /// New trials' configurations come from `sampler` (random by default).
     HYPERTUNE_INLINE explicit ASHA(AshaOptions options = {}, AnySampler sampler = RandomSampler{});
-    // Out of line, with the constructor: a program in compiled mode does not compile the
-    // members' (the rungs') copies and destructors. Moves may throw, as the implicit ones could
-    // (a std::deque allocates when moved from).
+    // Out of line, with the constructor: the rungs are complete only in impl/. Moves may throw (a
+    // moved rung state allocates a new box; boxed.hpp).
     HYPERTUNE_INLINE ASHA(const ASHA&);
     HYPERTUNE_INLINE ASHA(ASHA&&);
     HYPERTUNE_INLINE ASHA& operator=(const ASHA&);
@@ -124,11 +123,14 @@ protected:
     [[nodiscard]] HYPERTUNE_INLINE std::vector<Resource> fidelity_levels() const override;
 
 private:
+    // The ladder and what it judges on, defined in impl/: a program that makes an ASHA does not
+    // compile its rungs.
+    struct Rungs;
+
     AshaOptions options_;
     std::vector<Resource> rungs_;
-    detail::HalvingRungs ladder_;
+    detail::Boxed<Rungs> rung_state_;
     std::vector<DecisionRecord> made_;  // scratch for one call's decisions: no allocation per call
-    detail::BestReports best_;          // RankBy::BestReport
 };
 
 static_assert(Strategy<ASHA>);

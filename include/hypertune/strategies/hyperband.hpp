@@ -53,9 +53,8 @@
 
 #include <hypertune/linkage.hpp>
 #include <hypertune/config.hpp>
-#include <hypertune/detail/best_reports.hpp>
-#include <hypertune/detail/halving_rungs.hpp>
-#include <hypertune/detail/synchronous_brackets.hpp>
+#include <hypertune/detail/boxed.hpp>
+#include <hypertune/detail/halving_rules.hpp>
 #include <hypertune/error.hpp>
 #include <hypertune/search_space.hpp>
 #include <hypertune/samplers/random_sampler.hpp>
@@ -164,9 +163,8 @@ public:
     /// Throws InvalidArgument unless 1 <= min_resource, min_resource * eta <= max_resource and eta >= 2. New trials'
     /// configurations come from `sampler` (random by default).
     HYPERTUNE_INLINE explicit Hyperband(HyperbandOptions options = {}, AnySampler sampler = RandomSampler{});
-    // Out of line, with the constructor: a program in compiled mode does not compile the
-    // members' (the rungs') copies and destructors. Moves may throw, as the implicit ones could
-    // (a std::deque allocates when moved from).
+    // Out of line, with the constructor: the rungs are complete only in impl/. Moves may throw (a
+    // moved rung state allocates a new box; boxed.hpp).
     HYPERTUNE_INLINE Hyperband(const Hyperband&);
     HYPERTUNE_INLINE Hyperband(Hyperband&&);
     HYPERTUNE_INLINE Hyperband& operator=(const Hyperband&);
@@ -248,16 +246,16 @@ private:
     std::vector<std::int8_t> bracket_of_;  // indexed by trial id (ids are dense)
 
     std::vector<DecisionRecord> made_;  // scratch for one call's decisions: no allocation per call
-    detail::BestReports best_;          // RankBy::BestReport
 
-    // asynchronous
-    detail::HalvingRungs async_;
+    // Both modes' rungs and what they judge on, defined in impl/: a program that makes a
+    // Hyperband does not compile them.
+    struct Rungs;
+    detail::Boxed<Rungs> rung_state_;
+
+    // asynchronous: the weights of the brackets' round-robin
     std::vector<std::int64_t> credit_;
     std::vector<std::int64_t> weights_;
     std::int64_t weight_total_ = 0;
-
-    // synchronous
-    detail::SynchronousBrackets sync_;
 };
 
 static_assert(Strategy<Hyperband>);

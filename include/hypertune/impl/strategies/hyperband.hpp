@@ -7,6 +7,9 @@
 
 #include <hypertune/strategies/hyperband.hpp>
 #include <hypertune/linkage.hpp>
+#include <hypertune/detail/best_reports.hpp>
+#include <hypertune/detail/halving_rungs.hpp>
+#include <hypertune/detail/synchronous_brackets.hpp>
 #include <fmt/format.h>
 #include <algorithm>
 
@@ -15,6 +18,13 @@
 #endif
 
 namespace hypertune {
+
+struct Hyperband::Rungs {
+    detail::HalvingRungs async;         // the asynchronous mode's ladders
+    detail::SynchronousBrackets sync;   // the synchronous mode's brackets
+    detail::BestReports best;           // RankBy::BestReport
+};
+
 namespace detail {
 
 HYPERTUNE_INLINE int hyperband_s_max(Resource min_resource, Resource max_resource, int eta) noexcept {
@@ -125,7 +135,8 @@ HYPERTUNE_INLINE void Hyperband::on_start() {
     detail::validate_rank_by("Hyperband", options_.rank_by, context().objectives);
     detail::validate_noise_tolerance("Hyperband", options_.noise_tolerance, context().objectives,
                                      context().constrained);
-    best_.clear();
+    Rungs& r = *rung_state_;
+    r.best.clear();
     bracket_of_.clear();
     credit_.assign(schedule_.size(), 0);
     if (options_.mode == HyperbandMode::Asynchronous) {
@@ -137,37 +148,39 @@ HYPERTUNE_INLINE void Hyperband::on_start() {
             ladders.push_back(std::move(rungs));
             labels.push_back(b.s);
         }
-        async_ = detail::HalvingRungs(options_.type, ladders, std::move(labels), options_.eta, options_.max_resource,
-                                      options_.wait_for_peers,
-                                      detail::fills_idle_workers(options_.type, options_.fill_idle_workers),
-                                      context().objectives, context().constrained);
-        async_.set_min_rung_results(options_.min_rung_results);
-        async_.set_noise_tolerance(options_.noise_tolerance);
+        r.async = detail::HalvingRungs(options_.type, ladders, std::move(labels), options_.eta, options_.max_resource,
+                                       options_.wait_for_peers,
+                                       detail::fills_idle_workers(options_.type, options_.fill_idle_workers),
+                                       context().objectives, context().constrained);
+        r.async.set_min_rung_results(options_.min_rung_results);
+        r.async.set_noise_tolerance(options_.noise_tolerance);
     } else {
         std::vector<std::vector<detail::SynchronousBrackets::Rung>> brackets;
         for (const auto& b : schedule_) {
             auto& rungs = brackets.emplace_back();
             for (const auto& rung : b.rungs) rungs.push_back({rung.configurations, rung.resource});
         }
-        sync_ = detail::SynchronousBrackets(std::move(brackets), options_.eta, options_.max_resource, lowest_s_);
+        r.sync = detail::SynchronousBrackets(std::move(brackets), options_.eta, options_.max_resource, lowest_s_);
     }
 }
 
 HYPERTUNE_INLINE Decision Hyperband::on_report_losses(TrialId id, Resource step, const IntermediateReport& reported) {
-    const Decision d = best_.with_judged(options_.rank_by, id, reported, [&](const IntermediateReport& report) {
-        return options_.mode == HyperbandMode::Synchronous ? sync_.report(id, step, report.loss, made_)
-                                                           : async_.report("Hyperband", id, step, report, made_);
+    Rungs& r = *rung_state_;
+    const Decision d = r.best.with_judged(options_.rank_by, id, reported, [&](const IntermediateReport& report) {
+        return options_.mode == HyperbandMode::Synchronous ? r.sync.report(id, step, report.loss, made_)
+                                                           : r.async.report("Hyperband", id, step, report, made_);
     });
     decide_all(made_);
     return d;
 }
 
 HYPERTUNE_INLINE void Hyperband::on_tell(TrialId id, const Outcome& told) {
-    best_.with_judged(options_.rank_by, id, told, [&](const Outcome& outcome) {
+    Rungs& r = *rung_state_;
+    r.best.with_judged(options_.rank_by, id, told, [&](const Outcome& outcome) {
         if (options_.mode == HyperbandMode::Synchronous)
-            sync_.finish(id, outcome, made_);
+            r.sync.finish(id, outcome, made_);
         else
-            async_.finish(id, outcome, made_);
+            r.async.finish(id, outcome, made_);
     });
     decide_all(made_);
 }
@@ -195,7 +208,7 @@ HYPERTUNE_INLINE int Hyperband::next_async_bracket() {
 }
 
 HYPERTUNE_INLINE Suggestion Hyperband::ask_async(const TrialBudget& budget) {
-    Suggestion next = async_.next(
+    Suggestion next = rung_state_->async.next(
         [&] {
             Suggestion s = start_new(budget, options_.max_resource);
             if (!s.runs()) return std::pair{std::move(s), std::size_t{0}};
@@ -209,7 +222,7 @@ HYPERTUNE_INLINE Suggestion Hyperband::ask_async(const TrialBudget& budget) {
 }
 
 HYPERTUNE_INLINE Suggestion Hyperband::ask_sync(const TrialBudget& budget) {
-    Suggestion next = sync_.next(
+    Suggestion next = rung_state_->sync.next(
         budget,
         [&](Resource resource, int bracket) {
             // What was decided so far goes out first, so that the sampler hears of it before it
