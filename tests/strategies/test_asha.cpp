@@ -4,6 +4,7 @@
 #include <hypertune/detail/live_trials.hpp>
 #include <hypertune/detail/split_heap.hpp>
 #include <hypertune/strategies/asha.hpp>
+#include <hypertune/strategies/hyperband.hpp>
 
 #include <doctest/doctest.h>
 
@@ -398,4 +399,29 @@ TEST_CASE("LiveTrials finds what a map of the live trials would, whatever the or
     // An id far past the window is refused, not allocated for.
     CHECK_THROWS_AS(table.insert(TrialId{1} << 40, 3), std::out_of_range);
     CHECK(table.size() == 2);
+}
+
+TEST_CASE("A copy of ASHA or Hyperband holds rungs of its own, and one moved from stays usable") {
+    // The rungs sit behind a pointer (detail/boxed.hpp): a copy that shared them would let one
+    // scheduler's reports decide the other's trials.
+    const auto check = [](auto original) {
+        original.start(asha_space(), {.seed = 5});
+        for (int k = 0; k < 3; ++k) REQUIRE(original.ask().runs());
+        (void)original.report(0, 1, 1.0);
+        (void)original.report(1, 1, 2.0);
+        (void)original.take_decisions();
+        auto copy = original;
+        // Trial 2 reaches rung 0 in both, third there, judged on the top third of 3 losses.
+        CHECK(copy.report(2, 1, 0.1) == Decision::Continue);  // the best of {1, 2, 0.1}
+        CHECK(original.report(2, 1, 3.0) == Decision::Stop);  // the worst of {1, 2, 3}: not 0.1 seen
+        const auto copy_records = copy.take_decisions();
+        REQUIRE(copy_records.size() == 1);
+        CHECK(copy_records[0].peers == 3);
+        auto moved_to = std::move(copy);
+        CHECK(moved_to.report(2, 3, 0.1) == Decision::Continue);
+        copy = moved_to;  // the one moved from takes a value again, and runs on
+        CHECK(copy.ask().runs());
+    };
+    check(ASHA({.min_resource = 1, .max_resource = 27, .reduction_factor = 3, .type = HalvingType::Stop}));
+    check(Hyperband({.min_resource = 1, .max_resource = 27, .eta = 3, .type = HalvingType::Stop, .brackets = 1}));
 }
