@@ -354,7 +354,9 @@ int main(int argc, char** argv) try {
     if (unit_time) args.erase(flag);
     const std::filesystem::path dir = !args.empty() ? std::filesystem::path(args[0]) : HYPERTUNE_BENCH_DATA_DIR;
     const std::uint64_t orders = args.size() > 1 ? std::strtoull(args[1].c_str(), nullptr, 10) : 20;
-    if (orders == 0 || args.size() > 2) {
+    const bool unknown_flag =
+        std::any_of(args.begin(), args.end(), [](const std::string& a) { return a.rfind("--", 0) == 0; });
+    if (orders == 0 || args.size() > 2 || unknown_flag) {
         fmt::print(stderr, "usage: harness_recorded [data_dir] [orders>=1] [--unit-time]\n");
         return 2;
     }
