@@ -386,8 +386,9 @@ private:
         t.running = false;
         t.stopped = d == Decision::Stop;
         end_run(worker);
-        strategy_.tell(worker.trial, d == Decision::Stop ? Outcome::stopped(loss, worker.step)
-                                                         : Outcome::completed(loss, worker.step));
+        Outcome outcome = d == Decision::Stop ? Outcome::stopped(loss, worker.step) : Outcome::completed(loss, worker.step);
+        outcome.seconds = clock_ - worker.started;  // the run's time, as the Tuner measures it
+        strategy_.tell(worker.trial, outcome);
         if (has(collect(), worker.trial, DecisionRecord::Kind::Pause))
             t.stopped = false;  // paused, not over: it may be resumed
         else if (d == Decision::Stop && !stop_recorded)

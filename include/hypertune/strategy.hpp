@@ -68,6 +68,10 @@ struct Outcome {
     /// order, so a sampler can model where the feasible region lies. Empty otherwise, and when the
     /// trial failed.
     std::vector<double> violations{};
+    /// How long this run of the trial took (since it started, or resumed), as the runner measured
+    /// it, NaN when it does not: unlike the last report's IntermediateReport::seconds, it counts
+    /// what the trainer did after its last report (saving its checkpoint, say).
+    double seconds = std::numeric_limits<double>::quiet_NaN();
 
     [[nodiscard]] static Outcome completed(double loss, Resource resource) { return {Status::Completed, loss, resource, {}, true}; }
     [[nodiscard]] static Outcome stopped(double loss, Resource resource) { return {Status::Stopped, loss, resource, {}, true}; }

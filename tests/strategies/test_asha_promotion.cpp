@@ -450,6 +450,36 @@ TEST_CASE("fill_idle_workers: with the reports' seconds, the run to the end is t
     }
 }
 
+TEST_CASE("fill_idle_workers: a trial's pace counts its whole run, what it did after its last report too") {
+    // The scenario above, except that trial 0 saves a checkpoint after its report at rung 1 that
+    // takes 2.5 s: its report says 0.5 s a unit, its run took 3 s. Paced on its report, its 3 units
+    // to the end would take 1.5 s, within the 2 s horizon, and it would run to the end; paced on
+    // its run, they take 9 s. With every paused trial past the horizon, a free worker waits.
+    ASHA asha({.min_resource = 1, .max_resource = 4, .reduction_factor = 2, .type = HalvingType::Promotion});
+    asha.start(promotion_space(), {.seed = 3, .max_trials = 5});
+    for (TrialId id = 0; id < 5; ++id) REQUIRE(asha.ask().trial == id);
+    const double pace[] = {0.5, 1.0, 1.0, 3.0, 1.0};
+    auto finish = [&](TrialId id, Resource from, Resource to, double loss, double after_report = 0.0) {
+        IntermediateReport report{loss};
+        report.seconds = static_cast<double>(to - from) * pace[id];
+        REQUIRE(asha.report(id, to, report) == Decision::Continue);
+        Outcome outcome = Outcome::completed(loss, to);
+        outcome.seconds = report.seconds + after_report;
+        asha.tell(id, outcome);
+    };
+    const double losses[] = {0.5, 0.2, 0.9, 0.4};
+    for (TrialId id = 0; id < 4; ++id) finish(id, 0, 1, losses[id], id == 0 ? 2.5 : 0.0);
+    REQUIRE(asha.ask().trial == 1);
+    REQUIRE(asha.ask().trial == 3);
+    finish(1, 1, 2, 0.1);
+    finish(3, 1, 2, 0.3);
+    REQUIRE(asha.ask().trial == 1);
+    (void)asha.take_decisions();
+    // Trial 4's unit at the mean pace (3 + 1 + 1 + 3) / 4 = 2 s and trial 1's 2 units at 1 s: 2 s.
+    CHECK(asha.ask().kind == Suggestion::Kind::Wait);
+    CHECK(asha.take_decisions().empty());
+}
+
 TEST_CASE("fill_idle_workers matches a brute-force check of every early promotion and every Wait") {
     // Random interleavings on 4 workers with a budget of new trials. Each early promotion by the
     // benefit of the doubt must have fewer losses ahead of it at its rung than the top 1/eta holds

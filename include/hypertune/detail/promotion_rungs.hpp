@@ -40,7 +40,10 @@
 //   left behind. It is recorded at no rung on the way, so it makes no other trial promotable and
 //   starts no cascade of work. A trial's pace is the seconds per unit of its latest run so far
 //   (IntermediateReport::seconds over the units that run trained: from 0 when it reports step 1
-//   again, a trainer that kept no checkpoint); one not measured yet is given the mean pace of
+//   again, a trainer that kept no checkpoint), and once that run has ended Outcome::seconds over
+//   them, which counts what the trainer did after its last report (saving its checkpoint: a trial
+//   paused at its first rung has reported once, and the save can take longer than the unit
+//   trained); one not measured yet is given the mean pace of
 //   those measured. Without any measure (reports without seconds), or when the mean measured pace
 //   is under 10 ms a unit (an objective for tests or overhead benchmarks, whose times the runner's
 //   own work and thread scheduling decide, not training: a millisecond and more under load or a
@@ -183,6 +186,14 @@ private:
     // Whether the fill counts seconds (reports measured paces worth comparing) or units.
     [[nodiscard]] bool timed() const noexcept {
         return paced_ > 0 && pace_sum_ / static_cast<double>(paced_) >= min_timed_pace;
+    }
+    // Its run took `seconds` (NaN: not measured) up to `step`: its pace, seconds per unit trained.
+    void measure_pace(TrialState& t, double seconds, Resource step) noexcept {
+        if (std::isnan(seconds) || seconds < 0 || step <= t.run_from) return;
+        const double pace = seconds / static_cast<double>(step - t.run_from);
+        pace_sum_ += std::isnan(t.pace) ? pace : pace - t.pace;
+        if (std::isnan(t.pace)) ++paced_;
+        t.pace = pace;
     }
     // Trial `t`'s seconds per unit: its own measure, else the mean of those measured; 1 when the
     // fill counts units.

@@ -42,6 +42,15 @@
 
 namespace hypertune::detail {
 
+/// The seconds since trial `record`'s open run segment started, at Unix time `now` (NaN: no open
+/// segment): IntermediateReport::seconds and, as the run ends, Outcome::seconds. The live run and
+/// the replay of its journal both compute it from the journaled times.
+[[nodiscard]] inline double open_run_seconds(const TrialRecord* record, double now) noexcept {
+    if (record == nullptr || record->segments.empty() || !std::isnan(record->segments.back().end))
+        return std::numeric_limits<double>::quiet_NaN();
+    return now - record->segments.back().start;
+}
+
 /// What the strategy is told of a report of trial `record` (null: unknown) at Unix time `now`: its
 /// loss, each objective's loss when the run has several, whether the constrained metrics it
 /// carries meet their bounds (NaN: not reported, counted as met), and the seconds since its run
@@ -54,8 +63,7 @@ namespace hypertune::detail {
                                                             const std::vector<std::string>& names,
                                                             const std::vector<double>& values) {
     IntermediateReport r{loss};
-    if (record != nullptr && !record->segments.empty() && std::isnan(record->segments.back().end))
-        r.seconds = now - record->segments.back().start;
+    r.seconds = open_run_seconds(record, now);
     if (values.empty()) return r;
     if (objectives.size() > 1) r.losses = objective_losses(objectives, values);
     for (const Constraint& c : constraints)
@@ -283,6 +291,7 @@ struct Replayed {
             if (e->status != TrialStatus::Failed && !out.state.setup().constraints.empty())
                 outcome.violations =
                     constraint_violations(out.state.setup().constraints, out.state.metric_names(), e->values);
+            outcome.seconds = open_run_seconds(out.state.has(e->trial) ? &out.state.record(e->trial) : nullptr, e->time);
             strategy.tell(e->trial, outcome);
         }
         try {

@@ -1094,6 +1094,7 @@ private:
                                    : a.stopped ? TrialStatus::Stopped
                                                : TrialStatus::Completed;
         if (a.failed) a.values.clear();
+        const double run_seconds = open_run_seconds(&state_.record(id), t1);  // before the event closes the run
         emit(TrialEnded{t1, id, status, a.failed ? std::nan("") : a.value, resource, a.failed ? valid_utf8(a.failure) : "",
                         a.retries, a.values, a.waited_seconds});
         Outcome outcome = a.failed    ? Outcome::failed(resource)
@@ -1103,6 +1104,7 @@ private:
         outcome.feasible = state_.record(id).feasible;
         if (!a.failed && !options_.constraints.empty())
             outcome.violations = constraint_violations(options_.constraints, metric_names_, a.values);
+        outcome.seconds = run_seconds;
         if (a.ignored_stop_at > 0 && !warned_ignored_stop_) {
             warned_ignored_stop_ = true;
             warn(fmt::format("trial {} went on to step {} after {} told it to stop at step {}: check "

@@ -168,12 +168,7 @@ HYPERTUNE_INLINE Decision PromotionRungs::report(TrialId id, Resource step, cons
         if (step <= t.run_from) t.run_from = t.run_step = 0;
     }
     t.run_step = std::max(t.run_step, step);
-    if (!std::isnan(report.seconds) && report.seconds >= 0 && step > t.run_from) {
-        const double pace = report.seconds / static_cast<double>(step - t.run_from);
-        pace_sum_ += std::isnan(t.pace) ? pace : pace - t.pace;
-        if (std::isnan(t.pace)) ++paced_;
-        t.pace = pace;
-    }
+    measure_pace(t, report.seconds, step);
     if (step <= t.last_step) return Decision::Continue;
     t.last_step = step;
     if (step > max_resource_) {
@@ -190,6 +185,9 @@ HYPERTUNE_INLINE void PromotionRungs::finish(TrialId id, const Outcome& outcome,
     TrialState* found = trials_.find(id);
     if (found == nullptr || !found->running) return;
     TrialState& t = *found;
+    // The whole run's time, with what the trainer did after its last report (saving its
+    // checkpoint): the pace a promotion to max_resource will train at.
+    if (outcome.status != Outcome::Status::Failed) measure_pace(t, outcome.seconds, outcome.resource);
     t.running = false;
     running_[t.running_slot] = running_.back();  // swap-remove: the last one takes its place
     trials_.at(running_.back()).running_slot = t.running_slot;
