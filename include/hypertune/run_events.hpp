@@ -124,6 +124,10 @@ struct TrialEnded {
 struct RunWarned {
     double time = 0.0;
     std::string message;
+    /// Said by the session's end of the whole run as it ended (no trial trained in full, every
+    /// trial failed, the strategy's notes): a resumed session drops it, and its own end says again
+    /// what is still true, so that a run extended (max_jobs raised) does not keep what it made false.
+    bool of_run_end = false;
 };
 
 /// The run's warm start: the parents' best trials, and what the strategy learnt from, so that a

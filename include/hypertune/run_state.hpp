@@ -114,7 +114,10 @@ private:
     void on(const TrialDecided& e);
     void on(const TrialRetried& e);
     void on(const TrialEnded& e);
-    void on(const RunWarned& e) { setup_.warnings.push_back(e.message); }
+    void on(const RunWarned& e) {
+        if (e.of_run_end) run_end_warnings_.push_back(setup_.warnings.size());
+        setup_.warnings.push_back(e.message);
+    }
     void on(const RunWarmStarted& e);
     void on(const RunEnded& e);
 
@@ -196,6 +199,7 @@ private:
     std::array<std::size_t, 5> count_{};               // trials by TrialStatus
     std::optional<TrialId> best_;
     std::vector<std::string> metric_names_;  // what a trial's values are, in order
+    std::vector<std::size_t> run_end_warnings_;  // where in setup_.warnings, increasing (RunWarned::of_run_end)
     double last_time_ = 0.0, session_start_ = 0.0, wall_ = 0.0, worker_seconds_ = 0.0;
     std::size_t parallel_ = 1;  ///< the open session's max_parallel_jobs
     bool session_open_ = false;

@@ -589,6 +589,43 @@ TEST_CASE("a budget that ends before any trial trained in full says so: best() i
     for (const auto& w : enough.setup().warnings) CHECK_FALSE(w.starts_with("no trial trained"));
 }
 
+TEST_CASE("a run extended by a larger max_jobs drops what its earlier end said of the whole run") {
+    // The first session's end warns that no trial trained in full (2 trials at rungs); raised to
+    // 30 trials, the run trains some in full and ends without that warning, live and loaded, as a
+    // run of 30 from the start would. One whose trials all failed, resumed with the objective
+    // fixed, keeps no "all trials failed".
+    const auto trainer = checkpointed_trainer;
+    auto run = [&](std::size_t max_jobs, const std::string& journal, auto objective) {
+        return ht::Tuner(curve_space(), ht::ASHA({.min_resource = 1, .max_resource = 9}),
+                         {.max_jobs = max_jobs, .max_parallel_jobs = 1, .progress = ht::ProgressBar::Never,
+                          .journal = journal})
+            .fit(objective);
+    };
+    auto warned = [](const ht::Result& r, std::string_view start) {
+        return std::any_of(r.setup().warnings.begin(), r.setup().warnings.end(),
+                           [&](const std::string& w) { return w.starts_with(start); });
+    };
+    const auto path = fresh_journal("extended-warnings");
+    CHECK(warned(run(2, path, trainer), "no trial trained to max_resource = 9"));
+    const auto extended = run(30, path, trainer);
+    CHECK(extended.best().resource_used == 9);
+    CHECK_FALSE(warned(extended, "no trial trained"));
+    CHECK(extended.setup().warnings == ht::load_result(path).setup().warnings);
+    CHECK(extended.setup().warnings == run(30, "", trainer).setup().warnings);
+    // Attached again with the same budget, it says again what still holds, once.
+    CHECK(run(30, path, trainer).setup().warnings == extended.setup().warnings);
+
+    const auto failing = fresh_journal("extended-failures");
+    const auto failed = run(3, failing, [](const ht::Config&, ht::Trial&) -> double { throw std::runtime_error("typo"); });
+    CHECK(warned(failed, "all 3 trials failed; the first, trial 0: the objective threw: typo"));
+    const auto fixed = run(6, failing, trainer);
+    CHECK(fixed.count(ht::TrialStatus::Failed) == 3);
+    CHECK_FALSE(warned(fixed, "all "));
+    CHECK_FALSE(warned(ht::load_result(failing), "all "));
+    std::filesystem::remove(path);
+    std::filesystem::remove(failing);
+}
+
 TEST_CASE("every built-in scheduler's decisions pass the tuner's checks, whatever the trainer does") {
     // The tuner refuses a decision the trial's state does not allow (test_scheduler.cpp); the
     // built-in schedulers must never meet that refusal. Each scheduler, under trainers that fail,

@@ -655,10 +655,10 @@ private:
         }
         if (--active_workers_ == 0) {
             const double now = run_clock();
-            // What the run's end says of the whole run, once: a resumed run says it again of what an
-            // earlier session journaled (a finished run given more workers, the strategy's replayed notes).
+            // What the run's end says of the whole run, once (RunWarned::of_run_end): a resumed
+            // session dropped what the ends before it said, and says again what still holds.
             auto warn_once = [&](std::string text) {
-                if (!warned_before(text)) warn(std::move(text), now);
+                if (!warned_before(text)) emit(RunWarned{now, valid_utf8(text), true});
             };
             // The strategy's notes (its fallbacks) become warnings, in the journal too.
             for (const auto& note : strategy_.notes()) warn_once(fmt::format("{}: {}", strategy_name_, note));

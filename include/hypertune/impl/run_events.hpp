@@ -132,7 +132,9 @@ HYPERTUNE_INLINE JsonValue to_json(const RunEvent& event) {
             return j;
         }
         JsonValue operator()(const RunWarned& e) const {
-            return JsonValue::object({{"event", "warning"}, {"time", e.time}, {"message", e.message}});
+            JsonValue j = JsonValue::object({{"event", "warning"}, {"time", e.time}, {"message", e.message}});
+            if (e.of_run_end) j["of_run_end"] = true;
+            return j;
         }
         JsonValue operator()(const RunWarmStarted& e) const {
             JsonValue parents = JsonValue::array();
@@ -248,7 +250,7 @@ HYPERTUNE_INLINE RunEvent event_from_json(const JsonValue& e, const SearchSpace&
                 throw IoError(fmt::format("trial {}: waited {} out of range", ended.trial, ended.waited_seconds));
             return ended;
         }
-        if (kind == "warning") return RunWarned{time, e.at("message").as_string()};
+        if (kind == "warning") return RunWarned{time, e.at("message").as_string(), e.boolean_or("of_run_end", false)};
         if (kind == "warm_start") {
             RunWarmStarted w;
             w.time = time;

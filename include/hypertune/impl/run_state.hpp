@@ -78,6 +78,11 @@ HYPERTUNE_INLINE void RunState::on(const RunStarted& e) {
 
 HYPERTUNE_INLINE void RunState::on(const RunResumed& e) {
     close_session();
+    // What the last session's end said of the whole run may no longer hold once it goes on; this
+    // session's end says again what does.
+    for (auto it = run_end_warnings_.rbegin(); it != run_end_warnings_.rend(); ++it)
+        setup_.warnings.erase(setup_.warnings.begin() + static_cast<std::ptrdiff_t>(*it));
+    run_end_warnings_.clear();
     session_start_ = e.time;
     session_open_ = true;
     if (e.max_parallel_jobs > 0) {
