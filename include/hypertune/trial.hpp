@@ -5,7 +5,9 @@
 // may save a checkpoint so that a paused trial continues instead of starting over when promoted.
 // A Trial handed to an objective lives until the tuning run ends, so a late call from a thread the
 // objective left behind is a clear error (report) or a harmless answer (should_stop), never a
-// dangling access.
+// dangling access. The calls that write its state (reports, checkpoints, checkpoint_dir()) take
+// turns, so that the threads of a data-parallel trainer may make them: a step reported twice is
+// refused, never a race.
 //
 // The same Trial serves an objective run in process (by the Tuner) and one run by a group of MPI
 // ranks (hypertune::mpi::fit): there the Trial is a hypertune::mpi::GroupTrial, whose host passes
@@ -21,6 +23,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <mutex>
 #include <cmath>
 #include <limits>
 #include <optional>
@@ -297,10 +300,17 @@ private:
     // thread the objective left behind may call as the objective returns, and end() waits for such
     // a call, so that it either finds the trial returned and throws, or is done before the run reads
     // the trial (its checkpoint, its steps). Sequentially consistent: one of the two sees the other.
+    // Such calls take turns (writing_): two threads saving a checkpoint at once would write the
+    // same file, two reporting at once would both pass the check that steps increase. The run's
+    // own lock is taken inside (a report reaching the strategy), never the other way round.
     class Underway {
     public:
-        explicit Underway(const Trial& t) noexcept : t_(t) { t_.in_flight_.fetch_add(1); }
+        explicit Underway(const Trial& t) : t_(t) {
+            t_.in_flight_.fetch_add(1);
+            turn_ = std::unique_lock(t_.writing_);
+        }
         ~Underway() {
+            turn_.unlock();
             if (t_.in_flight_.fetch_sub(1) == 1 && t_.returned_.load()) t_.in_flight_.notify_all();
         }
         Underway(const Underway&) = delete;
@@ -309,6 +319,7 @@ private:
 
     private:
         const Trial& t_;
+        std::unique_lock<std::mutex> turn_;
     };
 
     // The objective returned: later calls must not reach the run (which may be gone by then), and
@@ -342,6 +353,7 @@ private:
     std::atomic<detail::TrialHost*> host_{nullptr};
     std::atomic<bool> returned_{false};
     mutable std::atomic<int> in_flight_{0};  // calls under way (Underway)
+    mutable std::mutex writing_;              // held by the call under way that writes (Underway)
     bool remote_ = false;  // reports are judged by the host only (the protected constructor)
     bool restarted_ = false;
     Resource restart_from_ = 0;

@@ -150,6 +150,42 @@ TEST_CASE("with a journal, a checkpoint is on disk when save_checkpoint returns,
     remove_run(journal);
 }
 
+TEST_CASE("the threads of a data-parallel trainer may save checkpoints and report at once: they take turns") {
+    // Four workers of one trial each save a checkpoint of every step, at the same time, to the one
+    // file of the trial (a write, an fsync and a rename each): none is lost to another's rename.
+    // Two of them report each step: one report counts, the other is refused, naming the step.
+    const auto journal = checkpoint_journal("threads");
+    std::atomic<int> refused{0};
+    auto objective = [&](const ht::Config& c, ht::Trial& t) {
+        for (ht::Resource step = 1; step <= 3; ++step) {
+            std::vector<std::thread> workers;
+            for (int w = 0; w < 4; ++w)
+                workers.emplace_back([&, w] {
+                    if (w < 2) try {
+                            t.report(step, checkpoint_loss(c, step));
+                        } catch (const ht::InvalidArgument& e) {
+                            CHECK(std::string(e.what()).find(fmt::format("reported step {} after step {} (steps must "
+                                                                         "increase)", step, step)) != std::string::npos);
+                            ++refused;
+                        }
+                    t.save_checkpoint(fmt::format("step {} worker {}", step, w), step);
+                });
+            for (auto& w : workers) w.join();
+            if (!t.failure().empty()) break;  // the refused report failed the trial
+        }
+        return checkpoint_loss(c, 3);
+    };
+    const auto result = ht::Tuner(checkpoint_space(), ht::RandomSearch({.max_resource = 3}),
+                                  checkpoint_options(journal, 2))
+                            .fit(objective);
+    CHECK(result.setup().stop_reason == "max_jobs reached");  // no checkpoint write stopped the run
+    CHECK(result.count(ht::TrialStatus::Failed) == 2);
+    CHECK(refused == 2);
+    for (const auto& t : result.trials())
+        CHECK(t.failure_reason == fmt::format("trial {}: reported step 1 after step 1 (steps must increase)", t.id));
+    remove_run(journal);
+}
+
 TEST_CASE("after a crash, the trial in flight continues from its last persisted checkpoint, and the run ends as an "
           "uninterrupted one") {
     const auto journal = checkpoint_journal("crash");
