@@ -83,6 +83,7 @@ TEST_CASE("promotion-type ASHA: trials pause at their rung, and the best of the 
     REQUIRE(paused.size() == 1);
     CHECK(paused[0].kind == Kind::Pause);
     CHECK(paused[0].rung == 1);
+    CHECK(paused[0].loss == 0.15);  // ranked as its peers are, on its report at the rung's resource
     // Trial 3 reports the best loss so far at rung 0: m = 4, q = 1, so it is promoted at once,
     // and trial 0 (second of four) still waits.
     asha.tell(3, Outcome::completed(0.1, 1));
@@ -90,6 +91,43 @@ TEST_CASE("promotion-type ASHA: trials pause at their rung, and the best of the 
     Suggestion q = asha.ask();
     CHECK(q.trial == 3);
     CHECK(q.resume_from == 1);
+}
+
+TEST_CASE("promotion-type ASHA: a trial that overran its rung is ranked on its report there, and resumes from "
+          "where it got to") {
+    // A trainer off by one trains a unit past each budget (and saves its checkpoint there): its
+    // later, lower loss is no peer's, and training that unit again from the rung would waste it.
+    for (const double first : {0.5, 0.1}) {
+        CAPTURE(first);
+        ASHA asha = promotion_asha();
+        asha.start(promotion_space(), {.seed = 1, .max_trials = 3});
+        for (TrialId id = 0; id < 3; ++id) REQUIRE(asha.ask().runs());
+        CHECK(asha.report(0, 1, first) == Decision::Continue);
+        CHECK(asha.report(0, 2, 0.05) == Decision::Stop);  // past its budget of 1
+        asha.tell(0, Outcome::stopped(0.05, 2));
+        for (TrialId id = 1; id < 3; ++id) {
+            CHECK(asha.report(id, 1, 0.1 + 0.2 * static_cast<double>(id)) == Decision::Continue);  // 0.3, 0.5
+            asha.tell(id, Outcome::completed(0.1 + 0.2 * static_cast<double>(id), 1));
+        }
+        const auto paused = asha.take_decisions();
+        REQUIRE(paused.size() == 3);
+        CHECK(paused[0].kind == Kind::Pause);
+        CHECK(paused[0].loss == first);
+        const Suggestion p = asha.ask();
+        REQUIRE(p.runs());
+        if (first == 0.5) {  // third of three on its report at 1 (its 0.05 at 2 would be first)
+            CHECK(p.trial == 1);
+            CHECK(p.resume_from == 1);
+        } else {  // first of three: it goes on from the unit it reached, 2, to rung 1 (3)
+            CHECK(p.trial == 0);
+            CHECK(p.resume_from == 2);
+            CHECK(p.budget == 3);
+            const auto promoted = asha.take_decisions();
+            REQUIRE(promoted.size() == 1);
+            CHECK(promoted[0].resource == 1);  // promoted from the rung at 1
+            CHECK(promoted[0].reason == "in the top 1/3 (1 of 3) at resource 1: resumes from 2 to 3");
+        }
+    }
 }
 
 TEST_CASE("promotion-type ASHA: failed trials and trials ended short of their rung are never promoted") {

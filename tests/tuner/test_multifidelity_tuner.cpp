@@ -589,6 +589,40 @@ TEST_CASE("a budget that ends before any trial trained in full says so: best() i
     for (const auto& w : enough.setup().warnings) CHECK_FALSE(w.starts_with("no trial trained"));
 }
 
+TEST_CASE("a trainer that trains a unit past each budget continues from its checkpoint, with or without a journal") {
+    // It saves after each unit and stops one unit late: its checkpoint is past the rung. A
+    // promotion resumes it from there (in memory the store keeps only the newest checkpoint: one
+    // past the rung used to be dropped, the trial trained again from scratch, and the warning said
+    // it had saved none).
+    for (const bool journaled : {false, true}) {
+        CAPTURE(journaled);
+        const auto path = journaled ? fresh_journal("overrun") : std::string();
+        std::atomic<int> promoted{0}, mismatched{0};
+        auto trainer = [&](const ht::Config& c, ht::Trial& trial) {
+            ht::Resource state = trial.checkpoint() ? std::stoll(*trial.checkpoint()) : 0;
+            if (trial.resumed_from() > 0) {
+                ++promoted;
+                if (state != trial.resumed_from()) ++mismatched;
+            }
+            double loss = 0.0;
+            for (ht::Resource r = state + 1;; ++r) {
+                trial.report(r, loss = loss_at(c, r));
+                trial.save_checkpoint(std::to_string(r));
+                if (trial.should_stop() || r > trial.budget()) break;  // one unit late
+            }
+            return loss;
+        };
+        const auto result = ht::Tuner(curve_space(), ht::ASHA({.min_resource = 1, .max_resource = 9}),
+                                      {.max_jobs = 12, .max_parallel_jobs = 2, .progress = ht::ProgressBar::Never,
+                                       .journal = path})
+                                .fit(trainer);
+        CHECK(promoted > 0);
+        CHECK(mismatched == 0);
+        for (const auto& w : result.setup().warnings) CHECK(w.find("saved no checkpoint") == std::string::npos);
+        if (journaled) std::filesystem::remove(path);
+    }
+}
+
 TEST_CASE("a run extended by a larger max_jobs drops what its earlier end said of the whole run") {
     // The first session's end warns that no trial trained in full (2 trials at rungs); raised to
     // 30 trials, the run trains some in full and ends without that warning, live and loaded, as a

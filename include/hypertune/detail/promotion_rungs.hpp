@@ -152,6 +152,9 @@ private:
         Resource run_step = 0;
         bool run_reported = false;
         double pace = std::numeric_limits<double>::quiet_NaN();
+        // Its latest run's report at its budget: what it is ranked on at the rung should the
+        // trainer overrun the budget (its loss after more units is no peer's).
+        std::optional<IntermediateReport> at_budget;
         Config config;
     };
 

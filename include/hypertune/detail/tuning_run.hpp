@@ -317,8 +317,13 @@ private:
                              trial.id(), step, trial.budget(), strategy_name_,
                              d == Decision::Continue ? "let it go on" : "told it to stop",
                              // The rule, not this trial's end, which is not known yet (it may still fail).
-                             d == Decision::Continue ? "" : "; a trial stopped past its budget trained in full and "
-                                                            "ends Completed, not stopped early, unless it fails"),
+                             d == Decision::Continue ? ""
+                             : strategy_.get().resumes_trials()
+                                 ? "; a trial stopped past its budget trained in full: it is not stopped early, and "
+                                   "a scheduler that pauses trials at rungs pauses it there, ranked on its report "
+                                   "at the rung"
+                                 : "; a trial stopped past its budget trained in full and ends Completed, not "
+                                   "stopped early, unless it fails"),
                  now);
         }
         return d;

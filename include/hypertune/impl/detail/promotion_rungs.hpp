@@ -35,6 +35,7 @@ HYPERTUNE_INLINE void PromotionRungs::run_towards(TrialId id, TrialState& t) {
     t.running = true;
     t.run_from = t.run_step = t.last_step;
     t.run_reported = false;
+    t.at_budget.reset();
     t.running_slot = running_.size();
     running_.push_back(id);
     auto& ladder = ladders_[t.bracket];
@@ -147,13 +148,16 @@ HYPERTUNE_INLINE Resumption PromotionRungs::resume(std::size_t b, std::size_t k,
     Rung& rung = ladders_[b][k];
     rung.waiting.erase({value, id});
     TrialState& t = trials_.at(id);
-    const Resource from = rung.resource;
     t.rung = to.value_or(k + 1);
     t.budget = budget_at(b, t.rung);
-    t.last_step = std::max(t.last_step, from);  // it reached the rung, reported or not
+    t.last_step = std::max(t.last_step, rung.resource);  // it reached the rung, reported or not
+    // A trainer that overran its rung's budget continues from where it got to (its checkpoint is
+    // there), unless it got as far as this promotion takes it: then from the rung, as judged.
+    const Resource from = t.last_step < t.budget ? t.last_step : rung.resource;
+    t.last_step = from;
     run_towards(id, t);
-    out.push_back(DecisionRecord{id, DecisionRecord::Kind::Promote, labels_[b], static_cast<int>(k), from, value,
-                                 rung.ranking.cutoff(), rung.ranking.size(),
+    out.push_back(DecisionRecord{id, DecisionRecord::Kind::Promote, labels_[b], static_cast<int>(k), rung.resource,
+                                 value, rung.ranking.cutoff(), rung.ranking.size(),
                                  str_cat({why, ": resumes from ", from, " to ", t.budget})});
     return Resumption{id, t.config, from, t.budget};
 }
@@ -171,6 +175,7 @@ HYPERTUNE_INLINE Decision PromotionRungs::report(TrialId id, Resource step, cons
     measure_pace(t, report.seconds, step);
     if (step <= t.last_step) return Decision::Continue;
     t.last_step = step;
+    if (step == t.budget) t.at_budget = report;
     if (step > max_resource_) {
         out.push_back(DecisionRecord{id, DecisionRecord::Kind::Stop, labels_[t.bracket], static_cast<int>(t.rung),
                                      step, report.loss, std::numeric_limits<double>::quiet_NaN(), 0,
@@ -202,12 +207,17 @@ HYPERTUNE_INLINE void PromotionRungs::finish(TrialId id, const Outcome& outcome,
         return;
     }
     Rung& rung = ladder[t.rung];
-    const double value = rank_value(outcome.loss);
-    rung.ranking.record(id, IntermediateReport{outcome.loss, outcome.losses, outcome.feasible});
+    // Ranked as its peers are, at the rung's resource: on its report there when it went past it.
+    const IntermediateReport judged = outcome.resource > t.budget && t.at_budget
+                                          ? std::move(*t.at_budget)
+                                          : IntermediateReport{outcome.loss, outcome.losses, outcome.feasible};
+    t.at_budget.reset();
+    const double value = rank_value(judged.loss);
+    rung.ranking.record(id, judged);
     rung.waiting.emplace(value, id);
     t.loss = value;
     out.push_back(DecisionRecord{
-        id, DecisionRecord::Kind::Pause, labels_[t.bracket], static_cast<int>(t.rung), rung.resource, outcome.loss,
+        id, DecisionRecord::Kind::Pause, labels_[t.bracket], static_cast<int>(t.rung), rung.resource, judged.loss,
         std::numeric_limits<double>::quiet_NaN(), rung.ranking.size(),
         str_cat({"until it ranks in the top 1/", eta_, " here"})});
 }
