@@ -52,8 +52,10 @@
 //   trees in bench/data), so counting units would let a slow fill outlast the run, and leave fast
 //   ones unused.
 // No new trial is started for either.
-// A report past the trial's budget gets Stop (the trainer overran its rung; its loss still counts
-// at the rung through its outcome), past max_resource a Stop record. A failed trial, or one that
+// A report past the trial's budget gets Stop (the trainer overran its rung; it still counts at the
+// rung, ranked on its report at the rung's resource as its peers are, or on its outcome when it
+// made none there, and a promotion resumes it from where it got to, where its checkpoint is), past
+// max_resource a Stop record. A failed trial, or one that
 // ended short of its budget (the run stopping), leaves the rungs: it is never promoted. A NaN loss
 // ranks worst. Each rung keeps every recorded loss in a SplitHeap (the cut-off in O(1)) and its
 // paused trials in an ordered set (the best in O(1)), so recording and promoting cost O(log m) and
