@@ -172,6 +172,12 @@ protected:
         c.decisions = &sink();
         return c;
     }
+    /// A wrapper calls this before it hands `inner` (started with context_for_inner()) a call that
+    /// may decide: a copy or move of the wrapper copied the inner scheduler's way to the sink of
+    /// the wrapper it came from, which may be gone.
+    void route_decisions_here(Scheduler& inner) noexcept {
+        if (inner.started_) inner.ctx_.decisions = &sink();
+    }
 
 private:
     // Throws StrategyError when `call` comes before start(), or names a trial never handed out.

@@ -305,12 +305,10 @@ private:
     // own lock is taken inside (a report reaching the strategy), never the other way round.
     class Underway {
     public:
-        explicit Underway(const Trial& t) : t_(t) {
-            t_.in_flight_.fetch_add(1);
-            turn_ = std::unique_lock(t_.writing_);
-        }
+        // Its turn first: a call still waiting for it is not under way yet (end() need not wait for
+        // it; it finds the trial returned when its turn comes).
+        explicit Underway(const Trial& t) : t_(t), turn_(t.writing_) { t_.in_flight_.fetch_add(1); }
         ~Underway() {
-            turn_.unlock();
             if (t_.in_flight_.fetch_sub(1) == 1 && t_.returned_.load()) t_.in_flight_.notify_all();
         }
         Underway(const Underway&) = delete;
@@ -319,7 +317,7 @@ private:
 
     private:
         const Trial& t_;
-        std::unique_lock<std::mutex> turn_;
+        std::lock_guard<std::mutex> turn_;
     };
 
     // The objective returned: later calls must not reach the run (which may be gone by then), and

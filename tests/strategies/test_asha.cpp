@@ -5,6 +5,7 @@
 #include <hypertune/detail/split_heap.hpp>
 #include <hypertune/strategies/asha.hpp>
 #include <hypertune/strategies/hyperband.hpp>
+#include <hypertune/strategies/median_stopping.hpp>
 
 #include <doctest/doctest.h>
 
@@ -13,6 +14,7 @@
 #include <cstdint>
 #include <iterator>
 #include <map>
+#include <memory>
 #include <random>
 #include <stdexcept>
 #include <vector>
@@ -421,7 +423,33 @@ TEST_CASE("A copy of ASHA or Hyperband holds rungs of its own, and one moved fro
         CHECK(moved_to.report(2, 3, 0.1) == Decision::Continue);
         copy = moved_to;  // the one moved from takes a value again, and runs on
         CHECK(copy.ask().runs());
+        auto& same = copy;
+        copy = std::move(same);  // a self-move keeps its schedule
+        CHECK(copy.ask().runs());
     };
     check(ASHA({.min_resource = 1, .max_resource = 27, .reduction_factor = 3, .type = HalvingType::Stop}));
     check(Hyperband({.min_resource = 1, .max_resource = 27, .eta = 3, .type = HalvingType::Stop, .brackets = 1}));
+}
+
+TEST_CASE("a copy of a started MedianStopping records its inner scheduler's decisions, not the original's") {
+    // The inner scheduler was started with the wrapper's sink: a copy must not send to the
+    // original (which may be gone by then).
+    MedianStopping<ASHA> original(
+        ASHA({.min_resource = 1, .max_resource = 27, .reduction_factor = 3, .type = HalvingType::Stop}));
+    original.start(asha_space(), {.seed = 5});
+    for (int k = 0; k < 3; ++k) REQUIRE(original.ask().runs());
+    (void)original.report(0, 1, 1.0);
+    (void)original.report(1, 1, 2.0);
+    (void)original.take_decisions();
+    {
+        auto copy = std::make_unique<MedianStopping<ASHA>>(original);
+        CHECK(copy->report(2, 1, 3.0) == Decision::Stop);  // ASHA's rung: the worst of {1, 2, 3}
+        const auto records = copy->take_decisions();
+        REQUIRE(records.size() == 1);
+        CHECK(records[0].kind == Kind::Stop);
+        CHECK(records[0].trial == 2);
+        CHECK(original.take_decisions().empty());
+    }
+    CHECK(original.report(2, 1, 0.5) == Decision::Continue);  // its own rung, untouched by the copy
+    CHECK(original.take_decisions().size() == 1);
 }

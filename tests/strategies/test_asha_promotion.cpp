@@ -97,14 +97,16 @@ TEST_CASE("promotion-type ASHA: a trial that overran its rung is ranked on its r
           "where it got to") {
     // A trainer off by one trains a unit past each budget (and saves its checkpoint there): its
     // later, lower loss is no peer's, and training that unit again from the rung would waste it.
-    for (const double first : {0.5, 0.1}) {
+    // One that overran past the next rung (3) goes on to the rung after it (9).
+    for (const auto& [first, reached] : {std::pair{0.5, Resource{2}}, {0.1, 2}, {0.1, 4}}) {
         CAPTURE(first);
+        CAPTURE(reached);
         ASHA asha = promotion_asha();
         asha.start(promotion_space(), {.seed = 1, .max_trials = 3});
         for (TrialId id = 0; id < 3; ++id) REQUIRE(asha.ask().runs());
         CHECK(asha.report(0, 1, first) == Decision::Continue);
-        CHECK(asha.report(0, 2, 0.05) == Decision::Stop);  // past its budget of 1
-        asha.tell(0, Outcome::stopped(0.05, 2));
+        CHECK(asha.report(0, reached, 0.05) == Decision::Stop);  // past its budget of 1
+        asha.tell(0, Outcome::stopped(0.05, reached));
         for (TrialId id = 1; id < 3; ++id) {
             CHECK(asha.report(id, 1, 0.1 + 0.2 * static_cast<double>(id)) == Decision::Continue);  // 0.3, 0.5
             asha.tell(id, Outcome::completed(0.1 + 0.2 * static_cast<double>(id), 1));
@@ -118,14 +120,16 @@ TEST_CASE("promotion-type ASHA: a trial that overran its rung is ranked on its r
         if (first == 0.5) {  // third of three on its report at 1 (its 0.05 at 2 would be first)
             CHECK(p.trial == 1);
             CHECK(p.resume_from == 1);
-        } else {  // first of three: it goes on from the unit it reached, 2, to rung 1 (3)
+        } else {  // first of three: it goes on from the unit it reached to the next rung beyond it
             CHECK(p.trial == 0);
-            CHECK(p.resume_from == 2);
-            CHECK(p.budget == 3);
+            CHECK(p.resume_from == reached);
+            CHECK(p.budget == (reached < 3 ? 3 : 9));
             const auto promoted = asha.take_decisions();
             REQUIRE(promoted.size() == 1);
             CHECK(promoted[0].resource == 1);  // promoted from the rung at 1
-            CHECK(promoted[0].reason == "in the top 1/3 (1 of 3) at resource 1: resumes from 2 to 3");
+            CHECK(promoted[0].reason == (reached < 3 ? "in the top 1/3 (1 of 3) at resource 1: resumes from 2 to 3"
+                                                     : "in the top 1/3 (1 of 3) at resource 1: resumes from 4 to 9 (it "
+                                                       "trained past 3 already)"));
         }
     }
 }

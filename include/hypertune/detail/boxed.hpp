@@ -19,11 +19,11 @@ public:
     // value would: moves allocate (and may throw).
     Boxed(Boxed&& other) : value_(std::make_unique<T>(std::move(*other.value_))) {}
     Boxed& operator=(const Boxed& other) {
-        *value_ = *other.value_;
+        if (this != &other) *value_ = *other.value_;
         return *this;
     }
     Boxed& operator=(Boxed&& other) {
-        *value_ = std::move(*other.value_);
+        if (this != &other) *value_ = std::move(*other.value_);  // a self-move would empty the value
         return *this;
     }
     ~Boxed() = default;

@@ -95,13 +95,13 @@ protected:
     }
 
     // The inner scheduler hands out the trials: it keeps the same ids and budget as ours.
-    [[nodiscard]] Suggestion next(const TrialBudget&) override { return inner_.ask(); }
-    void on_max_trials(std::size_t max_trials) override { inner_.set_max_trials(max_trials); }
+    [[nodiscard]] Suggestion next(const TrialBudget&) override { return deciding_inner().ask(); }
+    void on_max_trials(std::size_t max_trials) override { deciding_inner().set_max_trials(max_trials); }
 
     // The whole report goes to the inner scheduler (its seconds too); the median rule reads the loss.
     [[nodiscard]] Decision on_report_losses(TrialId id, Resource step, const IntermediateReport& report) override {
         const double loss = report.loss;
-        const Decision inner_decision = inner_.report(id, step, report);
+        const Decision inner_decision = deciding_inner().report(id, step, report);
         TrialState& t = trials_[id];
         if (t.stopped) return Decision::Stop;
         if (step <= t.last_step || std::isnan(loss)) return inner_decision;
@@ -129,11 +129,18 @@ protected:
     }
 
     void on_tell(TrialId id, const Outcome& outcome) override {
-        inner_.tell(id, outcome);
+        deciding_inner().tell(id, outcome);
         trials_.erase(id);
     }
 
 private:
+    // The inner scheduler, its decisions routed to this one's sink (a copy of a started
+    // MedianStopping must not record them in the one it was copied from).
+    S& deciding_inner() noexcept {
+        route_decisions_here(inner_);
+        return inner_;
+    }
+
     struct TrialState {
         Resource last_step = 0;
         double sum = 0;

@@ -149,16 +149,21 @@ HYPERTUNE_INLINE Resumption PromotionRungs::resume(std::size_t b, std::size_t k,
     rung.waiting.erase({value, id});
     TrialState& t = trials_.at(id);
     t.rung = to.value_or(k + 1);
-    t.budget = budget_at(b, t.rung);
     t.last_step = std::max(t.last_step, rung.resource);  // it reached the rung, reported or not
     // A trainer that overran its rung's budget continues from where it got to (its checkpoint is
-    // there), unless it got as far as this promotion takes it: then from the rung, as judged.
+    // there); one that got past the next rung goes on to the first rung beyond it, unjudged at
+    // those it overran (training them again from the rung would waste what it trained).
+    const std::size_t next = t.rung;
+    while (t.rung < ladders_[b].size() && budget_at(b, t.rung) <= t.last_step) ++t.rung;
+    t.budget = budget_at(b, t.rung);
     const Resource from = t.last_step < t.budget ? t.last_step : rung.resource;
     t.last_step = from;
     run_towards(id, t);
-    out.push_back(DecisionRecord{id, DecisionRecord::Kind::Promote, labels_[b], static_cast<int>(k), rung.resource,
-                                 value, rung.ranking.cutoff(), rung.ranking.size(),
-                                 str_cat({why, ": resumes from ", from, " to ", t.budget})});
+    out.push_back(DecisionRecord{
+        id, DecisionRecord::Kind::Promote, labels_[b], static_cast<int>(k), rung.resource, value,
+        rung.ranking.cutoff(), rung.ranking.size(),
+        str_cat({why, ": resumes from ", from, " to ", t.budget,
+                 t.rung > next ? str_cat({" (it trained past ", budget_at(b, next), " already)"}) : std::string()})});
     return Resumption{id, t.config, from, t.budget};
 }
 

@@ -33,7 +33,12 @@ HYPERTUNE_INLINE ASHA::ASHA(AshaOptions options, AnySampler sampler)
 HYPERTUNE_INLINE ASHA::ASHA(const ASHA&) = default;
 HYPERTUNE_INLINE ASHA::ASHA(ASHA&&) = default;
 HYPERTUNE_INLINE ASHA& ASHA::operator=(const ASHA&) = default;
-HYPERTUNE_INLINE ASHA& ASHA::operator=(ASHA&&) = default;
+// A copy: the defaulted move would leave a self-moved ASHA without its schedule (its vectors
+// moved into themselves), and a move-assigned scheduler is rare enough not to need the speed.
+HYPERTUNE_INLINE ASHA& ASHA::operator=(ASHA&& other) {
+    if (this != &other) *this = static_cast<const ASHA&>(other);
+    return *this;
+}
 HYPERTUNE_INLINE ASHA::~ASHA() = default;
 
 HYPERTUNE_INLINE Settings ASHA::settings() const {

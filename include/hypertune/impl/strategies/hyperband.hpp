@@ -123,7 +123,12 @@ HYPERTUNE_INLINE Settings Hyperband::settings() const {
 HYPERTUNE_INLINE Hyperband::Hyperband(const Hyperband&) = default;
 HYPERTUNE_INLINE Hyperband::Hyperband(Hyperband&&) = default;
 HYPERTUNE_INLINE Hyperband& Hyperband::operator=(const Hyperband&) = default;
-HYPERTUNE_INLINE Hyperband& Hyperband::operator=(Hyperband&&) = default;
+// A copy: the defaulted move would leave a self-moved Hyperband without its schedule (its vectors
+// moved into themselves), and a move-assigned scheduler is rare enough not to need the speed.
+HYPERTUNE_INLINE Hyperband& Hyperband::operator=(Hyperband&& other) {
+    if (this != &other) *this = static_cast<const Hyperband&>(other);
+    return *this;
+}
 HYPERTUNE_INLINE Hyperband::~Hyperband() = default;
 
 HYPERTUNE_INLINE void Hyperband::on_start() {
