@@ -62,6 +62,9 @@ public:
     virtual void start(const SearchSpace& space, const SamplerContext& ctx) = 0;
     /// The configuration of new trial `id`; empty when the sampler has none left (a finished grid).
     [[nodiscard]] virtual std::optional<Config> sample(TrialId id) = 0;
+    /// The run's budget of new trials changed after start() (a resumed run raised max_jobs):
+    /// what the sampler planned or said of it may be out of date.
+    virtual void on_max_trials(std::size_t /*max_trials*/) {}
 
     /// A trial reported `loss` after `step` resource units.
     virtual void on_report(TrialId /*id*/, Resource /*step*/, double /*loss*/) {}

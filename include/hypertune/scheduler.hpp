@@ -112,6 +112,7 @@ public:
     /// goes on with the larger budget.
     void set_max_trials(std::size_t max_trials) {
         ctx_.max_trials = max_trials;
+        if (sampler_) sampler_->on_max_trials(max_trials);
         on_max_trials(max_trials);
     }
     /// The sampler (empty for a scheduler that wraps another).

@@ -91,6 +91,16 @@ TEST_CASE("GridSearch: enumerates the grid once, in order, then is done") {
     CHECK(limited.notes() == std::vector<std::string>{"the grid has 9 points and the budget runs the first 4 of them, "
                                                       "in order: 'depth' takes 2 of its 3 values; raise max_jobs to 9 "
                                                       "or give fewer points"});
+    // A budget raised later (a resumed run given a larger max_jobs) words it again, or drops it.
+    limited.set_max_trials(7);
+    CHECK(limited.notes() == std::vector<std::string>{"the grid has 9 points and the budget runs the first 7 of them, "
+                                                      "in order: 'depth' takes 3 of its 3 values; raise max_jobs to 9 "
+                                                      "or give fewer points"});
+    limited.set_max_trials(9);
+    CHECK(limited.notes().empty());
+    int more = 0;
+    while (limited.ask().runs()) ++more;
+    CHECK(more == 5);
 }
 
 TEST_CASE("GridSearch refuses a continuous parameter without a number of points") {

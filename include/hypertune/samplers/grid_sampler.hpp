@@ -33,6 +33,8 @@ public:
     HYPERTUNE_INLINE void start(const SearchSpace& space, const SamplerContext&) override;
 
     [[nodiscard]] HYPERTUNE_INLINE std::optional<Config> sample(TrialId id) override;
+    /// A raised budget: the note on a grid larger than the budget is worded again.
+    void on_max_trials(std::size_t max_trials) override { note_budget(max_trials); }
 
     /// The number of grid points (known after start()).
     [[nodiscard]] std::uint64_t size() const noexcept { return size_; }
@@ -48,6 +50,9 @@ private:
     std::vector<std::vector<Value>> axes_;  // each tuned parameter's values, worked out once
     std::uint64_t size_ = 0;
     std::vector<Note> notes_;
+
+    // notes_: a note when `max_trials` (0: no limit) runs only the first points of the grid.
+    HYPERTUNE_INLINE void note_budget(std::size_t max_trials);
 };
 
 }  // namespace hypertune

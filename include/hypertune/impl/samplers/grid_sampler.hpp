@@ -31,16 +31,20 @@ HYPERTUNE_INLINE void GridSampler::start(const SearchSpace& space, const Sampler
             throw InvalidArgument("GridSearch: the grid has more than 2^64 points");
         size_ *= n;
     }
+    note_budget(ctx.max_trials);
+}
+
+HYPERTUNE_INLINE void GridSampler::note_budget(std::size_t max_trials) {
     // A budget under the grid's size runs its first points only, in mixed-radix order: the first
     // parameters barely move. Said once, so a cut grid is not taken for a searched one.
     notes_.clear();
-    if (ctx.max_trials > 0 && ctx.max_trials < size_ && !shape_.empty()) {
+    if (max_trials > 0 && max_trials < size_ && !shape_.empty()) {
         const std::uint64_t rest = size_ / shape_.front();  // the points per value of the first parameter
-        const std::uint64_t reached = (ctx.max_trials + rest - 1) / rest;
+        const std::uint64_t reached = (max_trials + rest - 1) / rest;
         notes_.push_back({std::nullopt, fmt::format("the grid has {} points and the budget runs the first {} of them, in "
                                                     "order: '{}' takes {} of its {} values; raise max_jobs to {} or "
                                                     "give fewer points",
-                                                    size_, ctx.max_trials, space.parameter(space.tuned_index(0)).name,
+                                                    size_, max_trials, space_.parameter(space_.tuned_index(0)).name,
                                                     reached, shape_.front(), size_)});
     }
 }
