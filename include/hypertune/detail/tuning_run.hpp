@@ -421,7 +421,9 @@ private:
 
     // Text that may carry an exception's bytes (a warning, a failure, the run's end) is recorded as
     // the journal writes it, valid UTF-8, so that the live result and load_result's agree.
-    void warn(std::string message, double time) { emit(RunWarned{time, valid_utf8(message)}); }
+    void warn(std::string message, double time, bool of_run_end = false) {
+        emit(RunWarned{time, valid_utf8(message), of_run_end});
+    }
     // "trial 7: <reason>", whether or not the reason begins so already.
     [[nodiscard]] static std::string with_trial_prefix(TrialId id, const std::string& reason) {
         const std::string prefix = fmt::format("trial {}: ", id);
@@ -663,7 +665,7 @@ private:
             // What the run's end says of the whole run, once (RunWarned::of_run_end): a resumed
             // session dropped what the ends before it said, and says again what still holds.
             auto warn_once = [&](std::string text) {
-                if (!warned_before(text)) emit(RunWarned{now, valid_utf8(text), true});
+                if (!warned_before(text)) warn(std::move(text), now, true);
             };
             // The strategy's notes (its fallbacks) become warnings, in the journal too.
             for (const auto& note : strategy_.notes()) warn_once(fmt::format("{}: {}", strategy_name_, note));
