@@ -8,11 +8,14 @@
 // the network again with other configurations, a fourth and fifth, and a sixth and seventh; 81
 // configurations x 30 units each) replayed on a simulated cluster
 // (bench/simulator.hpp: P workers, a simulated clock, no training and no sleeping).
-//   harness_recorded [data_dir=bench/data] [orders=20] [--unit-time]
+//   harness_recorded [data_dir=bench/data] [orders=20] [--unit-time] [--setup-units=N]
 //
 // --unit-time: every unit takes 1 simulated second, whatever its configuration's measured time
 // (the time model of a replay that counts in units; the utilisation columns then say how well the
 // schedule packs units, not how it copes with slow and fast configurations).
+// --setup-units=N: every run, a new trial's and a resumed one's, spends N median units of the set
+// (N x the median seconds per unit) before its first unit, as a trainer that starts a process and
+// loads its data does (0 by default: runs start training at once).
 // For each of `orders` sampling orders (seeded permutations of the 81 recorded configurations), new
 // trial k of every scheduler gets configuration order[k] (RecordedSampler) and its recorded curve:
 // the loss after unit r is 1 - metric after unit r, and a unit takes the configuration's measured
@@ -73,6 +76,7 @@
 #include <numeric>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace ht = hypertune;
@@ -201,7 +205,7 @@ struct Row {
 
 // Runs every contender on one recorded set and prints its table; returns the contract breaches seen.
 std::vector<std::string> run_task(const Task& task, const std::filesystem::path& dir, std::uint64_t orders,
-                                  bool unit_time) {
+                                  bool unit_time, double setup_units) {
     auto curves = ht::bench::read_curves(dir / task.file, task.space, task.metric);
     if (task.best_so_far)
         for (auto& v : curves.values)
@@ -220,7 +224,11 @@ std::vector<std::string> run_task(const Task& task, const std::filesystem::path&
     }
     const double best = *std::max_element(final.begin(), final.end());
     const auto near_best = std::count_if(final.begin(), final.end(), [&](double v) { return v >= best - tolerance; });
+    const double setup_seconds = setup_units * median(unit_seconds);
     fmt::print("## {}\n\n", task.title);
+    if (setup_units > 0)
+        fmt::print("Every run starts with a set-up of {} median units ({:.3g} simulated seconds).\n\n", setup_units,
+                   setup_seconds);
     fmt::print("{}: {} configurations x {} units. Final {}: best {:.4f}, median {:.4f}; {} of {} within {} of the "
                "best. Simulated seconds per unit: median {:.3f}, range {:.3f}..{:.3f}.\n",
                task.file, n, R, task.metric, best, median(final), near_best, n, tolerance, median(unit_seconds),
@@ -280,7 +288,8 @@ std::vector<std::string> run_task(const Task& task, const std::filesystem::path&
                 auto strategy = all[c].make(R, ht::bench::RecordedSampler(configs, order));
                 const auto r = ht::bench::simulate(
                     strategy, task.space, problem,
-                    {.workers = worker_counts[p], .max_resource = R, .max_trials = n, .budget = 0, .seed = o});
+                    {.workers = worker_counts[p], .max_resource = R, .max_trials = n, .budget = 0, .seed = o,
+                     .setup_seconds = setup_seconds});
                 const auto where = fmt::format("{}, {}, order {}, P = {}", task.file, all[c].name, o, worker_counts[p]);
                 for (const auto& a : r.anomalies) anomalies.insert(fmt::format("{}: {}", where, a));
                 if (!r.retired) anomalies.insert(fmt::format("{}: did not answer Done to every worker", where));
@@ -306,7 +315,7 @@ std::vector<std::string> run_task(const Task& task, const std::filesystem::path&
                 auto again = all[c].make(R, ht::bench::RecordedSampler(configs, order));
                 const auto s = ht::bench::simulate(again, task.space, problem,
                                                    {.workers = 4, .max_resource = R, .max_trials = n, .budget = 0,
-                                                    .seed = o, .checkpoints = false});
+                                                    .seed = o, .checkpoints = false, .setup_seconds = setup_seconds});
                 for (const auto& a : s.anomalies) anomalies.insert(fmt::format("{}, no checkpoints: {}", where, a));
                 row.spent_from_scratch.push_back(static_cast<double>(s.spent));
                 row.reached_from_scratch += static_cast<std::size_t>(1.0 - s.best() >= reference - tolerance - 1e-12);
@@ -352,12 +361,23 @@ int main(int argc, char** argv) try {
     const auto flag = std::find(args.begin(), args.end(), "--unit-time");
     const bool unit_time = flag != args.end();
     if (unit_time) args.erase(flag);
+    double setup_units = 0.0;
+    bool bad_setup = false;
+    if (const auto setup = std::find_if(args.begin(), args.end(),
+                                        [](const std::string& a) { return a.rfind("--setup-units=", 0) == 0; });
+        setup != args.end()) {
+        const std::string value = setup->substr(std::string_view("--setup-units=").size());
+        char* end = nullptr;
+        setup_units = std::strtod(value.c_str(), &end);
+        bad_setup = value.empty() || *end != '\0' || !(setup_units >= 0) || !std::isfinite(setup_units);
+        args.erase(setup);
+    }
     const std::filesystem::path dir = !args.empty() ? std::filesystem::path(args[0]) : HYPERTUNE_BENCH_DATA_DIR;
     const std::uint64_t orders = args.size() > 1 ? std::strtoull(args[1].c_str(), nullptr, 10) : 20;
     const bool unknown_flag =
         std::any_of(args.begin(), args.end(), [](const std::string& a) { return a.rfind("--", 0) == 0; });
-    if (orders == 0 || args.size() > 2 || unknown_flag) {
-        fmt::print(stderr, "usage: harness_recorded [data_dir] [orders>=1] [--unit-time]\n");
+    if (orders == 0 || args.size() > 2 || unknown_flag || bad_setup) {
+        fmt::print(stderr, "usage: harness_recorded [data_dir] [orders>=1] [--unit-time] [--setup-units=N>=0]\n");
         return 2;
     }
     const std::vector<Task> tasks = {
@@ -406,7 +426,7 @@ int main(int argc, char** argv) try {
                        task.file, dir.string());
             continue;
         }
-        for (auto& a : run_task(task, dir, orders, unit_time)) anomalies.push_back(std::move(a));
+        for (auto& a : run_task(task, dir, orders, unit_time, setup_units)) anomalies.push_back(std::move(a));
     }
     if (!anomalies.empty()) {
         constexpr std::size_t shown = 40;

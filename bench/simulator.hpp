@@ -158,6 +158,9 @@ struct SimOptions {
     /// A resumed trial continues after resume_from (its trainer kept a checkpoint); false: it
     /// trains again from unit 1 and reports every step again, as a trainer that keeps none does.
     bool checkpoints = true;
+    /// Simulated seconds every run (a new trial's or a resumed one's) spends before its first unit:
+    /// starting the trainer, loading data, building the model. Counted as busy time, not as units.
+    double setup_seconds = 0.0;
 };
 
 /// The best final value improved: at this resource spent and simulated time.
@@ -263,6 +266,7 @@ private:
         Resource step = 0;
         Resource budget = 0;
         double started = 0.0;
+        Resource from = 0;  // the step its run started after: the first unit carries the set-up
     };
     struct TrialState {
         Config config;
@@ -299,7 +303,9 @@ private:
     }
 
     void schedule(std::size_t w) {
-        const double dt = trials_.at(workers_[w].trial).curve.unit_seconds;
+        const Worker& worker = workers_[w];
+        const double dt = trials_.at(worker.trial).curve.unit_seconds +
+                          (worker.step == worker.from ? options_.setup_seconds : 0.0);
         events_.push(Event{clock_ + dt, seq_++, w});
     }
 
@@ -353,7 +359,8 @@ private:
             return false;
         }
         it->second.running = true;
-        worker = Worker{State::Running, s.trial, options_.checkpoints ? s.resume_from : 0, s.budget, clock_};
+        const Resource from = options_.checkpoints ? s.resume_from : 0;
+        worker = Worker{State::Running, s.trial, from, s.budget, clock_, from};
         result_.last_handout = clock_;
         return true;
     }

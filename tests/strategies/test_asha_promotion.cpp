@@ -522,6 +522,58 @@ TEST_CASE("fill_idle_workers: a trial's pace counts its whole run, what it did a
     CHECK(asha.take_decisions().empty());
 }
 
+TEST_CASE("fill_idle_workers: a run's set-up is not spread over its units") {
+    // Every run spends `setup` seconds before its first unit (starting, loading data). Rungs 1 and
+    // 3 below max_resource 9; 9 trials run to rung 1, trials 0, 1 and 2 on to rung 3 (two reports
+    // each there: a pace per unit apart from the set-up), and trial 0, first there, on to 9. It has
+    // reported step 4, after the set-up and a unit of 1 s: 5 units to go, 5 s, not 5 x (setup + 1).
+    // Trial 1 (0.5 s a unit) at rung 3 needs a set-up and 6 units to the end: with a set-up of 4 s,
+    // 7 s, past the 5 s, so the worker waits (spread over its 2 units, the set-up would make it
+    // 15 s within 25 s, and it would end 2 s after the run could); with a set-up of 1 s, 4 s: it
+    // runs to the end beside trial 0.
+    for (double setup : {4.0, 1.0}) {
+        CAPTURE(setup);
+        ASHA asha({.min_resource = 1, .max_resource = 9, .reduction_factor = 3, .type = HalvingType::Promotion});
+        asha.start(promotion_space(), {.seed = 5, .max_trials = 9});
+        const double pace[] = {1.0, 0.5, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0};
+        auto report = [&](TrialId id, Resource from, Resource step, double loss) {
+            IntermediateReport r{loss};
+            r.seconds = setup + static_cast<double>(step - from) * pace[id];
+            REQUIRE(asha.report(id, step, r) == Decision::Continue);
+        };
+        auto finish = [&](TrialId id, Resource from, Resource to, double loss) {
+            for (Resource step = from + 1; step <= to; ++step) report(id, from, step, loss);
+            Outcome outcome = Outcome::completed(loss, to);
+            outcome.seconds = setup + static_cast<double>(to - from) * pace[id];
+            asha.tell(id, outcome);
+        };
+        for (TrialId id = 0; id < 9; ++id) REQUIRE(asha.ask().trial == id);
+        for (TrialId id = 0; id < 9; ++id) finish(id, 0, 1, 0.1 * static_cast<double>(id + 1));
+        for (TrialId id = 0; id < 3; ++id) {  // rung 1's top 3 of 9
+            const Suggestion s = asha.ask();
+            REQUIRE(s.runs());
+            REQUIRE(s.trial == id);
+        }
+        for (TrialId id = 0; id < 3; ++id) finish(id, 1, 3, 0.1 * static_cast<double>(id + 1));
+        const Suggestion top = asha.ask();  // rung 3's top 1 of 3
+        REQUIRE(top.runs());
+        REQUIRE(top.trial == 0);
+        REQUIRE(top.budget == 9);
+        report(0, 3, 4, 0.05);
+        (void)asha.take_decisions();
+        if (setup > 1.0) {
+            CHECK(asha.ask().kind == Suggestion::Kind::Wait);
+            CHECK(asha.take_decisions().empty());
+            continue;
+        }
+        const auto record = expect_fill(asha, true, 1, 3, 9);
+        REQUIRE(record);
+        CHECK(record->reason == "no new trial may start and a worker is free: the best paused trial at resource 3 that "
+                                "ends in time, its 6 units to the end take about 4 s at its pace, within the 5 s a "
+                                "running trial still needs: resumes from 3 to 9");
+    }
+}
+
 TEST_CASE("fill_idle_workers matches a brute-force check of every early promotion and every Wait") {
     // Random interleavings on 4 workers with a budget of new trials. Each early promotion by the
     // benefit of the doubt must have fewer losses ahead of it at its rung than the top 1/eta holds

@@ -34,17 +34,24 @@
 //   it;
 // - the time the run needs anyway: the run cannot end before its running trials reach their
 //   budgets, the furthest h seconds away (h = the largest of (budget - last step reported) x the
-//   trial's seconds per unit). The best paused trial, at the highest rung, whose remaining units
-//   to max_resource take at most h seconds at its own pace runs straight to max_resource: it ends
-//   by then, so it costs no wall time, and it is a second chance for the best of those the rule
-//   left behind. It is recorded at no rung on the way, so it makes no other trial promotable and
-//   starts no cascade of work. A trial's pace is the seconds per unit of its latest run so far
-//   (IntermediateReport::seconds over the units that run trained: from 0 when it reports step 1
-//   again, a trainer that kept no checkpoint), and once that run has ended Outcome::seconds over
-//   them, which counts what the trainer did after its last report (saving its checkpoint: a trial
-//   paused at its first rung has reported once, and the save can take longer than the unit
-//   trained); one not measured yet is given the mean pace of
-//   those measured. Without any measure (reports without seconds), or when the mean measured pace
+//   trial's seconds per unit from now). The best paused trial, at the highest rung, whose
+//   remaining units to max_resource take at most h seconds at its own pace runs straight to
+//   max_resource: it ends by then, so it costs no wall time, and it is a second chance for the
+//   best of those the rule left behind. It is recorded at no rung on the way, so it makes no other
+//   trial promotable and starts no cascade of work. A trial's pace is the seconds per unit of its
+//   latest run so far (IntermediateReport::seconds over the units that run trained: from 0 when it
+//   reports step 1 again, a trainer that kept no checkpoint), and once that run has ended
+//   Outcome::seconds over them, which counts what the trainer did after its last report (saving
+//   its checkpoint: a trial paused at its first rung has reported once, and the save can take
+//   longer than the unit trained); one not measured yet is given the mean pace of those measured.
+//   A run spends time before its first unit too (starting, loading data): from a run's second
+//   report on, its units are timed apart from it (the marginal pace: seconds between its first
+//   and latest reports per unit, and its set-up: what came before, less the units it reported
+//   first). A running trial's units to go then take the marginal pace each (before its second
+//   report, its pace less its share of the mean set-up measured: a short estimate, so that a
+//   set-up does not stretch h), and a paused trial needs what its last run spent beside its units
+//   (set-up and save) plus its units at the marginal pace (without a marginal pace, its units at
+//   its pace: a long estimate, so that a fill does not outlast the run). Without any measure (reports without seconds), or when the mean measured pace
 //   is under 10 ms a unit (an objective for tests or overhead benchmarks, whose times the runner's
 //   own work and thread scheduling decide, not training: a millisecond and more under load or a
 //   sanitizer), every unit counts as one second: h and the remaining work are counted in units.
@@ -154,6 +161,16 @@ private:
         Resource run_step = 0;
         bool run_reported = false;
         double pace = std::numeric_limits<double>::quiet_NaN();
+        // Its pace apart from its set-up: the run's first timed report (step and seconds); from a
+        // later one, the seconds per unit after it (`marginal`), and the seconds the run spent
+        // before its first unit (`setup`: starting, loading data); once a run with a marginal
+        // pace has ended, the seconds it spent beside its units (`overhead`: the set-up and what
+        // followed its last report, saving its checkpoint). NaN: not measured.
+        Resource first_step = 0;
+        double first_seconds = std::numeric_limits<double>::quiet_NaN();
+        double marginal = std::numeric_limits<double>::quiet_NaN();
+        double setup = std::numeric_limits<double>::quiet_NaN();
+        double overhead = std::numeric_limits<double>::quiet_NaN();
         // Its latest run's report at its budget: what it is ranked on at the rung should the
         // trainer overrun the budget (its loss after more units is no peer's).
         std::optional<IntermediateReport> at_budget;
@@ -192,20 +209,23 @@ private:
     [[nodiscard]] bool timed() const noexcept {
         return paced_ > 0 && pace_sum_ / static_cast<double>(paced_) >= min_timed_pace;
     }
-    // Its run took `seconds` (NaN: not measured) up to `step`: its pace, seconds per unit trained.
-    void measure_pace(TrialState& t, double seconds, Resource step) noexcept {
-        if (std::isnan(seconds) || seconds < 0 || step <= t.run_from) return;
-        const double pace = seconds / static_cast<double>(step - t.run_from);
-        pace_sum_ += std::isnan(t.pace) ? pace : pace - t.pace;
-        if (std::isnan(t.pace)) ++paced_;
-        t.pace = pace;
-    }
+    // Its run took `seconds` (NaN: not measured) up to `step`, a report's or (`ended`) the whole
+    // run's: its pace, seconds per unit trained, and apart from its set-up once it can tell.
+    void measure_pace(TrialState& t, double seconds, Resource step, bool ended) noexcept;
     // Trial `t`'s seconds per unit: its own measure, else the mean of those measured; 1 when the
     // fill counts units.
     [[nodiscard]] double pace_of(const TrialState& t) const noexcept {
         if (!timed()) return 1.0;
         return std::isnan(t.pace) ? pace_sum_ / static_cast<double>(paced_) : t.pace;
     }
+    // The seconds a unit of running trial `t` takes from now: its marginal pace; before it has
+    // one (a single report), its pace less its share of the mean set-up measured (an estimate
+    // that errs short, so that the horizon is not stretched by a set-up); else pace_of().
+    [[nodiscard]] double running_pace(const TrialState& t) const noexcept;
+    // The seconds paused trial `t` needs to train `units` more: its last run's overhead plus the
+    // units at its marginal pace; without a marginal pace, the units at pace_of() (set-up spread
+    // over the units, an estimate that errs long, so that a fill does not outlast the run).
+    [[nodiscard]] double seconds_for(const TrialState& t, Resource units) const noexcept;
     // The most seconds a running trial still needs to reach its budget, at its pace.
     [[nodiscard]] double running_horizon() const;
 
@@ -223,6 +243,8 @@ private:
     std::vector<TrialId> running_;  // the trials running now, in no order (swap-removed in O(1))
     double pace_sum_ = 0.0;         // the latest pace of each trial measured so far, summed
     std::size_t paced_ = 0;         // how many trials that is
+    double setup_sum_ = 0.0;        // the latest set-up of each trial measured so far, summed
+    std::size_t set_up_ = 0;        // how many trials that is
 };
 
 }  // namespace hypertune::detail

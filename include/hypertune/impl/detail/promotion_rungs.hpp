@@ -35,6 +35,7 @@ HYPERTUNE_INLINE void PromotionRungs::run_towards(TrialId id, TrialState& t) {
     t.running = true;
     t.run_from = t.run_step = t.last_step;
     t.run_reported = false;
+    t.first_seconds = std::numeric_limits<double>::quiet_NaN();  // this run's first report is to come
     t.at_budget.reset();
     t.running_slot = running_.size();
     running_.push_back(id);
@@ -116,14 +117,14 @@ HYPERTUNE_INLINE std::optional<Resumption> PromotionRungs::speculate(std::vector
     for (const auto& [b, k] : rungs) {
         Rung& rung = ladders_[b][k];
         const Resource units = max_resource_ - rung.resource;
-        const auto fits = [&](const TrialState& t) { return static_cast<double>(units) * pace_of(t) <= horizon; };
+        const auto fits = [&](const TrialState& t) { return seconds_for(t, units) <= horizon; };
         const auto best = first_waiting(rung, fits);
         if (!best) continue;
         const std::string measure =
             !timed() ? str_cat({"its ", units, " units to the end within the ", static_cast<Resource>(horizon),
                                    " a running trial still needs"})
                         : str_cat({"its ", units, " units to the end take about ",
-                                   fmt::format("{:.3g}", static_cast<double>(units) * pace_of(trials_.at(best->second))),
+                                   fmt::format("{:.3g}", seconds_for(trials_.at(best->second), units)),
                                    " s at its pace, within the ", fmt::format("{:.3g}", horizon),
                                    " s a running trial still needs"});
         return resume(b, k, best->first, best->second,
@@ -138,8 +139,47 @@ HYPERTUNE_INLINE double PromotionRungs::running_horizon() const {
     double horizon = 0.0;
     for (TrialId id : running_)
         if (const TrialState* t = trials_.find(id))
-            horizon = std::max(horizon, static_cast<double>(t->budget - t->run_step) * pace_of(*t));
+            horizon = std::max(horizon, static_cast<double>(t->budget - t->run_step) * running_pace(*t));
     return horizon;
+}
+
+HYPERTUNE_INLINE void PromotionRungs::measure_pace(TrialState& t, double seconds, Resource step, bool ended) noexcept {
+    if (std::isnan(seconds) || seconds < 0 || step <= t.run_from) return;
+    const double units = static_cast<double>(step - t.run_from);
+    const double pace = seconds / units;
+    pace_sum_ += std::isnan(t.pace) ? pace : pace - t.pace;
+    if (std::isnan(t.pace)) ++paced_;
+    t.pace = pace;
+    if (ended) {
+        // Whatever the run spent beside its units at the marginal pace: set-up and the end.
+        if (!std::isnan(t.marginal)) t.overhead = std::max(0.0, seconds - units * t.marginal);
+        return;
+    }
+    if (std::isnan(t.first_seconds)) {
+        t.first_step = step;
+        t.first_seconds = seconds;
+        return;
+    }
+    if (step <= t.first_step) return;
+    t.marginal = std::max(0.0, (seconds - t.first_seconds) / static_cast<double>(step - t.first_step));
+    const double setup = std::max(0.0, t.first_seconds - static_cast<double>(t.first_step - t.run_from) * t.marginal);
+    setup_sum_ += std::isnan(t.setup) ? setup : setup - t.setup;
+    if (std::isnan(t.setup)) ++set_up_;
+    t.setup = setup;
+}
+
+HYPERTUNE_INLINE double PromotionRungs::running_pace(const TrialState& t) const noexcept {
+    if (!timed()) return 1.0;
+    if (!std::isnan(t.marginal)) return t.marginal;
+    if (std::isnan(t.pace) || set_up_ == 0 || t.run_step <= t.run_from) return pace_of(t);
+    const double units = static_cast<double>(t.run_step - t.run_from);
+    return std::max(0.0, t.pace - setup_sum_ / static_cast<double>(set_up_) / units);
+}
+
+HYPERTUNE_INLINE double PromotionRungs::seconds_for(const TrialState& t, Resource units) const noexcept {
+    if (!timed() || std::isnan(t.marginal) || std::isnan(t.overhead))
+        return static_cast<double>(units) * pace_of(t);
+    return t.overhead + static_cast<double>(units) * t.marginal;
 }
 
 HYPERTUNE_INLINE Resumption PromotionRungs::resume(std::size_t b, std::size_t k, double value, TrialId id,
@@ -177,7 +217,7 @@ HYPERTUNE_INLINE Decision PromotionRungs::report(TrialId id, Resource step, cons
         if (step <= t.run_from) t.run_from = t.run_step = 0;
     }
     t.run_step = std::max(t.run_step, step);
-    measure_pace(t, report.seconds, step);
+    measure_pace(t, report.seconds, step, false);
     if (step <= t.last_step) return Decision::Continue;
     t.last_step = step;
     if (step == t.budget) t.at_budget = report;
@@ -197,7 +237,7 @@ HYPERTUNE_INLINE void PromotionRungs::finish(TrialId id, const Outcome& outcome,
     TrialState& t = *found;
     // The whole run's time, with what the trainer did after its last report (saving its
     // checkpoint): the pace a promotion to max_resource will train at.
-    if (outcome.status != Outcome::Status::Failed) measure_pace(t, outcome.seconds, outcome.resource);
+    if (outcome.status != Outcome::Status::Failed) measure_pace(t, outcome.seconds, outcome.resource, true);
     t.running = false;
     running_[t.running_slot] = running_.back();  // swap-remove: the last one takes its place
     trials_.at(running_.back()).running_slot = t.running_slot;
