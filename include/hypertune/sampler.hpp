@@ -49,6 +49,9 @@ struct SamplerContext {
     /// budget the run began with, whatever a resume raised it to); 0 = no limit. A sampler may
     /// size its own phases by it (the Gaussian-process sampler's initial design).
     std::size_t max_trials = 0;
+    /// Whether the run has constraints (StrategyContext::constrained): outcomes then say whether
+    /// they are met, and a sampler that learns from losses alone would steer towards breaking them.
+    bool constrained = false;
 };
 
 /// Chooses the configurations of new trials. Override sample(); the other hooks are optional.

@@ -9,6 +9,7 @@
 #include <hypertune/json.hpp>
 #include <hypertune/journal.hpp>
 #include <hypertune/strategies/bayesian.hpp>
+#include <hypertune/strategies/model_based.hpp>
 
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
@@ -364,6 +365,24 @@ TEST_CASE("several objectives: misuse is refused before any trial runs, naming t
                          "break a constraint last; use the asynchronous mode or ASHA, which do",
                          ht::InvalidArgument);
     CHECK_NOTHROW(ht::Tuner(space, ht::Hyperband({.max_resource = 9}), constrained));
+    // The median rule and ModelBased's model look at the loss alone: refused, not silently wrong.
+    CHECK_THROWS_WITH_AS(ht::Tuner(space, ht::MedianStopping(ht::RandomSearch({.max_resource = 5})), constrained),
+                         "MedianStopping(RandomSearch): the median rule compares a step's values whether the trials "
+                         "meet the run's constraints or not, and would stop feasible trials against infeasible ones; "
+                         "with constraints, use ASHA or asynchronous Hyperband (.type = ht::HalvingType::Stop for "
+                         "final stops), which put trials that break a constraint last",
+                         ht::InvalidArgument);
+    CHECK_THROWS_WITH_AS(ht::Tuner(space, ht::ModelBased(ht::ASHA({.max_resource = 9})), constrained),
+                         "ModelBased: its model learns from the loss alone, whether a trial meets the run's "
+                         "constraints or not, and would steer new trials towards ones that break them; with "
+                         "constraints, give the scheduler GPSampler (which models each constraint) or no "
+                         "sampler (random)",
+                         ht::InvalidArgument);
+    CHECK_NOTHROW(ht::Tuner(space, ht::ASHA({.max_resource = 9}, ht::GPSampler()), constrained));
+    auto unconstrained = constrained;
+    unconstrained.constraints.clear();
+    CHECK_NOTHROW(ht::Tuner(space, ht::ModelBased(ht::ASHA({.max_resource = 9})), unconstrained));
+    CHECK_NOTHROW(ht::Tuner(space, ht::MedianStopping(ht::RandomSearch({.max_resource = 5})), unconstrained));
     CHECK_NOTHROW(ht::Tuner(space, ht::ASHA({.max_resource = 9}), o));  // MO-ASHA
     CHECK_NOTHROW(ht::Tuner(space, ht::Hyperband({.max_resource = 9}), o));
     CHECK_NOTHROW(ht::Tuner(space, ht::Bayesian(), o));  // ParEGO

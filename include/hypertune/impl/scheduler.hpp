@@ -24,7 +24,8 @@ HYPERTUNE_INLINE void Scheduler::start(const SearchSpace& space, const StrategyC
     (void)own_sink_.take();
     if (sampler_)
         sampler_->start(space, SamplerContext{ctx.seed, fidelity_levels(),
-                                              ctx.planned_trials != 0 ? ctx.planned_trials : ctx.max_trials});
+                                              ctx.planned_trials != 0 ? ctx.planned_trials : ctx.max_trials,
+                                              ctx.constrained});
     on_start();
 }
 

@@ -89,6 +89,15 @@ public:
 
 protected:
     void on_start() override {
+        // The median of a step's values mixes trials that meet the constraints with trials that
+        // break them: a feasible trial would be stopped against infeasible ones, without a word.
+        if (context().constrained)
+            throw InvalidArgument(fmt::format(
+                "MedianStopping({}): the median rule compares a step's values whether the trials meet the run's "
+                "constraints or not, and would stop feasible trials against infeasible ones; with constraints, use "
+                "ASHA or asynchronous Hyperband (.type = ht::HalvingType::Stop for final stops), which put trials "
+                "that break a constraint last",
+                inner_.name()));
         inner_.start(space(), context_for_inner());
         trials_.clear();
         steps_.clear();

@@ -31,6 +31,13 @@ HYPERTUNE_INLINE Settings ModelBasedSampler::settings() const {
 }
 
 HYPERTUNE_INLINE void ModelBasedSampler::start(const SearchSpace& space, const SamplerContext& ctx) {
+    // Its levels record losses alone, feasible or not: with constraints its model would steer new
+    // trials towards the best loss among configurations that break them, without a word.
+    if (ctx.constrained)
+        throw InvalidArgument("ModelBased: its model learns from the loss alone, whether a trial meets the run's "
+                              "constraints or not, and would steer new trials towards ones that break them; with "
+                              "constraints, give the scheduler GPSampler (which models each constraint) or no "
+                              "sampler (random)");
     space_ = space;
     seed_ = ctx.seed;
     resources_ = ctx.levels;
