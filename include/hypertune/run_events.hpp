@@ -118,6 +118,8 @@ struct TrialEnded {
     /// Seconds of this run of the trial spent waiting for resources before training
     /// (Trial::resources_acquired), all its attempts together: not billed.
     double waited_seconds = 0.0;
+    /// A run of it went past TunerOptions::max_trial_seconds (the run's end counts such trials).
+    bool out_of_time = false;
 };
 
 /// Something the user should know, kept as a warning of the result.

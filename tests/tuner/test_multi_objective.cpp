@@ -306,6 +306,27 @@ TEST_CASE("a constrained run whose trainer reports single values is warned about
     CHECK(without.setup().warnings[0].find("of this constrained run carried no value of the constrained metric "
                                            "'throughput' (the first: trial 0 at step 1): ASHA judged those trials as "
                                            "if they met the constraints") != std::string::npos);
+    // A run cut short and resumed counts every session's reports, and names the first of the whole
+    // run: its warning is the uninterrupted run's, live and loaded from the journal.
+    auto serial = o;
+    serial.max_parallel_jobs = 1;  // the same trials and reports, session or not
+    const ht::ASHA stop_asha({.min_resource = 1, .max_resource = 9, .type = ht::HalvingType::Stop});
+    const auto whole = ht::Tuner(space, stop_asha, serial).fit(trainer);
+    REQUIRE(whole.setup().warnings.size() == 1);
+    REQUIRE(whole.setup().warnings[0].find("(the first: trial 0 at step 1)") != std::string::npos);
+    auto journaled = serial;
+    journaled.journal = mo_journal("plain-reports");
+    int ended = 0;
+    journaled.on_trial_end = [&](const ht::TrialRecord&) {
+        if (++ended == 7) throw std::runtime_error("the machine went down");
+    };
+    const auto cut = ht::Tuner(space, stop_asha, journaled).fit(trainer);
+    REQUIRE(cut.stop_reason().find("the machine went down") != std::string_view::npos);
+    journaled.on_trial_end = nullptr;
+    const auto resumed = ht::Tuner(space, stop_asha, journaled).fit(trainer);
+    CHECK(resumed.setup().warnings == whole.setup().warnings);
+    CHECK(ht::load_result(journaled.journal).setup().warnings == whole.setup().warnings);
+    fs::remove(journaled.journal);
 }
 
 TEST_CASE("metrics the objective gets wrong fail that trial, naming the metric") {

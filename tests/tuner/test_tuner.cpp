@@ -423,6 +423,29 @@ TEST_CASE("max_trial_seconds: an objective that reports nothing counts as traine
                                       "step (it counts as cut short, not trained in full): report each step");
 }
 
+TEST_CASE("max_trial_seconds: the run's end counts the trials past it over every session of the run") {
+    // One trial past the limit in each session: the end of the second says two, as a run of two
+    // trials from the start would (the first session's trial is in the journal, not in memory).
+    const auto journal =
+        (std::filesystem::temp_directory_path() / fmt::format("hypertune-out-of-time-{}.jsonl", ::getpid())).string();
+    std::filesystem::remove(journal);
+    const auto slow = [](const ht::Config& c, ht::Trial&) {
+        std::this_thread::sleep_for(80ms);
+        return quadratic(c);
+    };
+    ht::TunerOptions options{.max_jobs = 1, .max_trial_seconds = 0.05, .journal = journal};
+    const auto first = ht::Tuner(small_space(), ht::RandomSearch(), options).fit(slow);
+    REQUIRE(first.setup().warnings.size() == 1);  // trial 0's own
+    options.max_jobs = 2;
+    const auto both = ht::Tuner(small_space(), ht::RandomSearch(), options).fit(slow);
+    REQUIRE(both.trials().size() == 2);
+    const std::vector<std::string> expected{first.setup().warnings[0],
+                                            "2 trials ran past max_trial_seconds = 0.05 s"};
+    CHECK(both.setup().warnings == expected);
+    CHECK(ht::load_result(journal).setup().warnings == expected);
+    std::filesystem::remove(journal);
+}
+
 TEST_CASE("a trainer that counts its own epochs under RandomSearch's budget of 1, cut by time or stop(), is Stopped") {
     // RandomSearch() runs each trial to a budget of 1, and a trainer that reports its own epochs
     // passes it at once: a trial cut at epoch 4 of 20 was Completed, counted for best() and met

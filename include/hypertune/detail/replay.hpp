@@ -20,6 +20,7 @@
 
 #include <hypertune/detail/config_json.hpp>
 #include <hypertune/detail/json_value.hpp>
+#include <hypertune/detail/plain_reports.hpp>
 #include <hypertune/error.hpp>
 #include <hypertune/journal.hpp>
 #include <hypertune/run_events.hpp>
@@ -217,6 +218,8 @@ struct Replayed {
     RunState state;
     std::vector<DecisionRecord> late;
     std::unordered_map<TrialId, Decision> last_said;
+    PlainReports plain_reports;      // the journal's reports that could not say whether constraints are met
+    std::set<TrialId> out_of_time;  // trials a run of went past max_trial_seconds (TrialEnded::out_of_time)
 };
 
 /// Replays `events` (a journal whose first line passed check_same_run) into `strategy` and a
@@ -274,6 +277,7 @@ struct Replayed {
                                                  s->trial));
         } else if (const auto* r = std::get_if<TrialReported>(&event)) {
             const Result::Setup& setup = out.state.setup();
+            out.plain_reports.note(setup.constraints, out.state.metric_names(), r->trial, r->step, r->values);
             out.last_said[r->trial] = strategy.report(
                 r->trial, r->step,
                 intermediate_report(out.state.has(r->trial) ? &out.state.record(r->trial) : nullptr, r->time,
@@ -281,6 +285,7 @@ struct Replayed {
                                     r->values));
         } else if (const auto* e = std::get_if<TrialEnded>(&event)) {
             out.last_said.erase(e->trial);
+            if (e->out_of_time) out.out_of_time.insert(e->trial);
             const double loss = loss_of(e->objective);
             Outcome outcome = e->status == TrialStatus::Failed    ? Outcome::failed(e->resource)
                               : e->status == TrialStatus::Stopped ? Outcome::stopped(loss, e->resource)

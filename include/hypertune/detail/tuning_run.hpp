@@ -266,15 +266,7 @@ private:
         // A single value in a constrained run, or metrics without a constrained one: the strategy
         // cannot tell whether the trial meets the constraints, and judges it as if it did (said at
         // the end, if it judged anything).
-        if (!options_.constraints.empty()) {
-            std::string missing;
-            if (!values.empty())
-                for (const Constraint& c : options_.constraints)
-                    for (std::size_t i = 0; i < metric_names_.size() && i < values.size(); ++i)
-                        if (metric_names_[i] == c.metric && std::isnan(values[i]) && missing.empty()) missing = c.metric;
-            if ((values.empty() || !missing.empty()) && plain_reports_++ == 0)
-                first_plain_report_ = {trial.id(), step, values.empty() ? std::string() : std::move(missing)};
-        }
+        plain_reports_.note(options_.constraints, metric_names_, trial.id(), step, values);
         try {
             d = strategy_.report(trial.id(), step,
                                  intermediate_report(&record, now, loss_of(value),
@@ -515,6 +507,9 @@ private:
                                            options_.direction == Direction::Maximize, options_.max_jobs);
         strategy_.set_max_trials(options_.max_jobs);  // the journal's sessions may have had fewer
         state_ = std::move(replayed.state);
+        // What the run's end counts over the whole run, the earlier sessions' part.
+        plain_reports_ = std::move(replayed.plain_reports);
+        trials_out_of_time_ = std::move(replayed.out_of_time);
         if (!earlier_.warning.empty()) warn(earlier_.warning, session_start_);
         // Decisions the crash kept out of the journal.
         for (auto& d : replayed.late) emit(TrialDecided{session_start_, std::move(d)});
@@ -669,17 +664,17 @@ private:
             };
             // The strategy's notes (its fallbacks) become warnings, in the journal too.
             for (const auto& note : strategy_.notes()) warn_once(fmt::format("{}: {}", strategy_name_, note));
-            if (plain_reports_ > 0 &&
+            if (plain_reports_.count > 0 &&
                 std::any_of(state_.records().begin(), state_.records().end(),
                             [](const TrialRecord& r) { return !r.decisions.empty(); }))
                 warn_once(fmt::format("{} report{} of this constrained run carried {} (the first: trial {} at step {}): {} "
                                  "judged those trials as if they met the constraints; report ht::Metrics with the "
                                  "constrained metrics too, so that an infeasible trial ranks after the feasible ones",
-                                 plain_reports_, plain_reports_ == 1 ? "" : "s",
-                                 first_plain_report_.missing.empty()
+                                 plain_reports_.count, plain_reports_.count == 1 ? "" : "s",
+                                 plain_reports_.first_missing.empty()
                                      ? std::string("a single value")
-                                     : fmt::format("no value of the constrained metric '{}'", first_plain_report_.missing),
-                                 first_plain_report_.trial, first_plain_report_.step, strategy_name_));
+                                     : fmt::format("no value of the constrained metric '{}'", plain_reports_.first_missing),
+                                 plain_reports_.first_trial, plain_reports_.first_step, strategy_name_));
             if (trials_out_of_time_.size() > 1)
                 warn_once(fmt::format("{} trials ran past max_trial_seconds = {} s", trials_out_of_time_.size(),
                                       options_.max_trial_seconds));
@@ -1103,7 +1098,7 @@ private:
         if (a.failed) a.values.clear();
         const double run_seconds = open_run_seconds(&state_.record(id), t1);  // before the event closes the run
         emit(TrialEnded{t1, id, status, a.failed ? std::nan("") : a.value, resource, a.failed ? valid_utf8(a.failure) : "",
-                        a.retries, a.values, a.waited_seconds});
+                        a.retries, a.values, a.waited_seconds, a.out_of_time});
         Outcome outcome = a.failed    ? Outcome::failed(resource)
                           : a.stopped ? Outcome::stopped(loss_of(a.value), resource)
                                       : Outcome::completed(loss_of(a.value), resource);
@@ -1386,12 +1381,7 @@ private:
     bool warned_ignored_stop_ = false;
     bool warned_returned_short_ = false;
     std::set<TrialId> trials_out_of_time_;  // TunerOptions::max_trial_seconds: trials a run of went past it
-    std::size_t plain_reports_ = 0;  // reports of a constrained run without its constrained metrics
-    struct PlainReport {
-        TrialId trial = 0;
-        Resource step = 0;
-        std::string missing;  // the constrained metric left out; empty: a single value
-    } first_plain_report_{};
+    PlainReports plain_reports_;  // reports of a constrained run without its constrained metrics
     double session_start_ = 0.0;
     std::size_t active_workers_ = 0;
     std::uint64_t generation_ = 0;
