@@ -17,6 +17,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <algorithm>
 #include <functional>
 #include <map>
 #include <tuple>
@@ -238,6 +239,35 @@ TEST_CASE("a journal cut at any line resumes to the uninterrupted run's trials")
         fs::remove(full_path);
         fs::remove(cut_path);
     }
+}
+
+TEST_CASE("a trial stopped for a report past max_resource, cut by a crash after the Stop, ends Completed as live") {
+    // The trainer trains one step past its budget: the report past max_resource gets a Stop, and
+    // the trial, trained in full, is Completed. A crash between the Stop and the trial's end
+    // leaves the trial to the resume, which must end it the same way, not as stopped early.
+    const auto overrunning = [](const ht::Config& c, ht::Trial& trial) {
+        double loss = 0.0;
+        for (ht::Resource r = trial.resumed_from() + 1; r <= trial.budget() + 1; ++r) {
+            trial.report(r, loss = curve_loss_at(c, r));
+            if (trial.should_stop()) break;
+        }
+        return loss;
+    };
+    const auto make = [] { return ht::ASHA({.min_resource = 1, .max_resource = 3, .type = ht::HalvingType::Stop}); };
+    const auto full_path = temp_journal("overrun-full");
+    const auto reference = ht::Tuner(journal_space(), make(), options(full_path, 6)).fit(overrunning);
+    REQUIRE(reference.count(ht::TrialStatus::Completed) > 0);
+    const auto lines = lines_of(full_path);
+    const auto stop = std::find_if(lines.begin(), lines.end(),
+                                   [](const std::string& l) { return l.find("exceeds max_resource 3") != std::string::npos; });
+    REQUIRE(stop != lines.end());
+    const auto cut_path = temp_journal("overrun-cut");
+    write_lines(cut_path, lines, static_cast<std::size_t>(stop - lines.begin()) + 1);
+    const auto resumed = ht::Tuner(journal_space(), make(), options(cut_path, 6)).fit(overrunning);
+    CHECK(outcome(resumed) == outcome(reference));
+    CHECK(outcome(ht::load_result(cut_path)) == outcome(reference));
+    fs::remove(full_path);
+    fs::remove(cut_path);
 }
 
 TEST_CASE("a journal's first line cut by a crash starts the run afresh with a warning, but another file is refused untouched") {

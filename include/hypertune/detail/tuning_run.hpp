@@ -523,7 +523,9 @@ private:
             }
             const ReportPoint last = r.curve.back();
             Attempt a;
-            a.stopped = true;
+            // As the live run would have ended it: a Stop for a report past its budget, or at the
+            // last step of a full budget, leaves a trial trained in full.
+            a.stopped = last.step <= open.budget && !stop_at_full_budget(last.step, open.budget);
             a.value = last.value;
             a.values = state_.last_reported_values(open.trial);  // with several metrics, each one's
             a.resource = last.step;
@@ -549,6 +551,13 @@ private:
         // judged on the trials so far.
         stop_if_complete();
         earlier_ = {};
+    }
+
+    // A strategy's Stop at the last step of a full budget (a median rule judging the final report)
+    // leaves a trial that trained in full: Completed, the decision on record. Not with a budget of
+    // 1, where no resource is in play and a trainer reports every epoch it trains.
+    [[nodiscard]] bool stop_at_full_budget(Resource stop_step, Resource budget) const {
+        return stop_step == budget && budget > 1 && (!max_resource_ || budget >= *max_resource_);
     }
 
     // The trial callbacks run in the order of the events they follow (a promoted trial's start
@@ -1025,13 +1034,9 @@ private:
                 a.ignored_stop_at = trial.stop_step();
                 // It trained on to its full budget: a completed trial, not one stopped early.
                 if (!a.failed && trial.last_step() >= s.budget && !stop_flag_.load()) a.stopped = false;
-            } else if (strategy_stop && !a.failed && trial.stop_step() == s.budget && s.budget > 1 &&
-                       !stop_flag_.load() && (!max_resource_ || s.budget >= *max_resource_)) {
-                // Stopped at its last step (a median rule judging the final report): it trained in
-                // full, so it is a completed trial and counts for best(); the decision stays on record.
-                // (One stopped for reporting past its budget stays Stopped: it broke the budget; so
-                // does one stopped at step 1 of a budget of 1, where no resource is in play and a
-                // trainer reports every epoch it trains.)
+            } else if (strategy_stop && !a.failed && !stop_flag_.load() && stop_at_full_budget(trial.stop_step(), s.budget)) {
+                // Stopped at its last step: it trained in full, so it is a completed trial and counts
+                // for best(); the decision stays on record.
                 a.stopped = false;
             }
             // Steps journaled before a crash (`counted`) were trained, whatever this attempt did.
