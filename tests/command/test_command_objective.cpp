@@ -85,6 +85,11 @@ int fake_trainer(const char* mode, int argc, char** argv) {
         const std::string state_dir = flag(argc, argv, "state-dir", "");
         const std::string trained_log = flag(argc, argv, "trained-log", "");
         const std::string trial = flag(argc, argv, "trial", "0");
+        // --min-epochs: it trains at least that many, whatever its budget (a trainer that overruns
+        // its rung); --buffered: its output comes in one block at exit, as Python's into a pipe.
+        const int min_epochs = std::stoi(flag(argc, argv, "min-epochs", "0"));
+        const bool buffered = flag(argc, argv, "buffered", "") == "1";
+        if (buffered) std::setvbuf(stdout, nullptr, _IOFBF, 1 << 16);
         int first = 1;
         if (!state_dir.empty())
             if (std::ifstream in(state_dir + "/epoch"); in && in >> first) ++first;
@@ -92,11 +97,11 @@ int fake_trainer(const char* mode, int argc, char** argv) {
         // trainer prints its last result again, as a trainer that evaluates its checkpoint would.
         if (first > budget)
             std::printf("epoch=%d validation_loss=%.17g\n", budget, (x - 0.3) * (x - 0.3) + 1.0 / budget);
-        for (int e = first; e <= budget; ++e) {
+        for (int e = first; e <= std::max(budget, min_epochs); ++e) {
             if (sleep_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(sleep_ms));
             if (!trained_log.empty()) std::ofstream(trained_log, std::ios::app) << trial << ' ' << e << '\n';
             std::printf("epoch=%d train_loss=%.6f validation_loss=%.17g\n", e, 2.0 / e, (x - 0.3) * (x - 0.3) + 1.0 / e);
-            std::fflush(stdout);
+            if (!buffered) std::fflush(stdout);
             if (!state_dir.empty()) {
                 std::ofstream(state_dir + "/epoch.tmp") << e;
                 std::filesystem::rename(state_dir + "/epoch.tmp", state_dir + "/epoch");
@@ -723,8 +728,20 @@ TEST_CASE("should_stop ends the whole process group: SIGTERM, and SIGKILL after 
         const auto& t = result.trials()[0];
         CHECK(t.failure_reason == "");
         CHECK(t.status == ht::TrialStatus::Stopped);
-        CHECK(t.objective == doctest::Approx(0.3));
-        CHECK(t.resource_used == 3);
+        if (!ignores_term) {
+            CHECK(t.objective == doctest::Approx(0.3));
+            CHECK(t.resource_used == 3);
+        } else {
+            // What it trained during the grace counts (the resource was spent), and is said.
+            CHECK(t.resource_used > 3);
+            CHECK(t.objective == doctest::Approx(static_cast<double>(t.resource_used) / 100.0));
+            const auto& w = result.setup().warnings;
+            CHECK(std::any_of(w.begin(), w.end(), [&](const std::string& text) {
+                return text.starts_with(fmt::format("trial 0 went on to step {} after StopAt told it to stop at step 3",
+                                                    t.resource_used)) &&
+                       text.find("(a command: exit on SIGTERM)") != std::string::npos;
+            }));
+        }
         REQUIRE(grandchild.load() > 0);
         CHECK(gone_within(grandchild.load(), 500ms));
         if (ignores_term) CHECK(seconds >= 0.3);  // waited for the grace, then SIGKILL
@@ -847,6 +864,43 @@ std::vector<std::pair<ht::TrialId, int>> trained_epochs(const std::string& log) 
     ht::TrialId id = 0;
     for (int e = 0; in >> id >> e;) out.emplace_back(id, e);
     return out;
+}
+
+TEST_CASE("{checkpoint_dir}: lines a trainer prints after its stop count, so a promotion resumes where its folder is") {
+    // The trainer trains 3 epochs whatever its budget and writes its lines in one block at exit:
+    // at the first rung (budget 1) its report of epoch 2 gets a Stop, and its epoch 3, trained and
+    // saved in its folder, comes after it. Dropped, the record would end at 2 and a promotion
+    // resume from 2 with the folder at 3 (a trainer with nothing to train prints nothing: it fails).
+    ht::CommandOptions o{.metrics = {{"validation:loss", "validation_loss=(\\S+)"}}, .step_regex = "epoch=(\\d+)"};
+    const auto dir = std::filesystem::path(log_dir("overrun_buffered"));
+    std::filesystem::create_directories(dir);
+    const std::string trained_log = (dir / "trained.txt").string();
+    ht::CommandObjective objective({self_exe(), "--x={x}", "--budget={budget}", "--trial={trial_id}",
+                                    "--state-dir={checkpoint_dir}", "--trained-log=" + trained_log,
+                                    "--min-epochs=3", "--buffered=1"},
+                                   fake_options("curve", o));
+    ht::Tuner tuner(space(), ht::ASHA({.min_resource = 1, .max_resource = 9, .type = ht::HalvingType::Promotion}),
+                    {.metric = "validation:loss", .max_jobs = 9, .max_parallel_jobs = 2, .seed = 5,
+                     .progress = ht::ProgressBar::Never});
+    const auto result = tuner.fit(objective);
+    std::map<ht::TrialId, std::vector<int>> trained;
+    for (const auto& [id, e] : trained_epochs(trained_log)) trained[id].push_back(e);
+    std::size_t past = 0;
+    for (const auto& t : result.trials()) {
+        CAPTURE(t.id);
+        CHECK(t.status != ht::TrialStatus::Failed);
+        CHECK(t.failure_reason == "");
+        const auto& epochs = trained[t.id];  // each once, across the pauses
+        REQUIRE(epochs.size() == static_cast<std::size_t>(t.resource_used));
+        for (std::size_t i = 0; i < epochs.size(); ++i) CHECK(epochs[i] == static_cast<int>(i + 1));
+        for (const auto& d : t.decisions)
+            if (d.kind == ht::DecisionRecord::Kind::Promote) {
+                // From where its folder is (past rung 3 already), by the rule or to fill a worker.
+                CHECK(d.reason.find(": resumes from 3 to 9") != std::string::npos);
+                ++past;
+            }
+    }
+    CHECK(past > 0);
 }
 
 TEST_CASE("kill -9 with a command trainer: a resumed trial continues from its {checkpoint_dir}, one epoch redone per "

@@ -218,7 +218,11 @@ private:
         std::string& kept = s.tail.emplace_back(line);
         for (std::size_t at = kept.find('\0'); at != std::string::npos; at = kept.find('\0', at + 2)) kept.replace(at, 1, "\\0");
         if (s.tail.size() > spec_.options.tail_lines) s.tail.pop_front();
-        if (ending_ == Ending::Running) read_metrics(line, cut);
+        // After a stop the lines still say what the trainer trained before the signal took effect
+        // (its output may come in one block at exit, or a few lines late): they count, as an
+        // in-process objective's reports after a Stop do, so that its checkpoint folder and its
+        // record agree (a promotion resumes from where it got to). After a timeout it has failed.
+        if (ending_ != Ending::TimedOut) read_metrics(line, cut);
     }
 
     // A line longer than max_line_bytes was cut: a capture that reaches the cut may be the first
