@@ -170,6 +170,7 @@ TEST_CASE("failed trials are retried up to max_retries") {
         trial.report(1, 5.0);
         if (trial.id() == 1 && n < 2) throw std::runtime_error("transient");
         if (trial.id() == 2) throw std::runtime_error("permanent");
+        if (trial.id() == 3) throw std::runtime_error(n == 1 ? "out of GPU memory" : "nothing left to train");
         return quadratic(c);
     });
     std::map<ht::TrialId, const ht::TrialRecord*> by_id;
@@ -180,7 +181,11 @@ TEST_CASE("failed trials are retried up to max_retries") {
     CHECK(by_id[2]->status == ht::TrialStatus::Failed);
     CHECK(by_id[2]->retries == 2);
     CHECK(attempts[2] == 3);
+    CHECK(by_id[2]->failure_reason == "the objective threw: permanent");
     CHECK(by_id[0]->retries == 0);
+    // Retries that fail otherwise than the first attempt: the final reason keeps the cause.
+    CHECK(by_id[3]->failure_reason == "the objective threw: nothing left to train (its first attempt failed otherwise: "
+                                      "the objective threw: out of GPU memory)");
 }
 
 TEST_CASE("stop() from another thread ends the run cleanly and keeps every completed trial") {

@@ -957,6 +957,10 @@ private:
         const bool resumes = checkpoint && checkpoint->step > 0;
         const Resource from = resumes ? checkpoint->step : 0;
         double waited = 0.0;  // every attempt's wait for resources (Trial::resources_acquired)
+        // A retry can fail for a reason of its own (a promoted command trainer whose folder the
+        // failed attempt left at the budget has nothing to train and prints nothing): the final
+        // reason keeps the first one, the cause.
+        std::string first_failure;
         for (int attempt = failed_before;; ++attempt) {
             const auto began = std::chrono::steady_clock::now();
             std::optional<std::string> bytes = resumes ? std::optional<std::string>(checkpoint->bytes) : std::nullopt;
@@ -1081,7 +1085,10 @@ private:
             lk.lock();
             emit(TrialRetried{run_clock(), s.trial, attempt, keep, valid_utf8(a.failure)});
             lk.unlock();
+            if (first_failure.empty()) first_failure = a.failure;
         }
+        if (a.failed && !first_failure.empty() && a.failure != first_failure)
+            a.failure = fmt::format("{} (its first attempt failed otherwise: {})", a.failure, first_failure);
         return a;
     }
 
