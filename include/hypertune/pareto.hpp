@@ -41,8 +41,9 @@ namespace hypertune {
 /// NSGA-II's crowding distance (Deb et al. 2002) of each point of `front` (indices into
 /// `points`, which share a non-dominated rank): per objective, the distance between a point's
 /// neighbours on either side, divided by the objective's range over the front, summed over the
-/// objectives. The extremes of each objective get infinity, so a front's ends are kept first.
-/// A point in a sparse region of the front scores higher than one in a crowd.
+/// objectives. The extremes of each objective get infinity, so a front's ends are kept first
+/// (of points tied at an extreme, the first in `front`; an objective equal over the whole front
+/// counts for nothing). A point in a sparse region of the front scores higher than one in a crowd.
 [[nodiscard]] std::vector<double> crowding_distances(const std::vector<std::vector<double>>& points,
                                                      const std::vector<std::size_t>& front);
 

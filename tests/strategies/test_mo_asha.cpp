@@ -67,8 +67,11 @@ std::vector<std::size_t> brute_priority(const std::vector<MoPoint>& points) {
                     return va < vb || (va == vb && a < b);
                 });
                 const double low = points[by.front()].losses[k], high = points[by.back()].losses[k];
-                crowding[by.front()] = crowding[by.back()] = std::numeric_limits<double>::infinity();
-                if (!(high > low)) continue;
+                if (!(high > low)) continue;  // flat: no ends
+                // The ends: the earliest point at each (ties go to the earlier arrival).
+                const std::size_t top = *std::find_if(by.begin(), by.end(),
+                                                      [&](std::size_t i) { return points[i].losses[k] == high; });
+                crowding[by.front()] = crowding[top] = std::numeric_limits<double>::infinity();
                 for (std::size_t i = 1; i + 1 < by.size(); ++i)
                     crowding[by[i]] += (points[by[i + 1]].losses[k] - points[by[i - 1]].losses[k]) / (high - low);
             }
@@ -141,6 +144,27 @@ TEST_CASE("crowding distance: the ends of a front are kept first, then the spars
     CHECK(d[2] == doctest::Approx((3 - 1) / 3.0 + (2 - 0) / 3.0));
     // (1, 2) sits in the sparser part of the front: it goes before (2.5, 0.5).
     CHECK(priority_order(pts) == std::vector<std::size_t>{0, 3, 1, 2});
+}
+
+TEST_CASE("crowding distance: ties go to the earlier point, and a flat objective counts for nothing") {
+    // Identical points have no ends: the order is the index order, the last arrival not second.
+    const std::vector<std::vector<double>> same(5, std::vector<double>{0.5, 0.5});
+    CHECK(priority_order(same) == std::vector<std::size_t>{0, 1, 2, 3, 4});
+    // Two points at each end of both objectives: the earlier of each pair is the end kept first.
+    const std::vector<std::vector<double>> pts{{0, 3}, {3, 0}, {0, 3}, {3, 0}, {1, 2}};
+    const auto d = crowding_distances(pts, {0, 1, 2, 3, 4});
+    CHECK(std::isinf(d[0]));
+    CHECK(std::isinf(d[1]));
+    CHECK(d[2] == doctest::Approx(1.0 / 3));
+    CHECK(d[3] == doctest::Approx(2.0 / 3));
+    CHECK(d[4] == doctest::Approx(2.0));
+    CHECK(priority_order(pts) == std::vector<std::size_t>{0, 1, 4, 3, 2});
+    // A flat objective beside a spread one: only the spread one has ends.
+    const std::vector<std::vector<double>> flat{{1, 0}, {1, 2}, {1, 1}};
+    const auto f = crowding_distances(flat, {0, 1, 2});
+    CHECK(std::isinf(f[0]));
+    CHECK(std::isinf(f[1]));
+    CHECK(f[2] == doctest::Approx(1.0));
 }
 
 TEST_CASE("MO-ASHA, stop type: every decision matches a brute-force Pareto ranking of the rung") {

@@ -63,8 +63,13 @@ HYPERTUNE_INLINE std::vector<double> crowding_distances(const std::vector<std::v
         std::stable_sort(order.begin(), order.end(),
                          [&](std::size_t a, std::size_t b) { return points[front[a]][k] < points[front[b]][k]; });
         const double low = points[front[order.front()]][k], high = points[front[order.back()]][k];
-        distance[order.front()] = distance[order.back()] = std::numeric_limits<double>::infinity();
-        if (!(high > low) || !std::isfinite(high - low)) continue;  // a flat (or unbounded) objective tells nothing
+        if (!(high > low)) continue;  // a flat objective tells nothing, and has no ends to keep
+        // The ends: of points tied at an end, the first in index order (the sort is stable), so
+        // that ties go to the earlier index, as everywhere else in the order.
+        const auto top = std::find_if(order.begin(), order.end(),
+                                      [&](std::size_t i) { return points[front[i]][k] == high; });
+        distance[order.front()] = distance[*top] = std::numeric_limits<double>::infinity();
+        if (!std::isfinite(high - low)) continue;  // an unbounded objective: its ends alone
         for (std::size_t i = 1; i + 1 < n; ++i)
             distance[order[i]] += (points[front[order[i + 1]]][k] - points[front[order[i - 1]]][k]) / (high - low);
     }
