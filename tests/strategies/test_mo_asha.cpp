@@ -85,11 +85,14 @@ std::vector<std::size_t> brute_priority(const std::vector<MoPoint>& points) {
     return order;
 }
 
-// The place of trial `id` in the brute-force order of `points`.
-std::size_t brute_place(const std::vector<MoPoint>& points, TrialId id) {
+// How many trials rank strictly before trial `id` in the brute-force order of `points`: the
+// place of the first with its feasibility and losses (ties go to the trial).
+std::size_t brute_ahead(const std::vector<MoPoint>& points, TrialId id) {
     const auto order = brute_priority(points);
+    const auto mine = std::find_if(points.begin(), points.end(), [&](const MoPoint& p) { return p.id == id; });
+    REQUIRE(mine != points.end());
     for (std::size_t p = 0; p < order.size(); ++p)
-        if (points[order[p]].id == id) return p;
+        if (points[order[p]].losses == mine->losses && points[order[p]].feasible == mine->feasible) return p;
     FAIL("trial not recorded");
     return 0;
 }
@@ -212,7 +215,7 @@ TEST_CASE("MO-ASHA, stop type: every decision matches a brute-force Pareto ranki
                 auto& rung = recorded[k];
                 rung.push_back({id, losses, feasible});
                 const std::size_t m = rung.size(), q = m / eta;
-                const bool expect_continue = q == 0 || brute_place(rung, id) < q;
+                const bool expect_continue = q == 0 || brute_ahead(rung, id) < q;
                 const Decision d = asha.report(id, rungs[k], mo_report(losses, feasible));
                 CHECK(d == (expect_continue ? Decision::Continue : Decision::Stop));
                 auto records = asha.take_decisions();
@@ -259,15 +262,18 @@ TEST_CASE("MO-ASHA, promotion type: the promoted trial is the best-placed paused
     std::map<TrialId, std::size_t> rung_of;
     std::mt19937_64 rng(23);
 
-    // ask()'s expected answer: at the highest rung with a paused trial placed below q, the
-    // best-placed such trial.
+    // ask()'s expected answer: at the highest rung whose best-placed paused trial has fewer than
+    // q trials strictly before it, that trial.
     auto expected_promotion = [&]() -> std::optional<std::pair<TrialId, std::size_t>> {
         for (std::size_t k = rungs.size(); k-- > 0;) {
             const auto& rung = recorded[k];
             const std::size_t q = rung.size() / eta;
             const auto order = brute_priority(rung);
-            for (std::size_t p = 0; p < q; ++p)
-                if (waiting[k].count(rung[order[p]].id)) return std::pair{rung[order[p]].id, k};
+            for (std::size_t p = 0; p < order.size(); ++p)
+                if (const TrialId id = rung[order[p]].id; waiting[k].count(id)) {
+                    if (brute_ahead(rung, id) < q) return std::pair{id, k};
+                    break;
+                }
         }
         return std::nullopt;
     };

@@ -329,6 +329,43 @@ TEST_CASE("a constrained run whose trainer reports single values is warned about
     fs::remove(journaled.journal);
 }
 
+TEST_CASE("a constraint every trial meets changes no decision of ASHA, ties included") {
+    // Losses on a coarse grid (an accuracy on a small validation set), so that trials tie at a
+    // rung. With a constraint the rungs rank by Pareto priority, where ties go to the trial as they
+    // do by loss: the same trials stop, pause and complete, at the same resource.
+    const ht::SearchSpace space{ht::ContinuousParameter("x", 0.0, 1.0)};
+    const auto trainer = [](const ht::Config& c, ht::Trial& trial) {
+        const double level = std::round(4.0 * c.get<double>("x")) / 4.0;
+        double loss = 0.0;
+        for (ht::Resource r = trial.resumed_from() + 1; r <= trial.budget(); ++r) {
+            loss = level + 1.0 / static_cast<double>(r);
+            trial.report(r, ht::Metrics{{"loss", loss}, {"memory", 0.1}});
+            if (trial.should_stop()) break;
+        }
+        return ht::Metrics{{"loss", loss}, {"memory", 0.1}};
+    };
+    for (const auto type : {ht::HalvingType::Stop, ht::HalvingType::Promotion}) {
+        CAPTURE(type == ht::HalvingType::Stop);
+        auto o = loss_at_throughput(30);
+        o.constraints = {ht::Constraint::at_most("memory", 0.5)};
+        o.max_parallel_jobs = 1;
+        auto plain = o;
+        plain.constraints.clear();
+        const ht::ASHA asha({.min_resource = 1, .max_resource = 9, .type = type});
+        const auto constrained = ht::Tuner(space, asha, o).fit(trainer);
+        const auto reference = ht::Tuner(space, asha, plain).fit(trainer);
+        REQUIRE(constrained.trials().size() == reference.trials().size());
+        std::size_t early = 0;
+        for (std::size_t i = 0; i < reference.trials().size(); ++i) {
+            CAPTURE(i);
+            CHECK(constrained.trials()[i].status == reference.trials()[i].status);
+            CHECK(constrained.trials()[i].resource_used == reference.trials()[i].resource_used);
+            early += reference.trials()[i].resource_used < 9;
+        }
+        CHECK(early > 0);  // the rungs did judge
+    }
+}
+
 TEST_CASE("metrics the objective gets wrong fail that trial, naming the metric") {
     auto o = mo_options(1);
     o.max_parallel_jobs = 1;

@@ -9,10 +9,12 @@
 //   Salinas, Archambeau, "Multi-objective Asynchronous Successive Halving", 2021). Every recorded
 //   loss vector is kept and ranked by priority_order() (pareto.hpp): feasible trials first, then
 //   non-dominated rank, then crowding distance (NSGA-II's tie-break: the ends and sparse parts of
-//   a front first), then the earlier record. A trial is in the top 1/eta when its place in that
-//   order is below q. The order is recomputed when asked after a record (O(d m^2) at worst, far
-//   less in practice): well under a millisecond for the few hundred trials a rung of a
-//   multi-objective run holds.
+//   a front first), then the earlier record. A trial is in the top 1/eta when fewer than q trials
+//   rank strictly before it: those placed before it in that order, less those with the same
+//   feasibility and the same loss vector, which tie with it (ties go to the trial, as by loss, so
+//   that a constraint every trial meets changes no decision). The order is recomputed when asked
+//   after a record (O(d m^2) at worst, far less in practice): well under a millisecond for the
+//   few hundred trials a rung of a multi-objective run holds.
 // A NaN loss ranks worst (in each coordinate).
 
 #include <hypertune/linkage.hpp>
@@ -63,7 +65,8 @@ public:
     }
 
     /// How many recorded trials rank strictly before recorded trial `id` (rank value `value`):
-    /// by loss, the losses strictly lower (O(m)); by Pareto priority, its place.
+    /// by loss, the losses strictly lower (O(m)); by Pareto priority, the place of the first trial
+    /// that ties with it (the same feasibility and loss vector; itself when none does).
     [[nodiscard]] std::size_t ahead_of(TrialId id, double value);
 
     /// Whether fewer than `k` recorded trials rank strictly before recorded trial `id` (rank value
@@ -89,7 +92,8 @@ private:
     std::vector<std::vector<double>> points_;
     std::vector<bool> feasible_;
     std::vector<TrialId> order_;
-    std::unordered_map<TrialId, std::size_t> place_;
+    std::unordered_map<TrialId, std::size_t> place_;  // in order_
+    std::unordered_map<TrialId, std::size_t> ahead_;  // ahead_of(): the place of its first tie
     bool sorted_ = true;
 };
 

@@ -8,6 +8,10 @@
 #include <hypertune/linkage.hpp>
 #include <hypertune/pareto.hpp>
 
+#include <map>
+#include <utility>
+#include <vector>
+
 #if defined(HYPERTUNE_COMPILED) && !defined(HYPERTUNE_BUILDING_LIBRARY)
 #error "<hypertune/impl/detail/rung_ranking.hpp> is compiled into hypertune::compiled: include <hypertune/detail/rung_ranking.hpp>"
 #endif
@@ -26,7 +30,7 @@ HYPERTUNE_INLINE void RungRanking::record_pareto(TrialId id, const IntermediateR
 HYPERTUNE_INLINE std::size_t RungRanking::ahead_of(TrialId id, double value) {
     if (!pareto_) return values_.count_below(value);
     sort();
-    return place_.at(id);
+    return ahead_.at(id);
 }
 
 HYPERTUNE_INLINE bool RungRanking::within(TrialId id, double value, std::size_t k) {
@@ -55,9 +59,13 @@ HYPERTUNE_INLINE void RungRanking::sort() {
     const std::vector<std::size_t> by = priority_order(points_, feasible_);
     order_.clear();
     place_.clear();
+    ahead_.clear();
+    std::map<std::pair<bool, std::vector<double>>, std::size_t> first_place;  // of each distinct report
     for (std::size_t i = 0; i < by.size(); ++i) {
-        order_.push_back(ids_[by[i]]);
-        place_[ids_[by[i]]] = i;
+        const TrialId id = ids_[by[i]];
+        order_.push_back(id);
+        place_[id] = i;
+        ahead_[id] = first_place.try_emplace({feasible_[by[i]], points_[by[i]]}, i).first->second;
     }
     sorted_ = true;
 }
