@@ -574,6 +574,54 @@ TEST_CASE("fill_idle_workers: a run's set-up is not spread over its units") {
     }
 }
 
+TEST_CASE("fill_idle_workers: a trial promoted from a run of one report is timed without the set-up too") {
+    // Rungs 1 and 3 below 9; every run spends `setup` seconds before its first unit. Trials 0-8
+    // report once each (rung 1), trials 0, 1 and 2 are promoted; 0 and 1 report twice on the way
+    // to rung 3 (the set-up measured), and 0 goes on to 9 by the benefit of the doubt. Trial 2
+    // has not reported in its run yet: its only pace, setup + 1 s a unit, is its first run's, one
+    // unit with the set-up. Its 2 units to rung 3 take 2 s, not 2 x (setup + 1): the horizon is
+    // trial 0's 6 units at 1 s. Trial 1 (0.5 s a unit) needs a set-up and 3 s to the end: with a
+    // set-up of 4 s, 7 s, past the 6 s (with the set-up spread it would have had 10 s, and ended
+    // a second after the run could); with a set-up of 1 s, 4 s: it runs beside trial 0.
+    for (double setup : {4.0, 1.0}) {
+        CAPTURE(setup);
+        ASHA asha({.min_resource = 1, .max_resource = 9, .reduction_factor = 3, .type = HalvingType::Promotion});
+        asha.start(promotion_space(), {.seed = 5, .max_trials = 9});
+        const double pace[] = {1.0, 0.5, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0};
+        auto report = [&](TrialId id, Resource from, Resource step, double loss) {
+            IntermediateReport r{loss};
+            r.seconds = setup + static_cast<double>(step - from) * pace[id];
+            REQUIRE(asha.report(id, step, r) == Decision::Continue);
+        };
+        auto finish = [&](TrialId id, Resource from, Resource to, double loss) {
+            for (Resource step = from + 1; step <= to; ++step) report(id, from, step, loss);
+            Outcome outcome = Outcome::completed(loss, to);
+            outcome.seconds = setup + static_cast<double>(to - from) * pace[id];
+            asha.tell(id, outcome);
+        };
+        for (TrialId id = 0; id < 9; ++id) REQUIRE(asha.ask().trial == id);
+        for (TrialId id = 0; id < 9; ++id) finish(id, 0, 1, 0.1 * static_cast<double>(id + 1));
+        for (TrialId id = 0; id < 3; ++id) REQUIRE(asha.ask().trial == id);
+        finish(0, 1, 3, 0.1);
+        finish(1, 1, 3, 0.2);
+        const Suggestion early = asha.ask();  // rung 3: 2 recorded, trial 2 on its way
+        REQUIRE(early.runs());
+        REQUIRE(early.trial == 0);
+        REQUIRE(early.budget == 9);
+        (void)asha.take_decisions();
+        if (setup > 1.0) {
+            CHECK(asha.ask().kind == Suggestion::Kind::Wait);
+            CHECK(asha.take_decisions().empty());
+            continue;
+        }
+        const auto record = expect_fill(asha, true, 1, 3, 9);
+        REQUIRE(record);
+        CHECK(record->reason == "no new trial may start and a worker is free: the best paused trial at resource 3 that "
+                                "ends in time, its 6 units to the end take about 4 s at its pace, within the 6 s a "
+                                "running trial still needs: resumes from 3 to 9");
+    }
+}
+
 TEST_CASE("fill_idle_workers matches a brute-force check of every early promotion and every Wait") {
     // Random interleavings on 4 workers with a budget of new trials. Each early promotion by the
     // benefit of the doubt must have fewer losses ahead of it at its rung than the top 1/eta holds

@@ -47,9 +47,9 @@
 //   A run spends time before its first unit too (starting, loading data): from a run's second
 //   report on, its units are timed apart from it (the marginal pace: seconds between its first
 //   and latest reports per unit, and its set-up: what came before, less the units it reported
-//   first). A running trial's units to go then take the marginal pace each (before its second
-//   report, its pace less its share of the mean set-up measured: a short estimate, so that a
-//   set-up does not stretch h), and a paused trial needs what its last run spent beside its units
+//   first). A running trial's units to go then take the marginal pace each (without one, its
+//   pace less the mean set-up measured spread over the units that pace was measured on: a short
+//   estimate, so that a set-up does not stretch h), and a paused trial needs what its last run spent beside its units
 //   (set-up and save) plus its units at the marginal pace (without a marginal pace, its units at
 //   its pace: a long estimate, so that a fill does not outlast the run). Without any measure (reports without seconds), or when the mean measured pace
 //   is under 10 ms a unit (an objective for tests or overhead benchmarks, whose times the runner's
@@ -161,6 +161,7 @@ private:
         Resource run_step = 0;
         bool run_reported = false;
         double pace = std::numeric_limits<double>::quiet_NaN();
+        Resource pace_units = 0;  // the units `pace` was measured over (its set-up spread over them)
         // Its pace apart from its set-up: the run's first timed report (step and seconds); from a
         // later one, the seconds per unit after it (`marginal`), and the seconds the run spent
         // before its first unit (`setup`: starting, loading data); once a run with a marginal
@@ -219,8 +220,9 @@ private:
         return std::isnan(t.pace) ? pace_sum_ / static_cast<double>(paced_) : t.pace;
     }
     // The seconds a unit of running trial `t` takes from now: its marginal pace; before it has
-    // one (a single report), its pace less its share of the mean set-up measured (an estimate
-    // that errs short, so that the horizon is not stretched by a set-up); else pace_of().
+    // one (a single report in every run so far, or none yet), its pace less the mean set-up
+    // measured spread over the units that pace was measured on (an estimate that errs short, so
+    // that the horizon is not stretched by a set-up); else pace_of().
     [[nodiscard]] double running_pace(const TrialState& t) const noexcept;
     // The seconds paused trial `t` needs to train `units` more: its last run's overhead plus the
     // units at its marginal pace; without a marginal pace, the units at pace_of() (set-up spread

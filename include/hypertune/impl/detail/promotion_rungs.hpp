@@ -150,6 +150,7 @@ HYPERTUNE_INLINE void PromotionRungs::measure_pace(TrialState& t, double seconds
     pace_sum_ += std::isnan(t.pace) ? pace : pace - t.pace;
     if (std::isnan(t.pace)) ++paced_;
     t.pace = pace;
+    t.pace_units = step - t.run_from;
     if (ended) {
         // Whatever the run spent beside its units at the marginal pace: set-up and the end.
         if (!std::isnan(t.marginal)) t.overhead = std::max(0.0, seconds - units * t.marginal);
@@ -171,9 +172,8 @@ HYPERTUNE_INLINE void PromotionRungs::measure_pace(TrialState& t, double seconds
 HYPERTUNE_INLINE double PromotionRungs::running_pace(const TrialState& t) const noexcept {
     if (!timed()) return 1.0;
     if (!std::isnan(t.marginal)) return t.marginal;
-    if (std::isnan(t.pace) || set_up_ == 0 || t.run_step <= t.run_from) return pace_of(t);
-    const double units = static_cast<double>(t.run_step - t.run_from);
-    return std::max(0.0, t.pace - setup_sum_ / static_cast<double>(set_up_) / units);
+    if (std::isnan(t.pace) || set_up_ == 0 || t.pace_units == 0) return pace_of(t);
+    return std::max(0.0, t.pace - setup_sum_ / static_cast<double>(set_up_) / static_cast<double>(t.pace_units));
 }
 
 HYPERTUNE_INLINE double PromotionRungs::seconds_for(const TrialState& t, Resource units) const noexcept {
