@@ -64,6 +64,9 @@ public:
     /// The attempts of the trial's latest run that failed and were retried (TrialRetried), in
     /// every session: a run cut by a crash goes on with the retries it has left.
     [[nodiscard]] int failed_attempts(TrialId id) const { return last_runs_[index_.at(id)].failed_attempts; }
+    /// The reason the first of those failed ("" when none did): a final failure of another reason
+    /// keeps it, in a resumed session too.
+    [[nodiscard]] const std::string& first_failure(TrialId id) const { return last_runs_[index_.at(id)].first_failure; }
     /// Every metric's value at the trial's last report (TrialReported::values), in a run with
     /// several objectives or constraints; empty otherwise. What a trial cut by a crash after its
     /// last report ends with.
@@ -191,6 +194,7 @@ private:
         Resource budget = 0;
         Resource resume_from = 0;
         int failed_attempts = 0;
+        std::string first_failure;  // the reason of the first of them
         Resource last_step = 0;  // the last step reported by the run (its attempt) under way
         std::vector<double> reported_values;  // of the trial's last report, whatever its run
     };

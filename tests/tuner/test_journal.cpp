@@ -435,10 +435,11 @@ TEST_CASE("the time between a crash and the resume is no wall time of the run, a
 TEST_CASE("a run cut by a crash during a retry has only the retries it had left when resumed") {
     auto path = temp_journal("retry-cut");
     std::atomic<int> calls{0};
+    std::string cause = "out of memory";
     const auto always_fails = [&](const ht::Config&, ht::Trial& trial) -> double {
         ++calls;
         trial.report(1, 0.5);
-        throw std::runtime_error("out of memory");
+        throw std::runtime_error(cause);
     };
     auto o = options(path, 1);
     o.max_retries = 1;
@@ -459,6 +460,14 @@ TEST_CASE("a run cut by a crash during a retry has only the retries it had left 
     CHECK(r.trials()[0].retries == 1);
     CHECK(r.trials()[0].failure_reason == "the objective threw: out of memory");
     ht::testing::check_same_result(r, ht::load_result(path));
+    // The retry after the crash fails otherwise: the final reason keeps the first session's cause.
+    write_lines(path, lines, retried + 1);
+    cause = "disk full";
+    const ht::Result other = ht::Tuner(journal_space(), ht::RandomSearch(), o).fit(always_fails);
+    REQUIRE(other.trials().size() == 1);
+    CHECK(other.trials()[0].failure_reason ==
+          "the objective threw: disk full (its first attempt failed otherwise: the objective threw: out of memory)");
+    ht::testing::check_same_result(other, ht::load_result(path));
     fs::remove(path);
 }
 

@@ -117,7 +117,10 @@ HYPERTUNE_INLINE void RunState::on(const TrialStarted& e) {
     run.budget = e.budget;
     run.resume_from = e.resume_from;
     run.last_step = 0;
-    if (!e.rerun) run.failed_attempts = 0;
+    if (!e.rerun) {
+        run.failed_attempts = 0;
+        run.first_failure.clear();
+    }
     if (open_.contains(e.trial)) drop_open_segment(r);  // started again with no end: a journal cut mid-run
     // A promoted trial continues from resume_from: steps it reported past that (overrunning its
     // last budget) it reports again now.
@@ -159,7 +162,7 @@ HYPERTUNE_INLINE void RunState::on(const TrialDecided& e) {
 HYPERTUNE_INLINE void RunState::on(const TrialRetried& e) {
     std::erase_if(record_of(e.trial).curve, [&](const ReportPoint& p) { return p.step > e.keep_through; });
     LastRun& run = last_runs_[index_.at(e.trial)];
-    ++run.failed_attempts;
+    if (run.failed_attempts++ == 0) run.first_failure = e.reason;
     run.last_step = 0;  // the retry reports afresh
 }
 
