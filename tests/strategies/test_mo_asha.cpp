@@ -279,7 +279,7 @@ TEST_CASE("MO-ASHA, promotion type: the promoted trial is the best-placed paused
     };
 
     std::vector<TrialId> running;
-    std::size_t promotions = 0, completed = 0;
+    std::size_t promotions = 0, completed = 0, closed = 0;
     for (;;) {
         while (running.size() < 4) {
             auto want = expected_promotion();
@@ -300,6 +300,12 @@ TEST_CASE("MO-ASHA, promotion type: the promoted trial is the best-placed paused
                 CHECK(records.empty());
                 rung_of[s.trial] = 0;
             } else {
+                // The end: each trial left paused gets its Stop, saying how it was ranked.
+                for (const auto& r : records) {
+                    CHECK(r.kind == Kind::Stop);
+                    CHECK(r.reason.ends_with(") by Pareto priority before the work ran out"));
+                    ++closed;
+                }
                 break;
             }
             running.push_back(s.trial);
@@ -327,6 +333,7 @@ TEST_CASE("MO-ASHA, promotion type: the promoted trial is the best-placed paused
     CHECK(recorded[0].size() == 400);
     CHECK(promotions >= 400 / 3);
     CHECK(completed >= 5);
+    CHECK(closed > 0);
 }
 
 TEST_CASE("MO-ASHA with one objective and a constraint: a feasible trial goes before a better infeasible one") {

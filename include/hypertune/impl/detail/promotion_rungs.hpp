@@ -277,7 +277,9 @@ HYPERTUNE_INLINE void PromotionRungs::close(std::vector<DecisionRecord>& out) {
                 out.push_back(DecisionRecord{id, DecisionRecord::Kind::Stop, labels_[b], static_cast<int>(k),
                                              rung.resource, value, cutoff, m,
                                              str_cat({"never in the top 1/", eta_, " (", rung.ranking.top_size(),
-                                                      " of ", m, ") before the work ran out"})});
+                                                      " of ", m, ")",
+                                                      rung.ranking.pareto() ? " by Pareto priority" : "",
+                                                      " before the work ran out"})});
                 trials_.erase(id);
             }
             rung.waiting.clear();
