@@ -739,7 +739,8 @@ TEST_CASE("should_stop ends the whole process group: SIGTERM, and SIGKILL after 
             CHECK(std::any_of(w.begin(), w.end(), [&](const std::string& text) {
                 return text.starts_with(fmt::format("trial 0 went on to step {} after StopAt told it to stop at step 3",
                                                     t.resource_used)) &&
-                       text.find("(a command: exit on SIGTERM)") != std::string::npos;
+                       text.find("(a command: print each step's line as the step ends, flushed, and exit on "
+                                 "SIGTERM)") != std::string::npos;
             }));
         }
         REQUIRE(grandchild.load() > 0);

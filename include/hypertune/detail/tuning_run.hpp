@@ -1125,9 +1125,9 @@ private:
         if (a.ignored_stop_at > 0 && !warned_ignored_stop_) {
             warned_ignored_stop_ = true;
             warn(fmt::format("trial {} went on to step {} after {} told it to stop at step {}: check "
-                             "trial.should_stop() after each report and return (a command: exit on SIGTERM); what a "
-                             "trial trains after a stop is spent all the same (a trial that reaches its full budget "
-                             "is recorded Completed)",
+                             "trial.should_stop() after each report and return (a command: print each step's line "
+                             "as the step ends, flushed, and exit on SIGTERM); what a trial trains after a stop is "
+                             "spent all the same (a trial that reaches its full budget is recorded Completed)",
                              id, a.resource, strategy_name_, a.ignored_stop_at),
                  t1);
         }
