@@ -6,6 +6,7 @@
 #include <hypertune/strategies/hyperband.hpp>
 
 #include <doctest/doctest.h>
+#include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>
@@ -522,103 +523,93 @@ TEST_CASE("fill_idle_workers: a trial's pace counts its whole run, what it did a
     CHECK(asha.take_decisions().empty());
 }
 
-TEST_CASE("fill_idle_workers: a run's set-up is not spread over its units") {
-    // Every run spends `setup` seconds before its first unit (starting, loading data). Rungs 1 and
-    // 3 below max_resource 9; 9 trials run to rung 1, trials 0, 1 and 2 on to rung 3 (two reports
-    // each there: a pace per unit apart from the set-up), and trial 0, first there, on to 9. It has
-    // reported step 4, after the set-up and a unit of 1 s: 5 units to go, 5 s, not 5 x (setup + 1).
-    // Trial 1 (0.5 s a unit) at rung 3 needs a set-up and 6 units to the end: with a set-up of 4 s,
-    // 7 s, past the 5 s, so the worker waits (spread over its 2 units, the set-up would make it
-    // 15 s within 25 s, and it would end 2 s after the run could); with a set-up of 1 s, 4 s: it
-    // runs to the end beside trial 0.
-    for (double setup : {4.0, 1.0}) {
-        CAPTURE(setup);
-        ASHA asha({.min_resource = 1, .max_resource = 9, .reduction_factor = 3, .type = HalvingType::Promotion});
+namespace {
+
+// Promotion-type ASHA on rungs 1 and 3 below 9 with 9 trials, whose runs each spend `setup`
+// seconds before their first unit, then 1 s a unit (trial 1: 0.5 s). The 9 trials have run to
+// rung 1 (one report each, losses 0.1, 0.2, ...) and trials 0, 1 and 2 have been promoted.
+struct SetUpRuns {
+    explicit SetUpRuns(double setup_seconds) : setup(setup_seconds) {
         asha.start(promotion_space(), {.seed = 5, .max_trials = 9});
-        const double pace[] = {1.0, 0.5, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0};
-        auto report = [&](TrialId id, Resource from, Resource step, double loss) {
-            IntermediateReport r{loss};
-            r.seconds = setup + static_cast<double>(step - from) * pace[id];
-            REQUIRE(asha.report(id, step, r) == Decision::Continue);
-        };
-        auto finish = [&](TrialId id, Resource from, Resource to, double loss) {
-            for (Resource step = from + 1; step <= to; ++step) report(id, from, step, loss);
-            Outcome outcome = Outcome::completed(loss, to);
-            outcome.seconds = setup + static_cast<double>(to - from) * pace[id];
-            asha.tell(id, outcome);
-        };
         for (TrialId id = 0; id < 9; ++id) REQUIRE(asha.ask().trial == id);
         for (TrialId id = 0; id < 9; ++id) finish(id, 0, 1, 0.1 * static_cast<double>(id + 1));
-        for (TrialId id = 0; id < 3; ++id) {  // rung 1's top 3 of 9
-            const Suggestion s = asha.ask();
-            REQUIRE(s.runs());
-            REQUIRE(s.trial == id);
-        }
-        for (TrialId id = 0; id < 3; ++id) finish(id, 1, 3, 0.1 * static_cast<double>(id + 1));
-        const Suggestion top = asha.ask();  // rung 3's top 1 of 3
-        REQUIRE(top.runs());
-        REQUIRE(top.trial == 0);
-        REQUIRE(top.budget == 9);
-        report(0, 3, 4, 0.05);
+        for (TrialId id = 0; id < 3; ++id) REQUIRE(asha.ask().trial == id);  // rung 1's top 3 of 9
+    }
+    [[nodiscard]] double seconds(TrialId id, Resource units) const {
+        return setup + static_cast<double>(units) * (id == 1 ? 0.5 : 1.0);
+    }
+    void report(TrialId id, Resource from, Resource step, double loss) {
+        IntermediateReport r{loss};
+        r.seconds = seconds(id, step - from);
+        REQUIRE(asha.report(id, step, r) == Decision::Continue);
+    }
+    void finish(TrialId id, Resource from, Resource to, double loss) {
+        for (Resource step = from + 1; step <= to; ++step) report(id, from, step, loss);
+        Outcome outcome = Outcome::completed(loss, to);
+        outcome.seconds = seconds(id, to - from);
+        asha.tell(id, outcome);
+    }
+    // The next ask() runs trial `id` on to 9.
+    void expect_to_the_end(TrialId id) {
+        const Suggestion s = asha.ask();
+        REQUIRE(s.runs());
+        REQUIRE(s.trial == id);
+        REQUIRE(s.budget == 9);
         (void)asha.take_decisions();
+    }
+    // With a set-up of 4 s trial 1's 6 units to the end (7 s) are past `horizon`: a free worker
+    // waits. With 1 s (4 s), it runs to the end.
+    void expect_trial_1_filled_within(const char* horizon) {
         if (setup > 1.0) {
             CHECK(asha.ask().kind == Suggestion::Kind::Wait);
             CHECK(asha.take_decisions().empty());
-            continue;
+            return;
         }
         const auto record = expect_fill(asha, true, 1, 3, 9);
         REQUIRE(record);
-        CHECK(record->reason == "no new trial may start and a worker is free: the best paused trial at resource 3 that "
-                                "ends in time, its 6 units to the end take about 4 s at its pace, within the 5 s a "
-                                "running trial still needs: resumes from 3 to 9");
+        CHECK(record->reason == fmt::format("no new trial may start and a worker is free: the best paused trial at "
+                                            "resource 3 that ends in time, its 6 units to the end take about 4 s at its "
+                                            "pace, within the {} s a running trial still needs: resumes from 3 to 9",
+                                            horizon));
+    }
+
+    double setup;
+    ASHA asha{{.min_resource = 1, .max_resource = 9, .reduction_factor = 3, .type = HalvingType::Promotion}};
+};
+
+}  // namespace
+
+TEST_CASE("fill_idle_workers: a run's set-up is not spread over its units") {
+    // Trials 0, 1 and 2 report twice on the way to rung 3 (a pace per unit apart from the set-up)
+    // and trial 0, first there, goes on to 9. It has reported step 4, after the set-up and a unit
+    // of 1 s: 5 units to go, 5 s, not 5 x (setup + 1). Trial 1 (0.5 s a unit) at rung 3 needs a
+    // set-up and 6 units to the end: with a set-up of 4 s, 7 s, past the 5 s, so the worker waits
+    // (spread over its 2 units, the set-up would make it 15 s within 25 s, and it would end 2 s
+    // after the run could); with a set-up of 1 s, 4 s: it runs to the end beside trial 0.
+    for (double setup : {4.0, 1.0}) {
+        CAPTURE(setup);
+        SetUpRuns runs(setup);
+        for (TrialId id = 0; id < 3; ++id) runs.finish(id, 1, 3, 0.1 * static_cast<double>(id + 1));
+        runs.expect_to_the_end(0);  // rung 3's top 1 of 3
+        runs.report(0, 3, 4, 0.05);
+        runs.expect_trial_1_filled_within("5");
     }
 }
 
 TEST_CASE("fill_idle_workers: a trial promoted from a run of one report is timed without the set-up too") {
-    // Rungs 1 and 3 below 9; every run spends `setup` seconds before its first unit. Trials 0-8
-    // report once each (rung 1), trials 0, 1 and 2 are promoted; 0 and 1 report twice on the way
-    // to rung 3 (the set-up measured), and 0 goes on to 9 by the benefit of the doubt. Trial 2
-    // has not reported in its run yet: its only pace, setup + 1 s a unit, is its first run's, one
-    // unit with the set-up. Its 2 units to rung 3 take 2 s, not 2 x (setup + 1): the horizon is
-    // trial 0's 6 units at 1 s. Trial 1 (0.5 s a unit) needs a set-up and 3 s to the end: with a
-    // set-up of 4 s, 7 s, past the 6 s (with the set-up spread it would have had 10 s, and ended
-    // a second after the run could); with a set-up of 1 s, 4 s: it runs beside trial 0.
+    // Trials 0 and 1 report twice on the way to rung 3 (the set-up measured), and 0 goes on to 9
+    // by the benefit of the doubt. Trial 2 has not reported in its run yet: its only pace, setup
+    // + 1 s a unit, is its first run's, one unit with the set-up. Its 2 units to rung 3 take 2 s,
+    // not 2 x (setup + 1): the horizon is trial 0's 6 units at 1 s. Trial 1 needs a set-up and
+    // 3 s to the end: with a set-up of 4 s, 7 s, past the 6 s (with the set-up spread it would
+    // have had 10 s, and ended a second after the run could); with a set-up of 1 s, 4 s.
     for (double setup : {4.0, 1.0}) {
         CAPTURE(setup);
-        ASHA asha({.min_resource = 1, .max_resource = 9, .reduction_factor = 3, .type = HalvingType::Promotion});
-        asha.start(promotion_space(), {.seed = 5, .max_trials = 9});
-        const double pace[] = {1.0, 0.5, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0};
-        auto report = [&](TrialId id, Resource from, Resource step, double loss) {
-            IntermediateReport r{loss};
-            r.seconds = setup + static_cast<double>(step - from) * pace[id];
-            REQUIRE(asha.report(id, step, r) == Decision::Continue);
-        };
-        auto finish = [&](TrialId id, Resource from, Resource to, double loss) {
-            for (Resource step = from + 1; step <= to; ++step) report(id, from, step, loss);
-            Outcome outcome = Outcome::completed(loss, to);
-            outcome.seconds = setup + static_cast<double>(to - from) * pace[id];
-            asha.tell(id, outcome);
-        };
-        for (TrialId id = 0; id < 9; ++id) REQUIRE(asha.ask().trial == id);
-        for (TrialId id = 0; id < 9; ++id) finish(id, 0, 1, 0.1 * static_cast<double>(id + 1));
-        for (TrialId id = 0; id < 3; ++id) REQUIRE(asha.ask().trial == id);
-        finish(0, 1, 3, 0.1);
-        finish(1, 1, 3, 0.2);
-        const Suggestion early = asha.ask();  // rung 3: 2 recorded, trial 2 on its way
-        REQUIRE(early.runs());
-        REQUIRE(early.trial == 0);
-        REQUIRE(early.budget == 9);
-        (void)asha.take_decisions();
-        if (setup > 1.0) {
-            CHECK(asha.ask().kind == Suggestion::Kind::Wait);
-            CHECK(asha.take_decisions().empty());
-            continue;
-        }
-        const auto record = expect_fill(asha, true, 1, 3, 9);
-        REQUIRE(record);
-        CHECK(record->reason == "no new trial may start and a worker is free: the best paused trial at resource 3 that "
-                                "ends in time, its 6 units to the end take about 4 s at its pace, within the 6 s a "
-                                "running trial still needs: resumes from 3 to 9");
+        SetUpRuns runs(setup);
+        runs.finish(0, 1, 3, 0.1);
+        runs.finish(1, 1, 3, 0.2);
+        runs.expect_to_the_end(0);  // rung 3: 2 recorded, trial 2 on its way
+        runs.expect_trial_1_filled_within("6");
     }
 }
 
