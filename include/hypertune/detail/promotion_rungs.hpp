@@ -49,9 +49,10 @@
 //   and latest reports per unit, and its set-up: what came before, less the units it reported
 //   first). A running trial's units to go then take the marginal pace each (without one, its
 //   pace less the mean set-up measured spread over the units that pace was measured on: a short
-//   estimate, so that a set-up does not stretch h), and a paused trial needs what its last run spent beside its units
-//   (set-up and save) plus its units at the marginal pace (without a marginal pace, its units at
-//   its pace: a long estimate, so that a fill does not outlast the run). Without any measure (reports without seconds), or when the mean measured pace
+//   estimate, so that a set-up does not stretch h), and a paused trial needs what its last run
+//   spent beside its units (set-up and save) plus its units at the marginal pace (without a
+//   marginal pace, its units at its pace: a long estimate, so that a fill does not outlast the
+//   run). Without any measure (reports without seconds), or when the mean measured pace
 //   is under 10 ms a unit (an objective for tests or overhead benchmarks, whose times the runner's
 //   own work and thread scheduling decide, not training: a millisecond and more under load or a
 //   sanitizer), every unit counts as one second: h and the remaining work are counted in units.

@@ -806,7 +806,7 @@ private:
         emit(TrialStarted{run_clock(), s.trial, s.config, s.budget, s.resume_from, worker, rerun});
         // A run cut by a crash during a retry has only the retries it had left.
         const int failed_before = state_.failed_attempts(s.trial);
-        std::string failed_first = state_.first_failure(s.trial);
+        std::string first_failure = state_.first_failure(s.trial);
         // Every metric of its last report, for a trial cut after reporting its budget (below).
         const std::vector<double> judged_values =
             judged >= s.budget ? state_.last_reported_values(s.trial) : std::vector<double>{};
@@ -847,7 +847,7 @@ private:
         }
         deliver_callbacks();
         auto attempt = ended_before ? std::move(*ended_before)
-                                    : execute(s, std::move(checkpoint), judged, failed_before, std::move(failed_first), lk);
+                                    : execute(s, std::move(checkpoint), judged, failed_before, std::move(first_failure), lk);
 
         lk.lock();
         if (!unreadable.empty())
@@ -946,10 +946,10 @@ private:
     }
 
     // Runs the objective (with retries) outside the lock; `failed_before` attempts of this run
-    // failed in an earlier session, which a crash cut during their retry, the first of them
-    // `failed_first`.
+    // failed in an earlier session, which a crash cut during their retry, the first of them for
+    // `first_failure` ("" when none did).
     Attempt execute(const Suggestion& s, std::optional<SavedCheckpoint> checkpoint, Resource judged,
-                    int failed_before, std::string failed_first, std::unique_lock<std::mutex>& lk) {
+                    int failed_before, std::string first_failure, std::unique_lock<std::mutex>& lk) {
         Attempt a;
         // A promoted trial, or one cut by a crash, continues from its checkpoint's step, which may
         // lie before the resource the scheduler resumes it from (saved before the report that
@@ -963,7 +963,6 @@ private:
         // A retry can fail for a reason of its own (a promoted command trainer whose folder the
         // failed attempt left at the budget has nothing to train and prints nothing): the final
         // reason keeps the first one, the cause (an earlier session's, after a crash).
-        std::string first_failure = std::move(failed_first);
         for (int attempt = failed_before;; ++attempt) {
             const auto began = std::chrono::steady_clock::now();
             std::optional<std::string> bytes = resumes ? std::optional<std::string>(checkpoint->bytes) : std::nullopt;
