@@ -22,6 +22,7 @@
 #include <fmt/core.h>
 
 #include <atomic>
+#include <algorithm>
 #include <chrono>
 #include <mutex>
 #include <cmath>
@@ -48,6 +49,10 @@ public:
     virtual Decision on_report(Trial& trial, Resource step, double value) = 0;
     virtual Decision on_report_metrics(Trial& trial, Resource step, const Metrics& values) = 0;
     virtual bool stop_requested() const noexcept = 0;
+    // When stop_requested() turns true of itself (the run's max_runtime_seconds), if it will.
+    [[nodiscard]] virtual std::optional<std::chrono::steady_clock::time_point> stop_deadline() const noexcept {
+        return std::nullopt;
+    }
     // Keeps a checkpoint where a crash cannot lose it (with a journal); may throw IoError.
     virtual void on_checkpoint(Trial& trial, Resource step, const std::string& bytes) = 0;
     // The trial's own folder (created); may throw IoError.
@@ -130,7 +135,12 @@ public:
             return true;
         }
         detail::TrialHost* host = host_.load(std::memory_order_acquire);
-        if (!host || !host->stop_requested()) return false;
+        if (!host) return false;
+        // The run's time limit counts from the moment it passes, not from when its watcher notices.
+        if (!host->stop_requested()) {
+            const auto at = host->stop_deadline();
+            if (!at || std::chrono::steady_clock::now() < *at) return false;
+        }
         saw_run_stop_.store(true, std::memory_order_relaxed);
         return true;
     }
@@ -197,6 +207,17 @@ public:
     [[nodiscard]] bool stop_decided() const noexcept { return stop_.load(std::memory_order_relaxed); }
     /// The step at which the strategy (or max_trial_seconds) stopped this trial (0 when none did).
     [[nodiscard]] Resource stop_step() const noexcept { return stop_step_; }
+    /// When should_stop() turns true of itself, if it will: this run's max_trial_seconds or the
+    /// run's max_runtime_seconds, whichever comes first (a strategy's stop can come sooner). An
+    /// MPI group's trial stops by it between reports, as a trial the Tuner runs does.
+    [[nodiscard]] std::optional<std::chrono::steady_clock::time_point> stops_at() const noexcept {
+        std::optional<std::chrono::steady_clock::time_point> at;
+        if (const auto own = deadline_.load(std::memory_order_relaxed); own != no_deadline)
+            at = std::chrono::steady_clock::time_point(std::chrono::steady_clock::duration(own));
+        if (const detail::TrialHost* host = host_.load(std::memory_order_acquire))
+            if (const auto run = host->stop_deadline()) at = at ? std::min(*at, *run) : *run;
+        return at;
+    }
     /// Whether this run of the trial is past TunerOptions::max_trial_seconds.
     [[nodiscard]] bool out_of_time() const noexcept {
         const auto deadline = deadline_.load(std::memory_order_relaxed);
@@ -214,6 +235,8 @@ protected:
         remote_ = true;
         host_.store(&host, std::memory_order_release);
     }
+    /// A remote trial's should_stop() turns true of itself at `at`, as its coordinator's does.
+    void stop_at(std::chrono::steady_clock::time_point at) noexcept { set_deadline(at); }
 
 private:
     friend class detail::TuningRun;

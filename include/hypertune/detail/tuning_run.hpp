@@ -212,6 +212,7 @@ public:
     }
 
     bool stop_requested() const noexcept override { return stop_flag_.load(std::memory_order_relaxed); }
+    std::optional<std::chrono::steady_clock::time_point> stop_deadline() const noexcept override { return deadline_; }
 
     // Called by the trial's own thread, without the run's lock: a large checkpoint is written
     // while the other workers go on. In memory, the run takes it from the Trial when it ends.

@@ -245,6 +245,13 @@ struct GroupTrialAccess {
         return GroupTrial(host, id, std::move(config), budget, resumed_from, std::move(checkpoint), comm,
                           std::move(world_ranks));
     }
+    // Its should_stop() turns true `seconds` from now, as the coordinator's Trial does (the same
+    // moment up to the message's latency).
+    static void stop_after(GroupTrial& trial, double seconds) {
+        trial.stop_at(std::chrono::steady_clock::now() +
+                           std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                               std::chrono::duration<double>(std::min(seconds, 1e9))));
+    }
 };
 
 }  // namespace detail

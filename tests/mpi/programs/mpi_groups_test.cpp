@@ -338,6 +338,38 @@ void test_metrics() {
     check(!front.empty(), fmt::format("the Pareto front of accuracy vs rank-seconds has {} trials", front.size()));
 }
 
+// should_stop() turns true on every rank of a group at max_trial_seconds and at
+// max_runtime_seconds, between reports too, as in process: an objective that polls it and reports
+// nothing stops in time, and its trial is cut short (Stopped).
+void test_time_limits() {
+    for (const bool per_trial : {true, false}) {
+        ht::TunerOptions options{.max_jobs = 4, .seed = 9, .progress = ht::ProgressBar::Never};
+        if (per_trial) options.max_trial_seconds = 0.3;
+        else options.max_runtime_seconds = 0.3;
+        int late = 0;  // this rank's trials whose should_stop() was still false after 5 s
+        ht::mpi::MpiResult r = ht::mpi::fit(
+            MPI_COMM_WORLD, workers_space(), ht::RandomSearch(), options, {.ranks_parameter = "workers"},
+            [&](const ht::Config& cfg, ht::mpi::GroupTrial& trial, MPI_Comm) {
+                const auto t0 = std::chrono::steady_clock::now();
+                while (!trial.should_stop()) {
+                    if (std::chrono::steady_clock::now() - t0 > std::chrono::seconds(5)) {
+                        ++late;
+                        break;
+                    }
+                    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+                }
+                return cfg.get<double>("x");
+            });
+        const std::string tag = per_trial ? "max_trial_seconds" : "max_runtime_seconds";
+        check(late == 0, tag + ": should_stop() turned true on this rank between reports");
+        if (world_rank != 0) continue;
+        const bool all_cut = !r.trials().empty() && std::all_of(r.trials().begin(), r.trials().end(), [](const auto& t) {
+            return t.status == ht::TrialStatus::Stopped;
+        });
+        check(all_cut, fmt::format("{}: each of the {} trials cut short (Stopped)", tag, r.trials().size()));
+    }
+}
+
 // ASHA stops trials of every size mid-way; synchronous Hyperband resumes paused trials from the
 // leader's checkpoint, on whichever ranks are free then.
 void test_asha_and_checkpoints() {
@@ -417,6 +449,7 @@ int main(int argc, char** argv) {
     run("packing, pure backfilling", [] { test_packing(-1, 5); });
     run("metrics", test_metrics);
     run("asha and checkpoints", test_asha_and_checkpoints);
+    run("time limits between reports", test_time_limits);
 
     return finish_checks();
 }

@@ -21,6 +21,10 @@ HYPERTUNE_MPI_INLINE std::string coordinate_trial(Channel& channel, const std::v
                              {"resumed_from", trial.resumed_from()},
                              {"checkpoint", trial.checkpoint().has_value()},
                              {"ranks", ranks}};
+    // When the group's should_stop() turns true of itself (max_trial_seconds, max_runtime_seconds):
+    // an objective that polls it between reports stops in time, as it does in process.
+    if (const auto at = trial.stops_at())
+        header["stop_in"] = std::max(0.0, std::chrono::duration<double>(*at - std::chrono::steady_clock::now()).count());
     const std::string bytes = header.dump();
     for (int r : ranks) channel.send(r, trial_tag, bytes);
     const int leader = ranks.front();
@@ -59,7 +63,11 @@ HYPERTUNE_MPI_INLINE std::string coordinate_trial(Channel& channel, const std::v
                 trial.save_checkpoint(message.substr(sizeof(Resource)), step);
                 break;
             }
-            case result_tag: return message;
+            case result_tag:
+                // What the group's should_stop() said by itself at its end, this Trial says too
+                // (a time limit reached): the run judges the trial as one it ran in process.
+                (void)trial.should_stop();
+                return message;
             case failed_tag: throw Error(message);
             default: throw Error(fmt::format("hypertune::mpi: unexpected message tag {} from rank {}", tag, leader));
         }
@@ -92,6 +100,8 @@ HYPERTUNE_MPI_INLINE void run_in_group(const SearchSpace& space, const GroupObje
         GroupTrial trial = GroupTrialAccess::make(host, h.at("trial").get<TrialId>(), space.from_json(h.at("config")),
                                                   h.at("budget").get<Resource>(), h.at("resumed_from").get<Resource>(),
                                                   std::move(checkpoint), group.get(), ranks);
+        if (const auto stop_in = h.find("stop_in"); stop_in != h.end())
+            GroupTrialAccess::stop_after(trial, stop_in->get<double>());
         result = objective.call(trial.config(), trial);
     } catch (const std::exception& e) {
         error = e.what();
