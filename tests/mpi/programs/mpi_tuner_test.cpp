@@ -327,14 +327,18 @@ void test_failures() {
     check(r.count(ht::TrialStatus::Failed) == 10 && r.count(ht::TrialStatus::Completed) == max_jobs - 10,
           fmt::format("exactly the 10 faulty trials failed ({} failed)", r.count(ht::TrialStatus::Failed)));
     check(reason(2).find("diverged on every rank") != std::string::npos, "throw on every rank -> Failed: " + reason(2));
-    check(reason(5).find("leader ran out of memory") != std::string::npos, "throw on the leader -> Failed: " + reason(5));
+    check(reason(5).find("rank 0 of the group (world rank ") != std::string::npos &&
+              reason(5).find("leader ran out of memory") != std::string::npos,
+          "throw on the leader -> Failed, naming it: " + reason(5));
     check(reason(7).find("rank 1 of the group") != std::string::npos &&
               reason(7).find("worker lost its data") != std::string::npos,
           "throw on a non-leader -> Failed: " + reason(7));
     check(reason(3).find("rank 1 of the group") != std::string::npos &&
               reason(3).find("failed before reporting") != std::string::npos,
           "throw on a non-leader while the leader reports -> Failed: " + reason(3));
-    check(reason(4).find("failed before reporting") != std::string::npos && reason(4).find("rank 1") == std::string::npos,
+    check(reason(4).find("failed before reporting") != std::string::npos &&
+              reason(4).find("rank 0 of the group") != std::string::npos &&
+              reason(4).find("rank 1 of the group") == std::string::npos,
           "throw on the leader while the other rank reports -> Failed: " + reason(4));
     check(reason(11).find("report() is collective") != std::string::npos &&
               reason(11).find("but rank 1 of the group (world rank") != std::string::npos,

@@ -124,9 +124,11 @@ HYPERTUNE_MPI_INLINE void run_in_group(const SearchSpace& space, const GroupObje
     } else if (first != INT_MAX) {
         broadcast(error, first, internal.get(), group_channel);
         if (leader) {
-            std::string why = first == 0 ? error
-                                         : fmt::format("rank {} of the group (world rank {}): {}", first,
-                                                       ranks[static_cast<std::size_t>(first)], error);
+            // Whichever rank it was, the leader too: the reason names where to look.
+            const int world = ranks[static_cast<std::size_t>(first)];
+            std::string why = ranks.size() == 1
+                                  ? fmt::format("world rank {}: {}", world, error)
+                                  : fmt::format("rank {} of the group (world rank {}): {}", first, world, error);
             channel.send(0, failed_tag, why);
         }
     } else if (leader) {
