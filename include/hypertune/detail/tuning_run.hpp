@@ -1035,13 +1035,16 @@ private:
             // Stopped: told so by the strategy, out of time, or the run stopped before the trial
             // reached its budget (it reported short of it, or, reporting nothing, it was told by
             // should_stop() that the run was stopping: otherwise it would count as trained in full).
+            // The run was stopping for this trial once its should_stop() said so, also when the
+            // watcher of max_runtime_seconds had not yet raised the flag.
+            const bool run_stopping = stop_flag_.load() || trial.saw_run_stop_.load(std::memory_order_relaxed);
             a.stopped = strategy_stop || a.timed_out ||
-                        (stop_flag_.load() && !reached_budget && (trial.reports() > 0 || trial.saw_run_stop_.load()));
+                        (run_stopping && !reached_budget && (trial.reports() > 0 || trial.saw_run_stop_.load()));
             if (strategy_stop && trial.last_step() > trial.stop_step()) {
                 a.ignored_stop_at = trial.stop_step();
                 // It trained on to its full budget: a completed trial, not one stopped early.
-                if (!a.failed && trial.last_step() >= s.budget && !stop_flag_.load()) a.stopped = false;
-            } else if (strategy_stop && !a.failed && !stop_flag_.load() && stop_at_full_budget(trial.stop_step(), s.budget)) {
+                if (!a.failed && trial.last_step() >= s.budget && !run_stopping) a.stopped = false;
+            } else if (strategy_stop && !a.failed && !run_stopping && stop_at_full_budget(trial.stop_step(), s.budget)) {
                 // Stopped at its last step: it trained in full, so it is a completed trial and counts
                 // for best(); the decision stays on record.
                 a.stopped = false;
@@ -1067,7 +1070,7 @@ private:
             // MaxRuntimeInSeconds): each retry would run into the same limit.
             // Nor is one that failed once the run was stopping (stop(), max_runtime_seconds): a
             // retry is a new call of the objective, and nothing new starts after a stop.
-            if (!a.failed || a.stopped || a.out_of_time || attempt >= options_.max_retries || stop_flag_.load()) break;
+            if (!a.failed || a.stopped || a.out_of_time || attempt >= options_.max_retries || run_stopping) break;
             // Retry from scratch: the failed attempt's reports are forgotten, and so are the
             // checkpoints it saved (a crash now must not continue from them), and, for a trial that
             // began afresh, what it left in its checkpoint folder: its retry begins afresh too.
