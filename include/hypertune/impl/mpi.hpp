@@ -9,6 +9,7 @@
 #include <hypertune/mpi.hpp>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #if defined(HYPERTUNE_COMPILED_MPI) && !defined(HYPERTUNE_BUILDING_LIBRARY)
 #error "<hypertune/impl/mpi.hpp> is compiled into hypertune::compiled_mpi: include <hypertune/mpi.hpp>"
@@ -67,13 +68,36 @@ HYPERTUNE_MPI_INLINE MpiResult fit(MPI_Comm world, const SearchSpace& space, Any
     MPI_Comm_size(comm.get(), &size);
     const bool by_parameter = !mpi_options.ranks_parameter.empty();
 
+    // Every rank must tune the same space: one with another fails each configuration it is sent,
+    // and hangs a group whose objective calls a collective. Rank 0's is compared on every rank.
+    std::vector<int> differs(static_cast<std::size_t>(size), 0);
+    {
+        const std::string mine = space.to_json().dump();
+        std::string zero = mine;
+        long long n = static_cast<long long>(zero.size());
+        MPI_Bcast(&n, 1, MPI_LONG_LONG, 0, comm.get());
+        zero.resize(static_cast<std::size_t>(n));
+        if (n > 0) MPI_Bcast(zero.data(), static_cast<int>(n), MPI_BYTE, 0, comm.get());
+        const int mismatch = zero != mine ? 1 : 0;
+        MPI_Gather(&mismatch, 1, MPI_INT, differs.data(), 1, MPI_INT, 0, comm.get());
+    }
+    std::vector<int> other_spaces;  // the world ranks whose space is not rank 0's (rank 0 only)
+    for (int r = 0; r < size; ++r)
+        if (differs[static_cast<std::size_t>(r)] != 0) other_spaces.push_back(r);
+
     // Every check runs on rank 0 and its verdict is broadcast: all ranks throw together or go on.
     std::optional<Tuner> tuner;
     std::string verdict;
     if (rank == 0) {
         int provided = MPI_THREAD_SINGLE;
         MPI_Query_thread(&provided);
-        if (std::string layout = check_layout(space, mpi_options, size); !layout.empty()) {
+        if (!other_spaces.empty()) {
+            verdict = encode_error(
+                'I', fmt::format("mpi::fit: the search space of rank{} {} is not rank 0's: every rank must build the "
+                                 "same space (rank 0's: {})",
+                                 other_spaces.size() == 1 ? "" : "s", fmt::join(other_spaces, ", "),
+                                 space.to_json().dump()));
+        } else if (std::string layout = check_layout(space, mpi_options, size); !layout.empty()) {
             verdict = encode_error('I', layout);
         } else if (provided < MPI_THREAD_SERIALIZED) {
             verdict = encode_error(

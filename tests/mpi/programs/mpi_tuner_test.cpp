@@ -125,6 +125,21 @@ void test_bad_layout() {
         check(message.find(expected) != std::string::npos,
               fmt::format("ranks_per_trial {} is refused on every rank: '{}'", rpt, message));
     }
+    // A rank whose search space is not rank 0's: refused on every rank before any trial, naming it.
+    {
+        std::string message;
+        ht::SearchSpace space = make_space();
+        if (world_rank == 2) space.add(ht::ContinuousParameter("extra", 0.0, 1.0));
+        try {
+            (void)ht::mpi::fit(MPI_COMM_WORLD, space, ht::RandomSearch(), {.max_jobs = 2, .progress = ht::ProgressBar::Never},
+                               {}, [](const ht::Config&, ht::mpi::GroupTrial&) { return 0.0; });
+        } catch (const ht::InvalidArgument& e) {
+            message = e.what();
+        }
+        check(message.find("mpi::fit: the search space of rank 2 is not rank 0's: every rank must build the same "
+                           "space") != std::string::npos,
+              fmt::format("a rank with another search space is refused on every rank: '{}'", message));
+    }
     // A bad tuner option is refused on every rank too (the Tuner is built on rank 0 only).
     std::string message;
     try {
