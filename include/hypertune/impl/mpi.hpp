@@ -30,6 +30,14 @@ HYPERTUNE_MPI_INLINE void throw_encoded(const std::string& e) {
     throw Error(what);
 }
 
+// Rank 0's `bytes` on every rank of `comm`, blocking (every rank is at this call).
+HYPERTUNE_MPI_INLINE void broadcast_from_0(std::string& bytes, MPI_Comm comm) {
+    long long n = static_cast<long long>(bytes.size());
+    MPI_Bcast(&n, 1, MPI_LONG_LONG, 0, comm);
+    bytes.resize(static_cast<std::size_t>(n));
+    if (n > 0) MPI_Bcast(bytes.data(), to_count(bytes.size()), MPI_BYTE, 0, comm);
+}
+
 HYPERTUNE_MPI_INLINE std::string check_layout(const SearchSpace& space, const MpiOptions& m, int size) {
     const int per_trial = m.ranks_per_trial;
     const bool by_parameter = !m.ranks_parameter.empty();
@@ -70,15 +78,12 @@ HYPERTUNE_MPI_INLINE MpiResult fit(MPI_Comm world, const SearchSpace& space, Any
 
     // Every rank must tune the same space: one with another fails each configuration it is sent,
     // and hangs a group whose objective calls a collective. Rank 0's is compared on every rank.
+    const std::string my_space = space.to_json().dump();
     std::vector<int> differs(static_cast<std::size_t>(size), 0);
     {
-        const std::string mine = space.to_json().dump();
-        std::string zero = mine;
-        long long n = static_cast<long long>(zero.size());
-        MPI_Bcast(&n, 1, MPI_LONG_LONG, 0, comm.get());
-        zero.resize(static_cast<std::size_t>(n));
-        if (n > 0) MPI_Bcast(zero.data(), static_cast<int>(n), MPI_BYTE, 0, comm.get());
-        const int mismatch = zero != mine ? 1 : 0;
+        std::string zero = my_space;
+        broadcast_from_0(zero, comm.get());
+        const int mismatch = zero != my_space ? 1 : 0;
         MPI_Gather(&mismatch, 1, MPI_INT, differs.data(), 1, MPI_INT, 0, comm.get());
     }
     std::vector<int> other_spaces;  // the world ranks whose space is not rank 0's (rank 0 only)
@@ -95,8 +100,7 @@ HYPERTUNE_MPI_INLINE MpiResult fit(MPI_Comm world, const SearchSpace& space, Any
             verdict = encode_error(
                 'I', fmt::format("mpi::fit: the search space of rank{} {} is not rank 0's: every rank must build the "
                                  "same space (rank 0's: {})",
-                                 other_spaces.size() == 1 ? "" : "s", fmt::join(other_spaces, ", "),
-                                 space.to_json().dump()));
+                                 other_spaces.size() == 1 ? "" : "s", fmt::join(other_spaces, ", "), my_space));
         } else if (std::string layout = check_layout(space, mpi_options, size); !layout.empty()) {
             verdict = encode_error('I', layout);
         } else if (provided < MPI_THREAD_SERIALIZED) {
@@ -144,13 +148,7 @@ HYPERTUNE_MPI_INLINE MpiResult fit(MPI_Comm world, const SearchSpace& space, Any
             }
         }
     }
-    {
-        // Blocking is fine here: every rank is at this point.
-        long long n = static_cast<long long>(verdict.size());
-        MPI_Bcast(&n, 1, MPI_LONG_LONG, 0, comm.get());
-        verdict.resize(static_cast<std::size_t>(n));
-        if (n > 0) MPI_Bcast(verdict.data(), static_cast<int>(n), MPI_BYTE, 0, comm.get());
-    }
+    broadcast_from_0(verdict, comm.get());
     if (!verdict.empty()) throw_encoded(verdict);
 
     // The groups are created on a communicator of their own, apart from our messages.
@@ -208,11 +206,8 @@ HYPERTUNE_MPI_INLINE Config broadcast_best(MPI_Comm world, const SearchSpace& sp
     MPI_Comm_rank(world, &rank);
     std::string bytes;
     if (rank == 0) bytes = result.has_best() ? result.best().config.to_json().dump() : std::string();
-    long long n = static_cast<long long>(bytes.size());
-    MPI_Bcast(&n, 1, MPI_LONG_LONG, 0, world);
-    bytes.resize(static_cast<std::size_t>(n));
-    if (n == 0) throw Error("mpi::broadcast_best: rank 0's result has no best trial");
-    MPI_Bcast(bytes.data(), detail::to_count(bytes.size()), MPI_BYTE, 0, world);
+    detail::broadcast_from_0(bytes, world);
+    if (bytes.empty()) throw Error("mpi::broadcast_best: rank 0's result has no best trial");
     return space.from_json(nlohmann::ordered_json::parse(bytes));
 }
 
