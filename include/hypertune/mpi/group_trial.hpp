@@ -55,7 +55,8 @@ struct RankLeft {
 
 // The Trial's host on every rank of a group: the link to the coordinator (rank 0). A report is
 // collective over the group: the leader sends its own (step, value) to rank 0 and broadcasts the
-// answer (continue, stop, or the InvalidArgument it rejected the report with). Checkpoints are the
+// answer (continue, stop, or the InvalidArgument it rejected the report with) with its step, and a
+// rank that reported another step throws InvalidArgument naming both. Checkpoints are the
 // leader's, sent to rank 0 at once. Stops come with the answers to reports, so stop_requested()
 // never differs between the ranks of a group.
 //
@@ -98,8 +99,9 @@ public:
     [[nodiscard]] bool abandoned() const noexcept { return abandoned_.has_value(); }
 
 private:
-    // The leader sends `message` with `tag` and receives rank 0's answer; the group shares it.
-    HYPERTUNE_MPI_INLINE Decision exchange(int tag, const std::string& message);
+    // The leader sends `message` with `tag` and receives rank 0's answer; the group shares it, with
+    // the leader's step, which every other rank compares with its own `step`.
+    HYPERTUNE_MPI_INLINE Decision exchange(const Trial& trial, Resource step, int tag, const std::string& message);
     // The leader: takes the notes of ranks that left, blocking until every other rank's when `all`.
     // Returns the first rank that left in this call, if any.
     HYPERTUNE_MPI_INLINE std::optional<RankLeft> take_notes(bool all);

@@ -287,7 +287,7 @@ void test_asha(int groups) {
 }
 
 void test_failures() {
-    const std::size_t max_jobs = 14;
+    const std::size_t max_jobs = 16;
     const int long_run = 40;  // steps the leader of trials 12 and 13 would report, 25 ms apart
     ht::TunerOptions options{.max_jobs = max_jobs, .seed = 5, .progress = ht::ProgressBar::Never};
     ht::Result r = ht::mpi::fit(
@@ -317,6 +317,16 @@ void test_failures() {
             }
             // A non-finite result.
             if (trial.id() == 10) return std::nan("");
+            // The ranks report at different steps (14), or the other rank catches that (15): the
+            // value of the other rank's step never counts, so the trial fails, naming both steps.
+            if (trial.id() == 14) trial.report(trial.is_leader() ? 1 : 2, v);
+            if (trial.id() == 15) {
+                trial.report(1, v);
+                try {
+                    trial.report(trial.is_leader() ? 2 : 3, v);
+                } catch (const ht::InvalidArgument&) {
+                }
+            }
             // The other rank throws (12) or returns (13) after step 1, outside any collective, while
             // the leader trains on, reporting: the leader's next report learns it and ends the trial.
             if (trial.id() == 12 || trial.id() == 13) {
@@ -339,8 +349,8 @@ void test_failures() {
         return "(no such trial)";
     };
     check(r.trials().size() == max_jobs, fmt::format("the run went on after failures: {} trials", r.trials().size()));
-    check(r.count(ht::TrialStatus::Failed) == 10 && r.count(ht::TrialStatus::Completed) == max_jobs - 10,
-          fmt::format("exactly the 10 faulty trials failed ({} failed)", r.count(ht::TrialStatus::Failed)));
+    check(r.count(ht::TrialStatus::Failed) == 12 && r.count(ht::TrialStatus::Completed) == max_jobs - 12,
+          fmt::format("exactly the 12 faulty trials failed ({} failed)", r.count(ht::TrialStatus::Failed)));
     check(reason(2).find("diverged on every rank") != std::string::npos, "throw on every rank -> Failed: " + reason(2));
     check(reason(5).find("rank 0 of the group (world rank ") != std::string::npos &&
               reason(5).find("leader ran out of memory") != std::string::npos,
@@ -375,6 +385,12 @@ void test_failures() {
                       long_run, reason(13)));
     check(reason(9).find("steps must increase") != std::string::npos, "rejected report -> Failed: " + reason(9));
     check(reason(10).find("nan") != std::string::npos, "NaN result -> Failed: " + reason(10));
+    check(reason(14).find("rank 1 of the group (world rank ") != std::string::npos &&
+              reason(14).find("report(step 2) where the group's leader reported step 1") != std::string::npos,
+          "reports at different steps -> Failed, naming the rank and both steps: " + reason(14));
+    check(reason(15).find("rank 1 of the group (world rank ") != std::string::npos &&
+              reason(15).find("report(step 3) where the group's leader reported step 2") != std::string::npos,
+          "reports at different steps, the exception caught -> Failed all the same: " + reason(15));
 }
 
 void test_checkpoints() {

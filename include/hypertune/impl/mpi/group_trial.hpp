@@ -58,7 +58,8 @@ HYPERTUNE_MPI_INLINE std::optional<RankLeft> GroupHost::take_notes(bool all) {
     return first;
 }
 
-HYPERTUNE_MPI_INLINE Decision GroupHost::exchange(int tag, const std::string& message) {
+HYPERTUNE_MPI_INLINE Decision GroupHost::exchange(const Trial& trial, Resource step, int tag,
+                                                  const std::string& message) {
     if (abandoned_) throw Error(*abandoned_);
     std::string reply;
     if (leader_) {
@@ -77,6 +78,7 @@ HYPERTUNE_MPI_INLINE Decision GroupHost::exchange(int tag, const std::string& me
         }
         channel_->send(0, tag, message);
         reply = channel_->receive(0, reply_tag).bytes;
+        if (!reply.empty() && reply[0] != reply_error) reply += pack(step);
     }
     broadcast(reply, 0, internal_, *group_channel_);
     if (reply.empty()) throw Error("hypertune::mpi: empty reply to a report");
@@ -87,6 +89,17 @@ HYPERTUNE_MPI_INLINE Decision GroupHost::exchange(int tag, const std::string& me
     }
     // Trial::report makes this the trial's failure and throws it, on every rank of the group.
     if (reply[0] == reply_error) throw InvalidArgument(reply.substr(1));
+    if (!leader_) {
+        if (reply.size() != 1 + sizeof(Resource))
+            throw Error(fmt::format("hypertune::mpi: malformed reply of {} bytes to a report", reply.size()));
+        // The leader's value was reported at its step: a report of another step here would be
+        // a value that never counts, so the group fails, naming both (Trial::report keeps it).
+        if (const auto leaders = unpack<Resource>(reply.substr(1)); leaders != step)
+            throw InvalidArgument(fmt::format("trial {}: report(step {}) where the group's leader reported step {}: "
+                                              "report() is collective, every rank of the group calls it at the same "
+                                              "steps",
+                                              trial.id(), step, leaders));
+    }
     return reply[0] == reply_stop ? Decision::Stop : Decision::Continue;
 }
 
@@ -108,12 +121,12 @@ HYPERTUNE_MPI_INLINE int GroupHost::finish(bool threw) {
     return returned_;
 }
 
-HYPERTUNE_MPI_INLINE Decision GroupHost::on_report(Trial&, Resource step, double value) {
-    return exchange(report_tag, leader_ ? pack(ReportMessage{step, value}) : std::string());
+HYPERTUNE_MPI_INLINE Decision GroupHost::on_report(Trial& trial, Resource step, double value) {
+    return exchange(trial, step, report_tag, leader_ ? pack(ReportMessage{step, value}) : std::string());
 }
 
-HYPERTUNE_MPI_INLINE Decision GroupHost::on_report_metrics(Trial&, Resource step, const Metrics& values) {
-    return exchange(report_metrics_tag, leader_ ? pack(step) + metrics_bytes(values) : std::string());
+HYPERTUNE_MPI_INLINE Decision GroupHost::on_report_metrics(Trial& trial, Resource step, const Metrics& values) {
+    return exchange(trial, step, report_metrics_tag, leader_ ? pack(step) + metrics_bytes(values) : std::string());
 }
 
 HYPERTUNE_MPI_INLINE void GroupHost::on_checkpoint(Trial&, Resource step, const std::string& bytes) {

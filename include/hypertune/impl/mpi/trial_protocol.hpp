@@ -103,6 +103,9 @@ HYPERTUNE_MPI_INLINE void run_in_group(const SearchSpace& space, const GroupObje
         if (const auto stop_in = h.find("stop_in"); stop_in != h.end())
             GroupTrialAccess::stop_after(trial, stop_in->get<double>());
         result = objective.call(trial.config(), trial);
+        // A report that failed on this rank fails the trial even if the objective caught it, as
+        // in process (the leader's also failed rank 0's Trial; another rank's is known here only).
+        if (!trial.failure().empty()) error = trial.failure();
     } catch (const std::exception& e) {
         error = e.what();
         if (error.empty()) error = "an exception with an empty message";
