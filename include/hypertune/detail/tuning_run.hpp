@@ -303,7 +303,7 @@ private:
         // its hold when told of the end), or if the trial goes on after its Stop or Pause record.
         if (took && d == Decision::Stop && record.decisions.size() == decided_before && !has_standing_stop(record))
             unexplained_stops_.try_emplace(trial.id(), step);
-        if (step > trial.budget() && (trial.budget() > 1 || max_resource_.value_or(1) > 1) && !warned_past_budget_) {
+        if (past_budget(step, trial.budget()) && !warned_past_budget_) {
             warned_past_budget_ = true;
             warn(fmt::format("trial {} reported step {} past its budget of {}, and {} {}: the trainer should train up "
                              "to trial.budget() and return (the resource it used counts{})",
@@ -526,7 +526,7 @@ private:
             Attempt a;
             // As the live run would have ended it: a Stop for a report past its budget, or at the
             // last step of a full budget, leaves a trial trained in full.
-            a.stopped = last.step <= open.budget && !stop_at_full_budget(last.step, open.budget);
+            a.stopped = !past_budget(last.step, open.budget) && !stop_at_full_budget(last.step, open.budget);
             a.value = last.value;
             a.values = state_.last_reported_values(open.trial);  // with several metrics, each one's
             a.resource = last.step;
@@ -552,6 +552,12 @@ private:
         // judged on the trials so far.
         stop_if_complete();
         earlier_ = {};
+    }
+
+    // Whether `step` is past a budget that is in play: not a budget of 1 with no max_resource above
+    // it (RandomSearch's default), under which a trainer counts its own epochs, each a report.
+    [[nodiscard]] bool past_budget(Resource step, Resource budget) const {
+        return step > budget && (budget > 1 || max_resource_.value_or(1) > 1);
     }
 
     // A strategy's Stop at the last step of a full budget (a median rule judging the final report)
@@ -1020,8 +1026,9 @@ private:
                                       trial.saw_time_stop_.load(std::memory_order_relaxed) || trial.stopped_for_time_;
             const bool reached_budget = trial.last_step() >= s.budget && !(own_epochs && told_to_stop);
             // A Stop for a report past the trial's budget ends a trial that trained in full (the
-            // trainer overran it): no early stop, whatever the strategy records of it.
-            const bool overran = trial.stop_decided() && trial.stop_step() > s.budget;
+            // trainer overran it): no early stop, whatever the strategy records of it. Not past a
+            // budget of 1 that is no resource (a median rule stopping a trainer's own epochs).
+            const bool overran = trial.stop_decided() && past_budget(trial.stop_step(), s.budget);
             const bool strategy_stop = trial.stop_decided() && !trial.stopped_for_time_ && !overran;
             const bool late = trial.out_of_time();  // one clock read for both verdicts
             // One that reports nothing but returned when should_stop() said its time was up was
