@@ -68,6 +68,9 @@ namespace detail {
 /// bits and configuration (as the journal writes it).
 [[nodiscard]] std::string warm_start_fingerprint(const std::vector<WarmStartObservation>& observations,
                                                  WarmStartType type);
+/// The trials two parent runs have alike when they are one run, possibly at two moments (a copy of
+/// its journal and the journal grown since), or 0 when they are two runs.
+[[nodiscard]] std::size_t same_run_trials(const Result& a, const Result& b);
 }  // namespace detail
 
 /// Checks the parents against this run and translates their trials into its space. Throws

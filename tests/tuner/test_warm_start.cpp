@@ -172,11 +172,42 @@ TEST_CASE("warm start: the same parent given twice is refused, naming both") {
               (void)ht::prepare_warm_start({.parents = {parent_run(1), parent, parent}}, parent_space(), "objective",
                                            ht::Direction::Minimize);
           }) == "warm start parents 1 and 2 are the same run (20 trials alike): give each earlier run once");
-    // The same settings and seed with more trials is another run (a resumed or longer one).
+    // One of them resumed since, or run again longer with the same seed on the same data: its first
+    // 20 trials are the other's, and were counted twice.
     CHECK(message_of([&] {
               (void)ht::prepare_warm_start({.parents = {parent, parent_run(3, 21)}}, parent_space(), "objective",
                                            ht::Direction::Minimize);
+          }) == "warm start parents 0 and 1 are the same run (20 trials alike; the longer one holds all of the "
+                "other's): give each earlier run once");
+    // The same seed on other data (other values) is another run.
+    ht::Tuner other_data(parent_space(), ht::RandomSearch(), {.max_jobs = 21, .seed = 3});
+    const ht::Result other = other_data.fit([](const ht::Config& c) { return loss_of(c) + 1.0; });
+    CHECK(message_of([&] {
+              (void)ht::prepare_warm_start({.parents = {parent, other}}, parent_space(), "objective",
+                                           ht::Direction::Minimize);
           }) == "no InvalidArgument");
+}
+
+TEST_CASE("warm start: a parent's journal given beside a copy of it taken earlier is refused as the same run") {
+    // A copy of the parent's journal was kept, the parent resumed to more trials, and both given:
+    // only journals alike byte for byte were refused.
+    const auto dir = std::filesystem::path(HYPERTUNE_TEST_BINARY_DIR);
+    const std::string grown = (dir / "same_run_grown.jsonl").string(), copy = (dir / "same_run_copy.jsonl").string();
+    for (const auto& f : {grown, copy}) std::filesystem::remove(f);
+    auto parent = [&](std::size_t jobs) {
+        return ht::Tuner(parent_space(), ht::RandomSearch(),
+                         {.max_jobs = jobs, .seed = 5, .progress = ht::ProgressBar::Never, .journal = grown})
+            .fit(loss_of);
+    };
+    (void)parent(10);
+    std::filesystem::copy_file(grown, copy);
+    (void)parent(15);
+    CHECK(message_of([&] {
+              (void)ht::prepare_warm_start(ht::WarmStart::from_journals({copy, grown}), parent_space(), "objective",
+                                           ht::Direction::Minimize);
+          }) == "warm start parents 0 and 1 are the same run (10 trials alike; the longer one holds all of the "
+                "other's): give each earlier run once");
+    for (const auto& f : {grown, copy}) std::filesystem::remove(f);
 }
 
 TEST_CASE("warm start, TransferLearning: a new parameter takes the middle of its range, a removed one is ignored") {
@@ -247,8 +278,10 @@ TEST_CASE("warm start, TransferLearning: parents that share trials still open th
     const auto parent = parent_run(5, 20);
     ht::Bayesian b;
     b.start(parent_space(), {7, 40});
-    // A longer run of the same seed: its first 20 trials are the parent's.
-    ht::WarmStart twice{.type = ht::WarmStartType::TransferLearning, .parents = {parent, parent_run(5, 26)}};
+    // A longer run of the same seed on other data: its first 20 configurations are the parent's.
+    ht::Tuner other_data(parent_space(), ht::RandomSearch(), {.max_jobs = 26, .seed = 5});
+    const ht::Result other = other_data.fit([](const ht::Config& c) { return loss_of(c) + 0.001; });
+    ht::WarmStart twice{.type = ht::WarmStartType::TransferLearning, .parents = {parent, other}};
     auto prepared = ht::prepare_warm_start(twice, parent_space(), "objective", ht::Direction::Minimize);
     REQUIRE(b.warm_start(prepared.observations, twice.type));
     CHECK(b.notes() == std::vector<std::string>{fmt::format(
@@ -291,8 +324,15 @@ TEST_CASE("warm start on resume: the journal's own warm start is required, and a
     CHECK(message_of([&] { (void)run(options(warm_journal, {second}, 10)); }) ==
           "journal '" + warm_journal + "' began with a warm start from 1 earlier run (20 results), and this tuner's "
           "is from 1 earlier run (20 results, other ones); resume with the warm start it began with" + learnt +
-          " (a parent journal that has grown since, or was still running then, gives another one: keep a copy of a "
-          "parent's journal as it is when a warm-started run begins)");
+          " (the parents' trials it learnt from are not all there, or this run's search space or constraints take "
+          "them otherwise)");
+    // The same parent under the other type: the type is named.
+    CHECK(message_of([&] {
+              ht::TunerOptions o = options(warm_journal, {first}, 10);
+              o.warm_start.type = ht::WarmStartType::TransferLearning;
+              (void)run(o);
+          }) == "journal '" + warm_journal + "' began with a warm start of type IdenticalDataAndAlgorithm, and this "
+                "tuner's is of type TransferLearning; resume with WarmStart::type = IdenticalDataAndAlgorithm" + learnt);
     CHECK(message_of([&] { (void)run(options(warm_journal, {first, second}, 10)); }).find(
               "and this tuner's is from 2 earlier runs (40 results);") != std::string::npos);
     CHECK(message_of([&] { (void)run(options(cold_journal, {first}, 10)); }) ==
@@ -310,8 +350,8 @@ TEST_CASE("warm start on resume: the journal's own warm start is required, and a
 
 TEST_CASE("warm start on resume: a parent journal that has grown since still resumes, from the observations the run began with") {
     // The parent's journal was resumed (or still running) after the child began: its trials are
-    // a superset of those the child learnt from. The child's resume was refused ("keep a copy of a
-    // parent's journal"); now it finds its observations among them and goes on as if unchanged.
+    // a superset of those the child learnt from. The child's resume was refused; now it finds its
+    // observations among them and goes on as if unchanged.
     const auto dir = std::filesystem::path(HYPERTUNE_TEST_BINARY_DIR);
     const std::string parent = (dir / "grown_parent.jsonl").string(), copy = (dir / "grown_parent_copy.jsonl").string();
     const std::string child = (dir / "grown_child.jsonl").string(), reference = (dir / "grown_reference.jsonl").string();

@@ -186,30 +186,35 @@ inline bool check_same_warm_start(const std::string& path, const std::vector<Jso
         throw InvalidArgument(fmt::format("journal '{}' began with {}, and this tuner has none; resume with the same "
                                           "TunerOptions::warm_start{}",
                                           path, began, learnt));
-    if (!fingerprint.empty() && fingerprint != now.fingerprint && then->parent_runs == now.parent_runs &&
-        !then->used.empty()) {
+    if (fingerprint.empty() || fingerprint == now.fingerprint) return false;
+    // Parents that have grown since: the observations the run began with, found among theirs.
+    std::vector<WarmStartObservation> kept = now.observations;
+    if (then->parent_runs == now.parent_runs && !then->used.empty()) {
         std::set<std::pair<std::size_t, TrialId>> used(then->used.begin(), then->used.end());
-        std::vector<WarmStartObservation> kept;
-        for (const auto& o : now.observations)
-            if (used.contains({o.parent, o.trial})) kept.push_back(o);
-        if (kept.size() == then->used.size() &&
-            warm_start_fingerprint(kept, now.type) == fingerprint) {
+        std::erase_if(kept, [&](const WarmStartObservation& o) { return !used.contains({o.parent, o.trial}); });
+    }
+    if (then->used.empty() || kept.size() == then->used.size()) {
+        if (warm_start_fingerprint(kept, now.type) == fingerprint) {
             now.observations = std::move(kept);
             now.fingerprint = fingerprint;
             return true;
         }
+        // The same observations under the other type (the digest mixes the type in): say so.
+        for (const WarmStartType type : {WarmStartType::IdenticalDataAndAlgorithm, WarmStartType::TransferLearning})
+            if (type != now.type && warm_start_fingerprint(kept, type) == fingerprint)
+                throw InvalidArgument(fmt::format("journal '{}' began with a warm start of type {}, and this tuner's is "
+                                                  "of type {}; resume with WarmStart::type = {}{}",
+                                                  path, to_string(type), to_string(now.type), to_string(type), learnt));
     }
-    if (!fingerprint.empty() && fingerprint != now.fingerprint)
-        throw InvalidArgument(fmt::format("journal '{}' began with {}, and this tuner's is from {} ({} results{}); "
-                                          "resume with the warm start it began with{} (a parent journal that "
-                                          "has grown since, or was still running then, gives another one: keep a "
-                                          "copy of a parent's journal as it is when a warm-started run begins)",
-                                          path, began, runs(now.parent_runs), now.observations.size(),
-                                          now.parent_runs == parent_runs && now.observations.size() == results
-                                              ? ", other ones"
-                                              : "",
-                                          learnt));
-    return false;
+    throw InvalidArgument(fmt::format("journal '{}' began with {}, and this tuner's is from {} ({} results{}); "
+                                      "resume with the warm start it began with{} (the parents' trials it learnt "
+                                      "from are not all there, or this run's search space or constraints take them "
+                                      "otherwise)",
+                                      path, began, runs(now.parent_runs), now.observations.size(),
+                                      now.parent_runs == parent_runs && now.observations.size() == results
+                                          ? ", other ones"
+                                          : "",
+                                      learnt));
 }
 
 /// What replaying a journal leaves: the run's state, the decisions the strategy made that a crash

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <cstring>
 #include <string_view>
+#include <unordered_map>
 
 #if defined(HYPERTUNE_COMPILED) && !defined(HYPERTUNE_BUILDING_LIBRARY)
 #error "<hypertune/impl/warm_start.hpp> is compiled into hypertune::compiled: include <hypertune/warm_start.hpp>"
@@ -141,6 +142,30 @@ enum class Translation { Kept, Clipped, OutsideRange, NoSuchCategory, NotANumber
     return t;
 }
 
+// The trials two parents have alike when they are one run, possibly at two moments (a copy of its
+// journal, and the journal grown since), or 0: every trial id both hold names the same
+// configuration, and every trial that ended in both ended alike, with the same values, and at
+// least one did. Two runs on other data differ in their values; two on the same data and seed
+// with a deterministic objective are the same observations all the same.
+HYPERTUNE_INLINE std::size_t same_run_trials(const Result& a, const Result& b) {
+    auto ended = [](TrialStatus s) { return s != TrialStatus::Running && s != TrialStatus::Paused; };
+    auto same_value = [](double x, double y) { return x == y || (std::isnan(x) && std::isnan(y)); };
+    std::unordered_map<TrialId, const TrialRecord*> in_a;
+    for (const TrialRecord& t : a.trials()) in_a.emplace(t.id, &t);
+    std::size_t alike = 0, ended_alike = 0;
+    for (const TrialRecord& y : b.trials()) {
+        const auto it = in_a.find(y.id);
+        if (it == in_a.end()) continue;
+        const TrialRecord& x = *it->second;
+        if (x.config != y.config) return 0;
+        ++alike;
+        if (!ended(x.status) || !ended(y.status)) continue;
+        if (x.status != y.status || x.values != y.values || !same_value(x.objective, y.objective)) return 0;
+        ++ended_alike;
+    }
+    return ended_alike > 0 ? alike : 0;
+}
+
 }  // namespace detail
 
 HYPERTUNE_INLINE WarmStart WarmStart::from_journals(const std::vector<std::string>& paths,
@@ -164,20 +189,17 @@ HYPERTUNE_INLINE PreparedWarmStart prepare_warm_start(const WarmStart& w, const 
     if (w.parents.size() > WarmStart::max_parents)
         throw InvalidArgument(fmt::format("warm start: at most {} parent runs, got {}", WarmStart::max_parents,
                                           w.parents.size()));
-    // The same run given twice would count each of its results twice.
+    // The same run given twice would count each of its results twice, also when one of its journals
+    // is a later state of the other (the run resumed, or still running, since the copy was taken).
     for (std::size_t k = 0; k < w.parents.size(); ++k)
-        for (std::size_t j = 0; j < k; ++j) {
-            const auto& a = w.parents[j].trials();
-            const auto& b = w.parents[k].trials();
-            if (!a.empty() && a.size() == b.size() &&
-                std::equal(a.begin(), a.end(), b.begin(), [](const TrialRecord& x, const TrialRecord& y) {
-                    return x.id == y.id && x.status == y.status && x.config == y.config && x.values == y.values &&
-                           (x.objective == y.objective || (std::isnan(x.objective) && std::isnan(y.objective)));
-                }))
-                throw InvalidArgument(fmt::format("warm start parents {} and {} are the same run ({} trials alike): "
+        for (std::size_t j = 0; j < k; ++j)
+            if (const std::size_t alike = detail::same_run_trials(w.parents[j], w.parents[k]); alike > 0)
+                throw InvalidArgument(fmt::format("warm start parents {} and {} are the same run ({} trials alike{}): "
                                                   "give each earlier run once",
-                                                  j, k, a.size()));
-        }
+                                                  j, k, alike,
+                                                  w.parents[j].trials().size() == w.parents[k].trials().size()
+                                                      ? ""
+                                                      : "; the longer one holds all of the other's"));
     std::size_t used = 0, clipped = 0, dropped = 0, unjudged = 0, infeasible = 0;
     std::vector<std::pair<std::string, std::size_t>> drop_reasons;  // (reason, trials), in order of first
     for (std::size_t k = 0; k < w.parents.size(); ++k) {
