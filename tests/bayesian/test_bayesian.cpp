@@ -565,6 +565,27 @@ TEST_CASE("Bayesian: earlier evaluations count towards the initial design and en
     CHECK(fresh.model_fits() == 0);
 }
 
+TEST_CASE("Bayesian: evaluations given before start() are refused, naming the call") {
+    // They were checked against the empty space of an unstarted model: "the configuration has 2
+    // values, the search space 0 parameters", which named the configuration, not the order.
+    ht::Bayesian b;
+    ht::RandomSearch r;
+    r.start(branin_space(), {11, 0});
+    const ht::Config c = r.ask().config;
+    for (const auto& [call, body] : std::vector<std::pair<std::string, std::function<void()>>>{
+             {"observe", [&] { b.observe(c, 1.0); }},
+             {"observe_pending", [&] { b.observe_pending(c); }},
+             {"seed_initial_design", [&] { b.seed_initial_design({c}); }}}) {
+        CAPTURE(call);
+        CHECK_THROWS_WITH_AS(body(), ("Bayesian: " + call + "() before start(space, context): the configurations it "
+                                      "takes belong to the space the strategy is started with (a Tuner starts its "
+                                      "own copy of the strategy)").c_str(),
+                             ht::StrategyError);
+    }
+    b.start(branin_space(), {3, 0});
+    b.observe(c, 1.0);  // after start(), as before
+}
+
 TEST_CASE("Bayesian: no configuration is suggested twice, across trust-region restarts and with several objectives") {
     // Repeats the model's exclusion alone let through, each measured before the rule: polishing
     // onto a corner the run has evaluated (ParEGO with two objectives, one of them constant: 18,

@@ -101,6 +101,7 @@ public:
 
     void start(const SearchSpace& space, const SamplerContext& ctx) {
         space_ = space;
+        started_ = true;
         seed_ = ctx.seed;
         encoding_ = GpEncoding(space);
         const std::size_t dims = encoding_.dimensions();
@@ -207,6 +208,7 @@ public:
     /// models learn from it too; an infeasible evaluation whose violations are not modelled enters
     /// as a failed one, as a trial's does (on_result).
     void observe(const Config& cfg, double loss, std::vector<double> violations = {}, bool feasible = true) {
+        require_started("observe");
         space_.check(cfg);
         const bool modelled = models_violations(violations);
         const bool usable = std::isfinite(loss) && (feasible || modelled);
@@ -218,6 +220,7 @@ public:
     }
     /// A configuration under evaluation elsewhere: the model treats it like a pending trial.
     void observe_pending(const Config& cfg) {
+        require_started("observe_pending");
         space_.check(cfg);
         observations_.add_earlier(
             {space_.encode(cfg), GpPointState::Pending, std::numeric_limits<double>::quiet_NaN(), {}, {}, region()});
@@ -225,6 +228,7 @@ public:
     /// The first trials evaluate these configurations (in order) before the space-filling design
     /// goes on; call after start(). Repeats are dropped.
     void seed_initial_design(const std::vector<Config>& configs) {
+        require_started("seed_initial_design");
         for (const Config& cfg : configs) {
             space_.check(cfg);
             std::vector<double> u = space_.encode(cfg);
@@ -331,6 +335,14 @@ public:
     }
 
 private:
+    // The space a configuration must belong to is start()'s: a call before it names the order.
+    void require_started(const char* call) const {
+        if (!started_)
+            throw StrategyError(fmt::format("Bayesian: {}() before start(space, context): the configurations it takes "
+                                            "belong to the space the strategy is started with (a Tuner starts its own "
+                                            "copy of the strategy)",
+                                            call));
+    }
     static constexpr std::uint64_t stream_design = 0xb0001;
     static constexpr std::uint64_t stream_candidates = 0xb0002;
     static constexpr std::uint64_t stream_local = 0xb0003;
@@ -903,6 +915,7 @@ private:
 
     BayesianOptions options_;
     SearchSpace space_;
+    bool started_ = false;  // start() called: the space is known
     std::uint64_t seed_ = 0;
     GpEncoding encoding_;
     std::size_t initial_ = 0;
