@@ -187,15 +187,19 @@ HYPERTUNE_MPI_INLINE MpiResult fit(MPI_Comm world, const SearchSpace& space, Any
         } release{pool, trial.id(), ranks};
         return coordinate_trial(channel, ranks, cfg, trial);
     };
-    Result result;
-    if (metrics)
-        result = tuner->fit([&](const Config& cfg, Trial& trial) -> Metrics {
-            return metrics_from(run_trial(cfg, trial));
-        });
-    else
-        result = tuner->fit([&](const Config& cfg, Trial& trial) -> double {
-            return unpack<double>(run_trial(cfg, trial));
-        });
+    // MpiOptions::stop ends the run as TuningJob::stop() ends a Tuner's (declared after the job, so
+    // that a stop under way in another thread is waited for before the job goes).
+    auto run_job = [&](TuningJob job) {
+        const std::stop_callback on_stop(mpi_options.stop, [&job] { job.stop(); });
+        return job.take_result();
+    };
+    Result result =
+        metrics ? run_job(tuner->start([&](const Config& cfg, Trial& trial) -> Metrics {
+                      return metrics_from(run_trial(cfg, trial));
+                  }))
+                : run_job(tuner->start([&](const Config& cfg, Trial& trial) -> double {
+                      return unpack<double>(run_trial(cfg, trial));
+                  }));
     return MpiResult(std::move(result), pool.finish());
 }
 

@@ -2,6 +2,7 @@
 #pragma once
 // hypertune::mpi::MpiOptions: how hypertune::mpi::fit uses the ranks.
 
+#include <stop_token>
 #include <string>
 
 namespace hypertune::mpi {
@@ -23,6 +24,12 @@ struct MpiOptions {
     /// Longest sleep, in microseconds, between two polls of a rank that waits for a message (the
     /// sleep grows from 0 to this). Larger: less CPU taken from training ranks, more latency.
     int max_poll_sleep_microseconds = 1000;
+    /// Rank 0's way to stop the run, as TuningJob::stop() does for a Tuner: once a stop is
+    /// requested on it (std::stop_source::request_stop(), say from a thread of rank 0 that waits
+    /// for SIGINT or SIGTERM with sigwait), no new trial starts, the trials in flight see
+    /// should_stop() on every rank of their group at their next report (or between reports, if
+    /// they poll it), and every rank returns; nothing completed is lost. Other ranks' are not read.
+    std::stop_token stop{};
 };
 
 }  // namespace hypertune::mpi

@@ -23,6 +23,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <mutex>
+#include <stop_token>
 #include <string>
 #include <thread>
 #include <vector>
@@ -393,6 +394,43 @@ void test_failures() {
           "reports at different steps, the exception caught -> Failed all the same: " + reason(15));
 }
 
+void test_stop() {
+    // MpiOptions::stop: rank 0 stops the run from another thread (here the end-of-trial callback,
+    // as a thread waiting for SIGTERM would), and every rank returns with nothing completed lost.
+    const std::size_t max_jobs = 40;
+    const int steps = 30;  // 10 ms apart: trials are in flight when the stop comes
+    std::stop_source source;
+    std::atomic<int> ended{0};
+    ht::TunerOptions options{.max_jobs = max_jobs, .seed = 8, .progress = ht::ProgressBar::Never};
+    options.on_trial_end = [&](const ht::TrialRecord&) {
+        if (++ended == 3) source.request_stop();
+    };
+    ht::Result r = ht::mpi::fit(
+        MPI_COMM_WORLD, make_space(), ht::RandomSearch({.max_resource = steps}), options,
+        {.ranks_per_trial = 2, .stop = source.get_token()},
+        [&](const ht::Config& cfg, ht::mpi::GroupTrial& trial, MPI_Comm group) {
+            // The first three trials end at once; the others train until they are stopped.
+            const int last = trial.id() < 3 ? 1 : steps;
+            double v = 0.0;
+            for (int step = 1; step <= last; ++step) {
+                v = group_value(group, cfg.get<double>("x"), cfg.get<double>("y"), step);
+                trial.report(step, v);
+                if (trial.should_stop()) break;
+                std::this_thread::sleep_for(std::chrono::milliseconds(10));
+            }
+            return v;
+        });
+    if (world_rank != 0) return;
+    check(r.stop_reason() == "stopped by user", fmt::format("MpiOptions::stop stops the run: {}", r.stop_reason()));
+    check(r.trials().size() < max_jobs, fmt::format("no new trial after the stop ({} of {})", r.trials().size(), max_jobs));
+    std::size_t cut = 0;
+    for (const auto& t : r.trials())
+        if (t.status == ht::TrialStatus::Stopped && t.resource_used < steps) ++cut;
+    check(r.count(ht::TrialStatus::Completed) >= 3 && cut >= 1 && r.count(ht::TrialStatus::Failed) == 0,
+          fmt::format("the trials in flight were stopped ({}), the completed ones kept ({})", cut,
+                      r.count(ht::TrialStatus::Completed)));
+}
+
 void test_checkpoints() {
     // Synchronous Hyperband pauses trials and resumes the promoted ones from their checkpoint.
     ht::TunerOptions options{.max_jobs = 13, .seed = 2, .progress = ht::ProgressBar::Never};
@@ -485,6 +523,7 @@ int main(int argc, char** argv) {
     run("asha", [&] { test_asha(groups); });
     run("failures", test_failures);
     run("checkpoints", test_checkpoints);
+    run("stop", test_stop);
 
     return finish_checks();
 }
