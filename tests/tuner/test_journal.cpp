@@ -274,45 +274,55 @@ TEST_CASE("a trainer's own epochs stopped by the median rule under a budget of 1
     // MedianStopping(RandomSearch()) runs each trial to a budget of 1, no resource in play, and a
     // trainer that counts its own epochs reports past it. A Stop there was taken for a Stop of a
     // trainer that overran its rung: the trial was Completed, counted for best() as trained in
-    // full, and the run's "without early stopping" estimate scaled nothing.
-    const auto own_epochs = [](const ht::Config& c, ht::Trial& trial) {
-        double loss = 0.0;
-        for (ht::Resource r = 1; r <= 12; ++r) {
-            // Alike at epoch 1, apart after it: the rule stops trials past the budget of 1.
-            trial.report(r, loss = 1.0 / static_cast<double>(r) + static_cast<double>(r - 1) * curve_loss_at(c, 1000));
-            if (trial.should_stop()) break;
+    // full, and the run's "without early stopping" estimate scaled nothing. So was one that
+    // reported one epoch more after its Stop (a command trainer's epoch under way at SIGTERM).
+    for (const int late : {0, 1}) {
+        CAPTURE(late);
+        const auto own_epochs = [late](const ht::Config& c, ht::Trial& trial) {
+            double loss = 0.0;
+            int after_stop = 0;
+            for (ht::Resource r = 1; r <= 12; ++r) {
+                // Alike at epoch 1, apart after it: the rule stops trials past the budget of 1.
+                trial.report(r, loss = 1.0 / static_cast<double>(r) +
+                                       static_cast<double>(r - 1) * curve_loss_at(c, 1000));
+                if (trial.should_stop() && after_stop++ == late) break;
+            }
+            return loss;
+        };
+        const auto make = [] { return ht::MedianStopping(ht::RandomSearch()); };
+        const auto full_path = temp_journal("median-own-epochs");
+        const auto reference = ht::Tuner(journal_space(), make(), options(full_path, 16)).fit(own_epochs);
+        std::size_t told = 0;
+        for (const auto& t : reference.trials()) {
+            if (std::none_of(t.decisions.begin(), t.decisions.end(),
+                             [](const ht::DecisionRecord& d) { return d.kind == ht::DecisionRecord::Kind::Stop; }))
+                continue;
+            ++told;
+            CAPTURE(t.id);
+            CHECK(t.status == ht::TrialStatus::Stopped);
+            CHECK(t.resource_used > 1);
+            CHECK(t.resource_used < 12);
         }
-        return loss;
-    };
-    const auto make = [] { return ht::MedianStopping(ht::RandomSearch()); };
-    const auto full_path = temp_journal("median-own-epochs");
-    const auto reference = ht::Tuner(journal_space(), make(), options(full_path, 16)).fit(own_epochs);
-    std::size_t told = 0;
-    for (const auto& t : reference.trials()) {
-        if (std::none_of(t.decisions.begin(), t.decisions.end(),
-                         [](const ht::DecisionRecord& d) { return d.kind == ht::DecisionRecord::Kind::Stop; }))
-            continue;
-        ++told;
-        CAPTURE(t.id);
-        CHECK(t.status == ht::TrialStatus::Stopped);
-        CHECK(t.resource_used > 1);
-        CHECK(t.resource_used < 12);
+        REQUIRE(told > 0);
+        CHECK(reference.count(ht::TrialStatus::Stopped) == told);
+        CHECK(reference.count(ht::TrialStatus::Completed) == reference.trials().size() - told);
+        CHECK(reference.cost().billable_seconds_without_early_stopping > reference.cost().billable_seconds);
+        if (late == 0) {
+            // A crash between the first Stop and its trial's end: the resume ends that trial as live.
+            const auto lines = lines_of(full_path);
+            const auto stop = std::find_if(lines.begin(), lines.end(), [](const std::string& l) {
+                return l.find("worse than the median") != std::string::npos;
+            });
+            REQUIRE(stop != lines.end());
+            const auto cut_path = temp_journal("median-own-epochs-cut");
+            write_lines(cut_path, lines, static_cast<std::size_t>(stop - lines.begin()) + 1);
+            const auto resumed = ht::Tuner(journal_space(), make(), options(cut_path, 16)).fit(own_epochs);
+            CHECK(outcome(resumed) == outcome(reference));
+            CHECK(outcome(ht::load_result(cut_path)) == outcome(reference));
+            fs::remove(cut_path);
+        }
+        fs::remove(full_path);
     }
-    REQUIRE(told > 0);
-    CHECK(reference.count(ht::TrialStatus::Stopped) == told);
-    CHECK(reference.count(ht::TrialStatus::Completed) == reference.trials().size() - told);
-    // A crash between the first Stop and its trial's end: the resume ends that trial as live.
-    const auto lines = lines_of(full_path);
-    const auto stop = std::find_if(lines.begin(), lines.end(),
-                                   [](const std::string& l) { return l.find("worse than the median") != std::string::npos; });
-    REQUIRE(stop != lines.end());
-    const auto cut_path = temp_journal("median-own-epochs-cut");
-    write_lines(cut_path, lines, static_cast<std::size_t>(stop - lines.begin()) + 1);
-    const auto resumed = ht::Tuner(journal_space(), make(), options(cut_path, 16)).fit(own_epochs);
-    CHECK(outcome(resumed) == outcome(reference));
-    CHECK(outcome(ht::load_result(cut_path)) == outcome(reference));
-    fs::remove(full_path);
-    fs::remove(cut_path);
 }
 
 TEST_CASE("a journal's first line cut by a crash starts the run afresh with a warning, but another file is refused untouched") {

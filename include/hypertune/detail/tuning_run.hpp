@@ -557,8 +557,9 @@ private:
     // Whether `step` is past a budget that is in play: not a budget of 1 with no max_resource above
     // it (RandomSearch's default), under which a trainer counts its own epochs, each a report.
     [[nodiscard]] bool past_budget(Resource step, Resource budget) const {
-        return step > budget && (budget > 1 || max_resource_.value_or(1) > 1);
+        return step > budget && budget_in_play(budget);
     }
+    [[nodiscard]] bool budget_in_play(Resource budget) const { return budget > 1 || max_resource_.value_or(1) > 1; }
 
     // A strategy's Stop at the last step of a full budget (a median rule judging the final report)
     // leaves a trial that trained in full: Completed, the decision on record. Not with a budget of
@@ -1049,8 +1050,11 @@ private:
                         (run_stopping && !reached_budget && (trial.reports() > 0 || trial.saw_run_stop_.load()));
             if (strategy_stop && trial.last_step() > trial.stop_step()) {
                 a.ignored_stop_at = trial.stop_step();
-                // It trained on to its full budget: a completed trial, not one stopped early.
-                if (!a.failed && trial.last_step() >= s.budget && !run_stopping) a.stopped = false;
+                // It trained on to its full budget: a completed trial, not one stopped early. Not
+                // under a budget of 1 that is no resource: a trainer counting its own epochs that
+                // reports one more after its stop (a command's epoch under way at SIGTERM) was cut.
+                if (!a.failed && trial.last_step() >= s.budget && budget_in_play(s.budget) && !run_stopping)
+                    a.stopped = false;
             } else if (strategy_stop && !a.failed && !run_stopping && stop_at_full_budget(trial.stop_step(), s.budget)) {
                 // Stopped at its last step: it trained in full, so it is a completed trial and counts
                 // for best(); the decision stays on record.
