@@ -355,6 +355,17 @@ TEST_CASE("objective lines become reports at the step of the step regex, and oth
         CHECK(run(twice, t).value == 2.5);
         CHECK(t.reports() == 1);
     }
+    SUBCASE("a step below 1 fails the trial, as an in-process report of it does") {
+        // A trainer counting its epochs from 0: epoch 0 was skipped as a repeat, silently, and
+        // its trial's curve missed it (under Hyperband, warnings then blamed its checkpoints).
+        ht::CommandObjective from_zero({"/bin/sh", "-c", "echo 'epoch=0 loss=3'; echo 'epoch=1 loss=2.5'"},
+                                       {.metrics = {{"loss", "loss=(\\S+)"}}, .step_regex = "epoch=(\\d+)"});
+        ht::Trial t(1, {}, 5);
+        const auto failed = run(from_zero, t);
+        CHECK(failed.error == "trial 1: the step regex 'epoch=(\\d+)' captured '0'; steps start at 1 (the units trained "
+                              "so far: count the epochs from 1) (line: epoch=0 loss=3)");
+        CHECK(t.reports() == 0);
+    }
 }
 
 TEST_CASE("a program that is not found or not executable is refused at construction, naming it") {

@@ -246,6 +246,12 @@ private:
                 if (!step)
                     throw Error(fmt::format("trial {}: the step regex '{}' captured '{}', not an integer (line: {})",
                                             trial_.id(), spec_.step->source(), *text, line));
+                // A step not above the last is a repeat and skipped; one below 1 would be skipped
+                // too, silently, where an in-process report of it fails the trial.
+                if (*step < 1)
+                    throw Error(fmt::format("trial {}: the step regex '{}' captured '{}'; steps start at 1 (the units "
+                                            "trained so far: count the epochs from 1) (line: {})",
+                                            trial_.id(), spec_.step->source(), *text, line));
                 step_ = *step;
             }
         // The objective metric's value on this line, reported once the whole line is read (its
