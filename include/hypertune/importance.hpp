@@ -73,12 +73,17 @@ namespace detail {
     for (std::size_t i = 0; i < order.size(); ++i) distinct += (i == 0 || u[order[i]] != u[order[i - 1]]) ? 1u : 0u;
     const bool per_value = distinct <= bins;
     std::vector<std::size_t> group(u.size());
-    std::size_t current = 0;
+    std::size_t bin = 0;      // the equal-count bin reached
+    std::size_t current = 0;  // the group: bins numbered densely, since one value held by more
+                              // than a bin's share of the trials skips bins, which hold none
     for (std::size_t i = 0; i < order.size(); ++i) {
         bool same = i > 0 && u[order[i]] == u[order[i - 1]];
         if (i > 0 && !same) {
-            std::size_t target = per_value ? current + 1 : i * bins / order.size();  // equal-count bins
-            current = std::max(current, target);
+            std::size_t target = per_value ? bin + 1 : i * bins / order.size();  // equal-count bins
+            if (target > bin) {
+                bin = target;
+                ++current;
+            }
         }
         group[order[i]] = current;
     }

@@ -4,6 +4,7 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <numeric>
 #include <stdexcept>
@@ -128,6 +129,19 @@ TEST_CASE("importance: outliers are clamped, groups never split a value") {
     auto [per_value, kv] = ht::detail::value_groups({0.2, 0.8, 0.2, 0.8}, 5);
     CHECK(kv == 2);
     CHECK(per_value == std::vector<std::size_t>{0, 1, 0, 1});
+    // One value held by more than a bin's share of the trials (a log-scaled integer's 1) skipped
+    // bins that then held no trial but counted among the k groups the chance correction uses.
+    std::vector<double> crowded(6, 0.0);
+    for (int v = 1; v <= 10; ++v) crowded.push_back(0.1 * v);
+    auto [dense, kd] = ht::detail::value_groups(crowded, 8);
+    std::vector<std::size_t> held(kd, 0);
+    for (const std::size_t g : dense) {
+        REQUIRE(g < kd);
+        ++held[g];
+    }
+    CHECK(held[0] == 6);
+    CHECK(kd == 6);  // bins of 2 after the crowded first one
+    CHECK(std::count(held.begin(), held.end(), std::size_t{0}) == 0);
 }
 
 TEST_CASE("importance: one diverged trial does not take all the variance") {
