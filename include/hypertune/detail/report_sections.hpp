@@ -497,8 +497,6 @@ inline std::string importance(const Context& c) {
                                                           "that varied together)."));
 }
 
-// Every trial, compactly (optional end tags omitted): what it reached and why first, then its
-// configuration and times.
 // A run with several objectives: each pair of objectives as a scatter of the completed trials
 // (grey: breaks a constraint), the Pareto front drawn over it, and a table of the front.
 inline std::string front(const Context& c) {
@@ -575,12 +573,14 @@ inline std::string front(const Context& c) {
     for (const auto& m : members) {
         h += fmt::format("<tr><td>{}", m.id);
         for (double v : m.values) h += "<td>" + num(v, 6);
-        for (std::size_t i = 0; i < m.config.size(); ++i) h += "<td>" + value_text(m.config.value(i), 5);
+        for (std::size_t i = 0; i < m.config.size(); ++i) h += "<td>" + value_text(m.config.value(i));
         h += "\n";
     }
     return out + h + "</tbody></table></div>";
 }
 
+// Every trial, compactly (optional end tags omitted): what it reached and why first, then its
+// configuration and times.
 inline std::string table(const Context& c) {
     const auto& r = c.result;
     if (r.trials().empty()) return "<p class=\"note\">No trials.</p>";
@@ -593,15 +593,17 @@ inline std::string table(const Context& c) {
     for (const auto& t : r.trials()) {
         // Only a cell with text is made wide: an empty column must not push the table into a scroll.
         bool why = !t.decisions.empty() || !t.failure_reason.empty();
-        // The value shown to 6 digits, sorted on exactly (data-v: the shortest text that reads back as it).
+        // Numbers shown to 6 digits; the objective sorted on exactly (data-v: the shortest text that
+        // reads back as it), the rest on what is shown (an exact value per cell made the table of
+        // 10,000 trials 38% larger).
         h += fmt::format("<tr class={}><td>{}<td>{}{}<td{}>{}<td>{}<td{}>", status_class(t.status), t.id, to_string(t.status),
                          t.has_objective() && !t.feasible ? " (breaks a constraint)" : "",
                          std::isfinite(t.objective) ? fmt::format(" data-v=\"{}\"", t.objective) : std::string(),
                          num(t.objective, 6), t.resource_used, why ? " class=why" : "");
         for (std::size_t k = 0; k < t.decisions.size(); ++k) h += (k ? "<br>" : "") + esc(r.describe(t.decisions[k]));
         if (!t.failure_reason.empty()) h += (t.decisions.empty() ? "failed: " : "<br>failed: ") + esc(t.failure_reason);
-        for (std::size_t i = 0; i < t.config.size(); ++i) h += "<td>" + value_text(t.config.value(i), 5);
-        h += fmt::format("<td>{:.3g}<td>{:.3g}<td>{}\n", t.elapsed_seconds, t.billable_seconds, t.retries);
+        for (std::size_t i = 0; i < t.config.size(); ++i) h += "<td>" + value_text(t.config.value(i));
+        h += fmt::format("<td>{}<td>{}<td>{}\n", num(t.elapsed_seconds, 6), num(t.billable_seconds, 6), t.retries);
     }
     return h + "</tbody></table></div><p class=\"note\">Click a column header to sort.</p>";
 }
