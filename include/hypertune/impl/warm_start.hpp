@@ -197,9 +197,11 @@ HYPERTUNE_INLINE PreparedWarmStart prepare_warm_start(const WarmStart& w, const 
                 throw InvalidArgument(fmt::format("warm start parents {} and {} are the same run ({} trials alike{}): "
                                                   "give each earlier run once",
                                                   j, k, alike,
-                                                  w.parents[j].trials().size() == w.parents[k].trials().size()
-                                                      ? ""
-                                                      : "; the longer one holds all of the other's"));
+                                                  w.parents[j].trials().size() != w.parents[k].trials().size() &&
+                                                          alike == std::min(w.parents[j].trials().size(),
+                                                                            w.parents[k].trials().size())
+                                                      ? "; the longer one holds all of the other's"
+                                                      : ""));
     std::size_t used = 0, clipped = 0, dropped = 0, unjudged = 0, infeasible = 0;
     std::vector<std::pair<std::string, std::size_t>> drop_reasons;  // (reason, trials), in order of first
     for (std::size_t k = 0; k < w.parents.size(); ++k) {

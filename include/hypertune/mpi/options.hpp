@@ -27,8 +27,8 @@ struct MpiOptions {
     /// Rank 0's way to stop the run, as TuningJob::stop() does for a Tuner: once a stop is
     /// requested on it (std::stop_source::request_stop(), say from a thread of rank 0 that waits
     /// for SIGINT or SIGTERM with sigwait), no new trial starts, the trials in flight see
-    /// should_stop() on every rank of their group at their next report (or between reports, if
-    /// they poll it), and every rank returns; nothing completed is lost. Other ranks' are not read.
+    /// should_stop() on every rank of their group with the answer to their next report, and every
+    /// rank returns; nothing completed is lost. Other ranks' are not read.
     std::stop_token stop{};
 };
 
