@@ -478,6 +478,13 @@ TEST_CASE("garbage output fails the trial: no line matched the objective metric 
     CHECK(r.error.find("no line matched the objective metric regex 'loss=(\\S+)' (metric 'loss'); last 2 lines of "
                        "stdout:\n  hello\n  accuracy: high") != std::string::npos);
     CHECK(run(ht::CommandObjective({"/bin/true"}, loss_metric())).error.find("it printed nothing") != std::string::npos);
+    // Run on from a step (a promotion, or a rerun after a crash), printing nothing says why it may.
+    ht::Trial resumed(4, {}, 3, 2);
+    CHECK(run(ht::CommandObjective({"/bin/true"}, loss_metric()), resumed).error ==
+          "trial 4: '/bin/true': no line matched the objective metric regex 'loss=(\\S+)' (metric 'loss'); it printed "
+          "nothing (it ran on from step 2 of its budget of 3: a trainer that finds nothing left to train prints "
+          "nothing; let it print the metric of the state it holds, and each epoch's line before it saves that "
+          "epoch's state)");
 }
 
 TEST_CASE("an objective value that is not a finite number fails the trial, and other metrics skip it") {

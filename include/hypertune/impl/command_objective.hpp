@@ -316,6 +316,17 @@ private:
         return fmt::format("exited with status {}", WIFEXITED(status) ? WEXITSTATUS(status) : status);
     }
 
+    // Why a trial that ran on from a step may print nothing, and what the trainer can do about it
+    // (a trainer that saved an epoch's state before printing its line, killed with the tuner
+    // between the two, finds its budget trained on resume).
+    [[nodiscard]] std::string nothing_left() const {
+        if (trial_.resumed_from() == 0 || !streams_[0].tail.empty() || !streams_[1].tail.empty()) return "";
+        return fmt::format(" (it ran on from step {} of its budget of {}: a trainer that finds nothing left to train "
+                           "prints nothing; let it print the metric of the state it holds, and each epoch's line "
+                           "before it saves that epoch's state)",
+                           trial_.resumed_from(), trial_.budget());
+    }
+
     // The last lines of stderr (of stdout when stderr was empty), for a failure reason.
     [[nodiscard]] std::string tail() const {
         const Stream& s = streams_[1].tail.empty() ? streams_[0] : streams_[1];
@@ -350,7 +361,7 @@ private:
                                                       "CommandOptions::max_line_bytes)",
                                                       cut_lines_, cut_lines_ == 1 ? " was" : "s were",
                                                       spec_.options.max_line_bytes),
-                                    tail()));
+                                    tail() + nothing_left()));
         return *last_value_;
     }
 
