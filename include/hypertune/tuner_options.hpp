@@ -83,6 +83,10 @@ struct TunerOptions {
 struct Progress {
     std::size_t started = 0;
     std::size_t running = 0;
+    /// Waiting at a rung for a promotion (promotion-type ASHA and Hyperband, synchronous brackets);
+    /// once the run has ended, those left are counted as stopped, as the result has them.
+    /// While it runs, started = running + paused + completed + stopped + failed.
+    std::size_t paused = 0;
     std::size_t completed = 0;
     std::size_t stopped = 0;
     std::size_t failed = 0;

@@ -775,6 +775,35 @@ TEST_CASE("progress and callbacks see every trial") {
     CHECK(p.elapsed_seconds <= result.setup().wall_seconds + 0.01);
 }
 
+TEST_CASE("progress() counts the trials paused at a rung, so that its counts add up to the trials started") {
+    // Promotion-type ASHA pauses every trial that reaches a rung; progress() left them out, and
+    // read "started 35, running 2, completed 0, stopped 0" with 33 waiting for a promotion.
+    std::atomic<bool> seen{false};
+    ht::Tuner tuner(small_space(), ht::ASHA({.min_resource = 1, .max_resource = 9}),
+                    {.max_jobs = 30, .max_parallel_jobs = 1, .seed = 4, .progress = ht::ProgressBar::Never});
+    auto job = tuner.start([&](const ht::Config& c, ht::Trial& trial) {
+        if (trial.id() == 12)
+            while (!seen) std::this_thread::sleep_for(1ms);  // held while the test reads progress()
+        double v = 0.0;
+        for (ht::Resource r = trial.resumed_from() + 1; r <= trial.budget(); ++r) {
+            trial.report(r, v = quadratic(c) + 1.0 / static_cast<double>(r));
+            if (trial.should_stop()) break;
+        }
+        return v;
+    });
+    while (job.progress().started < 13) std::this_thread::sleep_for(1ms);
+    const ht::Progress p = job.progress();
+    seen = true;
+    CHECK(p.paused > 0);
+    CHECK(p.running == 1);
+    CHECK(p.started == p.running + p.paused + p.completed + p.stopped + p.failed);
+    const ht::Result r = job.take_result();
+    const ht::Progress end = job.progress();
+    CHECK(end.paused == 0);
+    CHECK(end.stopped == r.count(ht::TrialStatus::Stopped));
+    CHECK(end.started == end.completed + end.stopped + end.failed);
+}
+
 TEST_CASE("a promoted trial's start callback comes after the end callback of its previous run") {
     // Promotion-type ASHA on four workers promotes paused trials while other workers are still
     // ending theirs: each trial's callbacks must alternate start, end, start, end (and one more end

@@ -157,6 +157,7 @@ public:
         Progress p;
         p.started = final_ ? final_->trials().size() : state_.records().size();
         p.running = count(TrialStatus::Running);
+        p.paused = ended ? 0 : count(TrialStatus::Paused);
         p.completed = count(TrialStatus::Completed);
         // once the run has ended, trials still paused are Stopped in the result: count them so
         p.stopped = count(TrialStatus::Stopped) + (ended ? count(TrialStatus::Paused) : 0);
