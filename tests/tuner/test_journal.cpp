@@ -18,6 +18,7 @@
 #include <filesystem>
 #include <fstream>
 #include <algorithm>
+#include <atomic>
 #include <functional>
 #include <map>
 #include <tuple>
@@ -323,6 +324,30 @@ TEST_CASE("a trainer's own epochs stopped by the median rule under a budget of 1
         }
         fs::remove(full_path);
     }
+}
+
+TEST_CASE("a run that ended on max_trials_without_improvement ends again at once, though a slow trial improved after") {
+    // The criterion was met as the third quick trial ended; the slow trial 3, already running,
+    // improved after it. The resume judged the trials in id order and only at the end, so the
+    // slow trial's improvement reset the count and the run went on searching when run again.
+    const auto path = temp_journal("no-improvement-again");
+    std::atomic<int> calls{0};
+    auto objective = [&](const ht::Config&, ht::Trial& t) {
+        ++calls;
+        std::this_thread::sleep_for(t.id() == 3 ? 300ms : 5ms);
+        return t.id() == 3 ? 0.1 : 0.5;
+    };
+    ht::TunerOptions o{.max_jobs = 20, .max_parallel_jobs = 2, .seed = 1, .max_trials_without_improvement = 2,
+                       .progress = ht::ProgressBar::Never, .journal = path};
+    const ht::Result first = ht::Tuner(journal_space(), ht::RandomSearch(), o).fit(objective);
+    REQUIRE(first.trials().size() == 4);
+    CHECK(first.stop_reason() == "no improvement above 1% in 2 trials");
+    const int ran = calls.load();
+    const ht::Result again = ht::Tuner(journal_space(), ht::RandomSearch(), o).fit(objective);
+    CHECK(again.trials().size() == 4);
+    CHECK(calls.load() == ran);
+    CHECK(again.stop_reason() == "no improvement above 1% in 2 trials");
+    fs::remove(path);
 }
 
 TEST_CASE("a journal's first line cut by a crash starts the run afresh with a warning, but another file is refused untouched") {

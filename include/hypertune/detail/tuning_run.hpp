@@ -546,12 +546,19 @@ private:
             return st == TrialStatus::Running || st == TrialStatus::Paused;
         };
         checkpoints_.tidy(may_run);
-        for (const auto& r : state_.records())
-            if (r.status == TrialStatus::Completed) check_completion(r, false);
         // A run that met a completion criterion ends again at once: running the finished program
         // again adds no trial (it went on searching), and a criterion changed for the resume is
-        // judged on the trials so far.
-        stop_if_complete();
+        // judged on the trials so far. They are judged in the order they completed and after each,
+        // as the live run judged them: in id order, or only at the end, a trial that improved after
+        // the criterion was met (a slow one, or one that ended after the stop) reset the count of
+        // trials without improvement, and the run went on when run again.
+        std::vector<const TrialRecord*> completed;
+        for (const auto& r : state_.records())
+            if (r.status == TrialStatus::Completed) completed.push_back(&r);
+        auto ended_at = [](const TrialRecord* r) { return r->segments.empty() ? 0.0 : r->segments.back().end; };
+        std::stable_sort(completed.begin(), completed.end(),
+                         [&](const TrialRecord* a, const TrialRecord* b) { return ended_at(a) < ended_at(b); });
+        for (const TrialRecord* r : completed) check_completion(*r, true);
         earlier_ = {};
     }
 
