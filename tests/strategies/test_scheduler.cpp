@@ -9,6 +9,7 @@
 #include <doctest/doctest.h>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <map>
@@ -361,6 +362,21 @@ TEST_CASE("the sampler hears every report, result and decision, after the schedu
     CHECK(asha.take_decisions().empty());
 }
 
+TEST_CASE("under MedianStopping the wrapped scheduler's sampler hears the median rule's stops too") {
+    // MedianStopping has no sampler of its own: its stops went to that empty slot, and the
+    // sampler that chose the configurations never heard of them.
+    std::vector<std::string> log;
+    ht::MedianStopping median(ht::RunToCompletion(9, Recorder(&log)), {.min_trials = 2});
+    median.start(two_d(), {.seed = 4, .max_trials = 3});
+    for (int k = 0; k < 3; ++k) CHECK(median.ask().runs());
+    (void)median.report(0, 1, 0.1);
+    (void)median.report(1, 1, 0.2);
+    CHECK(median.report(2, 1, 0.9) == ht::Decision::Stop);  // worse than the median of the other two
+    const auto decisions = median.take_decisions();
+    REQUIRE(decisions.size() == 1);
+    CHECK(std::find(log.begin(), log.end(), "Stop 2") != log.end());
+}
+
 TEST_CASE("a scheduler given a sink leaves its decisions there, in the order made") {
     ht::DecisionSink sink;
     ht::MedianStopping ms(ht::ASHA({.min_resource = 1, .max_resource = 9, .type = ht::HalvingType::Stop}),
@@ -554,4 +570,74 @@ TEST_CASE("a decision the trial's state does not allow ends the run with a Strat
         });
         if (!stopped_at_2) CHECK(result.best().id == best->id);
     }
+}
+
+TEST_CASE("a Stop a scheduler records for another running trial reaches that trial at its next report") {
+    // Recorded from trial 1's report while trial 0 ran on the other worker: the tuner took it,
+    // and trial 0 never heard of it, trained its full budget and ended Completed with the Stop
+    // on record.
+    class StopsTheOther : public ht::Scheduler {
+    public:
+        std::string name() const override { return "StopsTheOther"; }
+        std::optional<ht::Resource> max_resource() const override { return 40; }
+
+    protected:
+        ht::Suggestion next(const ht::TrialBudget& b) override { return start_new(b, 40); }
+        ht::Decision on_report(ht::TrialId id, ht::Resource step, double loss) override {
+            if (id == 1 && step == 3) decide({0, ht::DecisionRecord::Kind::Stop, -1, 0, step, loss, 0, 0, "from trial 1"});
+            return ht::Decision::Continue;
+        }
+    };
+    std::atomic<bool> one_reported{false};
+    const ht::Result r = ht::Tuner(two_d(), StopsTheOther{}, {.max_jobs = 2, .max_parallel_jobs = 2, .seed = 1})
+                             .fit([&](const ht::Config&, ht::Trial& t) {
+                                 double loss = 0.0;
+                                 for (ht::Resource e = 1; e <= t.budget() && !t.should_stop(); ++e) {
+                                     // Trial 0 waits for trial 1's Stop before its second report.
+                                     if (t.id() == 0 && e == 2)
+                                         while (!one_reported) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+                                     t.report(e, loss = 1.0 / static_cast<double>(e));
+                                     if (t.id() == 1 && e == 3) one_reported = true;
+                                 }
+                                 return loss;
+                             });
+    REQUIRE(r.trials().size() == 2);
+    CHECK(r.trials()[0].status == ht::TrialStatus::Stopped);
+    CHECK(r.trials()[0].resource_used == 2);
+    CHECK(r.trials()[1].status == ht::TrialStatus::Completed);
+    CHECK(r.status_counts().starts_with("1 completed, 1 stopped early"));
+}
+
+TEST_CASE("a sampler's InvalidArgument in on_report() ends the run naming the strategy, failing no trial") {
+    // InvalidArgument from the report path was taken for the report's own fault: every trial
+    // failed with the sampler's message (a Config::get of a misspelt name), naming no strategy.
+    class Misspells : public ht::Sampler {
+    public:
+        std::string name() const override { return "Misspells"; }
+        void start(const ht::SearchSpace& s, const ht::SamplerContext& c) override {
+            space_ = s;
+            seed_ = c.seed;
+        }
+        std::optional<ht::Config> sample(ht::TrialId id) override {
+            return configs_[id] = ht::RandomSampler::sample(space_, seed_, id);
+        }
+        void on_report(ht::TrialId id, ht::Resource, double) override { (void)configs_.at(id).get<double>("learning_rate"); }
+
+    private:
+        ht::SearchSpace space_;
+        std::uint64_t seed_ = 0;
+        std::map<ht::TrialId, ht::Config> configs_;
+    };
+    ht::ASHA asha({.max_resource = 9}, Misspells{});
+    const std::string name = asha.name();
+    const ht::Result r =
+        ht::Tuner(two_d(), std::move(asha), {.max_jobs = 5, .seed = 1, .max_retries = 1}).fit([](const ht::Config&, ht::Trial& t) {
+            double loss = 0.0;
+            for (ht::Resource e = 1; e <= t.budget() && !t.should_stop(); ++e) t.report(e, loss = 1.0 / static_cast<double>(e));
+            return loss;
+        });
+    CHECK(r.stop_reason() ==
+          "strategy '" + name + "' failed in report(): sampler 'Misspells' failed in on_report(): Config: unknown "
+          "parameter 'learning_rate' (known: 'x', 'n')");
+    CHECK(r.count(ht::TrialStatus::Failed) == 0);
 }

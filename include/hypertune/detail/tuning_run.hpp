@@ -300,6 +300,11 @@ private:
                                      strategy_name_, trial.id(), step));
                     break;
                 }
+        // A Stop the strategy recorded for this trial while it ran (at another trial's report, or in
+        // ask()) reaches it here, at its next report: it was on record and never took effect.
+        if (took && d == Decision::Continue && decided_before > 0 &&
+            record.decisions[decided_before - 1].kind == DecisionRecord::Kind::Stop)
+            d = Decision::Stop;
         // A Stop with no record yet: explained if the trial's run ends with one (ASHA-wait records
         // its hold when told of the end), or if the trial goes on after its Stop or Pause record.
         if (took && d == Decision::Stop && record.decisions.size() == decided_before && !has_standing_stop(record))

@@ -70,7 +70,18 @@ HYPERTUNE_INLINE Suggestion Scheduler::ask() {
 HYPERTUNE_INLINE Decision Scheduler::report(TrialId id, Resource step, const IntermediateReport& report) {
     require_started("report", id);
     const Decision d = on_report_losses(id, step, report);
-    if (sampler_) sampler_->on_report(id, step, report.loss);
+    if (sampler_) {
+        // A scheduler's InvalidArgument says the report cannot be judged, and fails the trial; a
+        // sampler judges none, so what it throws is its own fault (a Config::get of a misspelt
+        // name failed every trial, naming no strategy).
+        try {
+            sampler_->on_report(id, step, report.loss);
+        } catch (const StrategyError&) {
+            throw;
+        } catch (const std::exception& e) {
+            throw StrategyError(fmt::format("sampler '{}' failed in on_report(): {}", sampler_->name(), e.what()));
+        }
+    }
     return d;
 }
 

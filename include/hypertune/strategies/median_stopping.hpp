@@ -127,10 +127,14 @@ protected:
             if (loss > median) {
                 decision = Decision::Stop;
                 t.stopped = true;
-                decide(DecisionRecord{
+                DecisionRecord stop{
                     id, DecisionRecord::Kind::Stop, -1, -1, step, loss, median, others.size(),
                     detail::str_cat({"worse than the median of the running averages of ", others.size(),
-                                     others.size() == 1 ? " other trial at step " : " other trials at step ", step})});
+                                     others.size() == 1 ? " other trial at step " : " other trials at step ", step})};
+                // The sampler is the wrapped scheduler's (this one has none): it hears the rule's
+                // decisions as it hears that scheduler's own.
+                if (const AnySampler& sampler = inner_.sampler()) sampler->on_decision(stop);
+                decide(std::move(stop));
             }
         }
         others.insert(average);
