@@ -12,11 +12,14 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <filesystem>
 #include <map>
 #include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
+
+#include <unistd.h>
 
 namespace ht = hypertune;
 
@@ -640,4 +643,77 @@ TEST_CASE("a sampler's InvalidArgument in on_report() ends the run naming the st
           "strategy '" + name + "' failed in report(): sampler 'Misspells' failed in on_report(): Config: unknown "
           "parameter 'learning_rate' (known: 'x', 'n')");
     CHECK(r.count(ht::TrialStatus::Failed) == 0);
+}
+
+TEST_CASE("a retry's reports of the steps its failed attempt reported are not judged again, live or resumed") {
+    // They reached the scheduler and the sampler twice: a scheduler of the user's that counts
+    // first reports counted the retried trial's twice, and decided otherwise than with no failure.
+    struct Seen {
+        std::map<std::pair<ht::TrialId, ht::Resource>, int> scheduler, sampler;
+    };
+    class CountingSampler : public ht::Sampler {
+    public:
+        explicit CountingSampler(Seen* seen) : seen_(seen) {}
+        std::string name() const override { return "Counting"; }
+        void start(const ht::SearchSpace& s, const ht::SamplerContext& c) override {
+            space_ = s;
+            seed_ = c.seed;
+        }
+        std::optional<ht::Config> sample(ht::TrialId id) override { return ht::RandomSampler::sample(space_, seed_, id); }
+        void on_report(ht::TrialId id, ht::Resource step, double) override { ++seen_->sampler[{id, step}]; }
+
+    private:
+        Seen* seen_;
+        ht::SearchSpace space_;
+        std::uint64_t seed_ = 0;
+    };
+    class Counting : public ht::Scheduler {
+    public:
+        explicit Counting(Seen* seen) : Scheduler(CountingSampler(seen)), seen_(seen) {}
+        std::string name() const override { return "Counting"; }
+        std::optional<ht::Resource> max_resource() const override { return 4; }
+
+    protected:
+        ht::Suggestion next(const ht::TrialBudget& b) override { return start_new(b, 4); }
+        ht::Decision on_report(ht::TrialId id, ht::Resource step, double) override {
+            ++seen_->scheduler[{id, step}];
+            return ht::Decision::Continue;
+        }
+
+    private:
+        Seen* seen_;
+    };
+    const auto journal =
+        (std::filesystem::temp_directory_path() / fmt::format("hypertune-retry-judged-{}.jsonl", ::getpid())).string();
+    std::filesystem::remove(journal);
+    std::atomic<bool> failed{false};
+    auto trainer = [&](const ht::Config&, ht::Trial& t) {
+        double loss = 0.0;
+        for (ht::Resource e = 1; e <= t.budget() && !t.should_stop(); ++e) {
+            if (t.id() == 1 && e == 3 && !failed.exchange(true)) throw std::runtime_error("transient failure");
+            t.report(e, loss = 1.0 / static_cast<double>(e) + 0.1 * static_cast<double>(t.id()));
+        }
+        return loss;
+    };
+    const ht::TunerOptions options{.max_jobs = 3, .seed = 1, .max_retries = 1, .progress = ht::ProgressBar::Never,
+                                   .journal = journal};
+    Seen live;
+    const ht::Result r = ht::Tuner(two_d(), Counting(&live), options).fit(trainer);
+    REQUIRE(r.trials().size() == 3);
+    CHECK(r.trials()[1].retries == 1);
+    CHECK(r.trials()[1].curve.size() == 4);  // the retry's curve
+    for (const auto& [key, n] : live.scheduler) {
+        CAPTURE(key.first);
+        CAPTURE(key.second);
+        CHECK(n == 1);
+        CHECK(live.sampler[key] == 1);
+    }
+    CHECK(live.scheduler.size() == 12);
+    // The replay gives the strategy what the live run gave it: the finished run ends again at once.
+    Seen replayed;
+    const ht::Result again = ht::Tuner(two_d(), Counting(&replayed), options).fit(trainer);
+    CHECK(again.trials().size() == 3);
+    CHECK(replayed.scheduler == live.scheduler);
+    CHECK(replayed.sampler == live.sampler);
+    std::filesystem::remove(journal);
 }

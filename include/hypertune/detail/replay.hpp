@@ -34,6 +34,7 @@
 #include <cmath>
 #include <deque>
 #include <optional>
+#include <map>
 #include <set>
 #include <string>
 #include <tuple>
@@ -225,6 +226,9 @@ struct Replayed {
     std::unordered_map<TrialId, Decision> last_said;
     PlainReports plain_reports;      // the journal's reports that could not say whether constraints are met
     std::set<TrialId> out_of_time;  // trials a run of went past max_trial_seconds (TrialEnded::out_of_time)
+    // Trials being retried: the last step a failed attempt reported, which the strategy judged;
+    // the retry's reports up to it are not judged again (TuningRun::report).
+    std::map<TrialId, Resource> judged_before_retry;
 };
 
 /// Replays `events` (a journal whose first line passed check_same_run) into `strategy` and a
@@ -280,16 +284,24 @@ struct Replayed {
                 throw diverged(line, fmt::format("the strategy now suggests another configuration for trial {} than "
                                                  "the journal's",
                                                  s->trial));
+        } else if (const auto* retried = std::get_if<TrialRetried>(&event)) {
+            Resource& judged = out.judged_before_retry[retried->trial];
+            judged = std::max(judged, retried->keep_through);
+            if (out.state.has(retried->trial) && !out.state.record(retried->trial).curve.empty())
+                judged = std::max(judged, out.state.record(retried->trial).curve.back().step);
         } else if (const auto* r = std::get_if<TrialReported>(&event)) {
             const Result::Setup& setup = out.state.setup();
             out.plain_reports.note(setup.constraints, out.state.metric_names(), r->trial, r->step, r->values);
-            out.last_said[r->trial] = strategy.report(
-                r->trial, r->step,
-                intermediate_report(out.state.has(r->trial) ? &out.state.record(r->trial) : nullptr, r->time,
-                                    loss_of(r->value), setup.objectives, setup.constraints, out.state.metric_names(),
-                                    r->values));
+            if (const auto judged = out.judged_before_retry.find(r->trial);
+                judged == out.judged_before_retry.end() || r->step > judged->second)
+                out.last_said[r->trial] = strategy.report(
+                    r->trial, r->step,
+                    intermediate_report(out.state.has(r->trial) ? &out.state.record(r->trial) : nullptr, r->time,
+                                        loss_of(r->value), setup.objectives, setup.constraints,
+                                        out.state.metric_names(), r->values));
         } else if (const auto* e = std::get_if<TrialEnded>(&event)) {
             out.last_said.erase(e->trial);
+            out.judged_before_retry.erase(e->trial);
             if (e->out_of_time) out.out_of_time.insert(e->trial);
             const double loss = loss_of(e->objective);
             Outcome outcome = e->status == TrialStatus::Failed    ? Outcome::failed(e->resource)

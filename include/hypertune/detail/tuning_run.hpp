@@ -269,6 +269,14 @@ private:
         // cannot tell whether the trial meets the constraints, and judges it as if it did (said at
         // the end, if it judged anything).
         plain_reports_.note(options_.constraints, metric_names_, trial.id(), step, values);
+        // A retry's report of a step its failed attempt reported: the strategy judged and ranked
+        // that one, and keeps it (judged again, a scheduler of the user's counted it twice); the
+        // curve takes the retry's.
+        if (const auto judged = judged_before_retry_.find(trial.id());
+            judged != judged_before_retry_.end() && step <= judged->second) {
+            emit(TrialReported{now, trial.id(), step, value, now - record.start_time(), std::move(values)});
+            return d;
+        }
         try {
             d = strategy_.report(trial.id(), step,
                                  intermediate_report(&record, now, loss_of(value),
@@ -516,6 +524,7 @@ private:
         state_ = std::move(replayed.state);
         // What the run's end counts over the whole run, the earlier sessions' part.
         plain_reports_ = std::move(replayed.plain_reports);
+        judged_before_retry_ = std::move(replayed.judged_before_retry);
         trials_out_of_time_ = std::move(replayed.out_of_time);
         if (!earlier_.warning.empty()) warn(earlier_.warning, session_start_);
         // Decisions the crash kept out of the journal.
@@ -1113,6 +1122,11 @@ private:
                                       ? std::max({s.resume_from, judged, trial.last_step()})
                                       : std::max(s.resume_from, judged);
             lk.lock();
+            // What the strategy judged: the curve so far (the replay reads the same from the journal).
+            Resource& judged_steps = judged_before_retry_[s.trial];
+            judged_steps = std::max(judged_steps, keep);
+            if (const auto& curve = state_.record(s.trial).curve; !curve.empty())
+                judged_steps = std::max(judged_steps, curve.back().step);
             emit(TrialRetried{run_clock(), s.trial, attempt, keep, valid_utf8(a.failure)});
             lk.unlock();
             if (first_failure.empty()) first_failure = a.failure;
@@ -1131,6 +1145,7 @@ private:
             ~Reset() { id.reset(); }
         } reset{finishing_};
         const double t1 = ended_at.value_or(run_clock());
+        judged_before_retry_.erase(id);
         ++generation_;
         if (a.checkpoint && !checkpoints_.on_disk()) checkpoints_.put(id, std::move(*a.checkpoint));
         const Resource resource = std::max(state_.record(id).resource_used, a.resource);
@@ -1409,6 +1424,8 @@ private:
     bool warned_past_budget_ = false;
     bool warned_unexplained_stop_ = false;
     std::map<TrialId, Resource> unexplained_stops_;  // Stop said at this step with no record yet
+    // Trials being retried: the last step a failed attempt reported (the strategy judged it).
+    std::map<TrialId, Resource> judged_before_retry_;
     std::optional<TrialId> finishing_;               // the trial whose run finish() is ending
     std::optional<TrialId> starting_;                // the trial whose run run() is starting
     std::optional<TrialId> reporting_;               // the trial whose report report() passes on
