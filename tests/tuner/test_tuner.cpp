@@ -545,6 +545,23 @@ TEST_CASE("max_trial_seconds: several trials out of time are counted in one warn
     CHECK(w[1] == "3 trials ran past max_trial_seconds = 0.03 s");
 }
 
+TEST_CASE("max_trial_seconds passed during the unit that reaches the budget: the warning does not say the trial went on") {
+    // The report of the budget (a rung) found the trial past its limit and got Stop; the trainer
+    // returned at once, yet was told it "went on to its budget after a report was told to stop".
+    ht::TunerOptions options{.max_jobs = 2, .max_parallel_jobs = 1, .max_trial_seconds = 0.02,
+                             .progress = ht::ProgressBar::Never};
+    const auto result = ht::Tuner(small_space(), ht::RandomSearch({.max_resource = 1}), options)
+                            .fit([](const ht::Config& c, ht::Trial& trial) {
+                                std::this_thread::sleep_for(40ms);  // the one unit outlasts the limit
+                                trial.report(1, quadratic(c));
+                                return quadratic(c);
+                            });
+    const auto& w = result.setup().warnings;
+    REQUIRE(!w.empty());
+    CHECK(w[0] == "trial 0 ran past max_trial_seconds = 0.02 s and reached its budget at the report that found it "
+                  "past the limit (step 1: it trained in full)");
+}
+
 TEST_CASE("options are checked before any trial runs") {
     auto space = small_space();
     CHECK_THROWS_WITH_AS(ht::Tuner(space, ht::RandomSearch(), {.max_jobs = 0}),

@@ -939,6 +939,7 @@ private:
         Resource folder_restart = 0;   // promoted with a checkpoint folder, but reported again from this step
         bool out_of_time = false;      // past max_trial_seconds: told to stop, or unstoppable
         bool timed_out = false;        // ... and cut short by it
+        bool went_on_after_time = false;  // ... and reported past the step its time stopped it at
         Resource returned_short = 0;   // > 0: completed after reporting only up to this step, below its budget
     };
 
@@ -1060,6 +1061,7 @@ private:
             a.timed_out = !reached_budget && (trial.stopped_for_time_ || (late && trial.reports() > 0) ||
                                               (told_time && trial.reports() == 0));
             a.out_of_time = a.timed_out || trial.stopped_for_time_ || (late && trial.reports() == 0);
+            a.went_on_after_time = trial.stopped_for_time_ && trial.last_step() > trial.stop_step();
             if (a.failed && a.out_of_time)
                 a.failure += fmt::format(" (after it ran past max_trial_seconds = {} s)", options_.max_trial_seconds);
             // Stopped: told so by the strategy, out of time, or the run stopped before the trial
@@ -1184,8 +1186,12 @@ private:
                              : a.reports == 0
                                  ? std::string(" without reporting, so it counts as trained in full: report each step "
                                                "and return once trial.should_stop() is set")
-                                 : std::string(" and went on to its budget after a report was told to stop: check "
-                                               "trial.should_stop() after each report")),
+                             : a.went_on_after_time
+                                 ? std::string(" and went on to its budget after a report was told to stop: check "
+                                               "trial.should_stop() after each report")
+                                 : fmt::format(" and reached its budget at the report that found it past the limit "
+                                               "(step {}: it trained in full)",
+                                               a.resource)),
                  t1);
         if (a.returned_short > 0 && !warned_returned_short_) {
             warned_returned_short_ = true;
