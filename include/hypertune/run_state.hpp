@@ -104,9 +104,12 @@ public:
     /// stops its paused trials itself (a Stop record each); one still paused here waited when
     /// stop(), a time limit or a completion criterion ended the run, and early stopping's savings
     /// leave it out.
-    static void end_paused(TrialRecord& r) {
+    /// A trial a crash cut while it ran also waits (Paused) to run again: ended before it did, it
+    /// was cut while running, as the uninterrupted run has it, not while waiting for a promotion.
+    void end_paused(TrialRecord& r) const {
         r.status = TrialStatus::Stopped;
-        r.failure_reason = "the run ended while the trial waited for promotion";
+        r.failure_reason = open_.contains(r.id) ? "the run ended while this trial was running"
+                                                : "the run ended while the trial waited for promotion";
     }
 
 private:

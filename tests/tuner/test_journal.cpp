@@ -350,6 +350,55 @@ TEST_CASE("a run that ended on max_trials_without_improvement ends again at once
     fs::remove(path);
 }
 
+TEST_CASE("a trial a crash cut while it ran, which the resumed run ends before running it again, was running") {
+    // The resume ended at once (its target was met) and the trial in flight at the crash, which
+    // waits to run again, got "the run ended while the trial waited for promotion".
+    const auto full_path = temp_journal("cut-running-full");
+    const auto cut_path = temp_journal("cut-running-cut");
+    auto o = options(full_path, 30, 2);
+    o.target_objective = 0.2;
+    const auto trainer = [](const ht::Config& c, ht::Trial& t) {
+        double v = 0.0;
+        for (ht::Resource e = t.resumed_from() + 1; e <= t.budget(); ++e) {
+            std::this_thread::sleep_for(5ms);
+            v = c.get<double>("x") + 1.0 / static_cast<double>(e);
+            t.report(e, v);
+            t.save_checkpoint(std::to_string(e));
+            if (t.should_stop()) break;
+        }
+        return v;
+    };
+    const auto make = [] { return ht::ASHA({.min_resource = 1, .max_resource = 9}); };
+    const auto full = ht::Tuner(journal_space(), make(), o).fit(trainer);
+    REQUIRE(full.stop_reason().starts_with("target objective 0.2 reached by trial "));
+    // The crash: right after the trial that met the target ended.
+    const auto lines = lines_of(full_path);
+    const auto met = std::find_if(lines.begin(), lines.end(), [](const std::string& l) {
+        return l.find("\"trial_ended\"") != std::string::npos && l.find("\"Completed\"") != std::string::npos &&
+               l.find("\"resource\":9") != std::string::npos;
+    });
+    REQUIRE(met != lines.end());
+    write_lines(cut_path, lines, static_cast<std::size_t>(met - lines.begin()) + 1);
+    std::set<ht::TrialId> in_flight;
+    const ht::Result at_crash = ht::load_result(cut_path);
+    for (const auto& t : at_crash.trials())
+        if (t.status == ht::TrialStatus::Running) in_flight.insert(t.id);
+    REQUIRE(!in_flight.empty());  // the other worker was training
+    o.journal = cut_path;
+    const auto resumed = ht::Tuner(journal_space(), make(), o).fit(trainer);
+    CHECK(resumed.stop_reason() == full.stop_reason());
+    for (const auto& t : resumed.trials()) {
+        if (!in_flight.contains(t.id)) continue;
+        CAPTURE(t.id);
+        CHECK(t.status == ht::TrialStatus::Stopped);
+        CHECK(t.failure_reason == "the run ended while this trial was running");
+    }
+    for (const auto& p : {full_path, cut_path}) {
+        fs::remove(p);
+        fs::remove_all(p + ".checkpoints");
+    }
+}
+
 TEST_CASE("a journal's first line cut by a crash starts the run afresh with a warning, but another file is refused untouched") {
     auto path = temp_journal("first-line");
     auto reference = ht::Tuner(journal_space(), asha(), options(path, 12)).fit(journal_trainer);

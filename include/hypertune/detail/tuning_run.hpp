@@ -688,7 +688,7 @@ private:
                 for (const TrialRecord& r : state_.records())
                     if (r.status == TrialStatus::Paused) {
                         pending_callbacks_.push_back({&options_.on_trial_end, r});
-                        RunState::end_paused(pending_callbacks_.back().record);
+                        state_.end_paused(pending_callbacks_.back().record);
                     }
             lk.unlock();
             deliver_callbacks();
