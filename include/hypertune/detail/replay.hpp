@@ -218,6 +218,14 @@ inline bool check_same_warm_start(const std::string& path, const std::vector<Jso
                                       learnt));
 }
 
+/// The last step of trial `id` the strategy judged before a retry whose TrialRetried keeps its
+/// curve through `keep`: the failed attempt's curve, as the live run and the replay both read it
+/// just before that event. A retry's reports up to it are not judged again.
+[[nodiscard]] inline Resource judged_before_retry(const RunState& state, TrialId id, Resource keep) {
+    if (!state.has(id) || state.record(id).curve.empty()) return keep;
+    return std::max(keep, state.record(id).curve.back().step);
+}
+
 /// What replaying a journal leaves: the run's state, the decisions the strategy made that a crash
 /// kept out of the journal, and the strategy's answer to each open trial's last report.
 struct Replayed {
@@ -286,9 +294,7 @@ struct Replayed {
                                                  s->trial));
         } else if (const auto* retried = std::get_if<TrialRetried>(&event)) {
             Resource& judged = out.judged_before_retry[retried->trial];
-            judged = std::max(judged, retried->keep_through);
-            if (out.state.has(retried->trial) && !out.state.record(retried->trial).curve.empty())
-                judged = std::max(judged, out.state.record(retried->trial).curve.back().step);
+            judged = std::max(judged, judged_before_retry(out.state, retried->trial, retried->keep_through));
         } else if (const auto* r = std::get_if<TrialReported>(&event)) {
             const Result::Setup& setup = out.state.setup();
             out.plain_reports.note(setup.constraints, out.state.metric_names(), r->trial, r->step, r->values);

@@ -1124,11 +1124,8 @@ private:
                                       ? std::max({s.resume_from, judged, trial.last_step()})
                                       : std::max(s.resume_from, judged);
             lk.lock();
-            // What the strategy judged: the curve so far (the replay reads the same from the journal).
             Resource& judged_steps = judged_before_retry_[s.trial];
-            judged_steps = std::max(judged_steps, keep);
-            if (const auto& curve = state_.record(s.trial).curve; !curve.empty())
-                judged_steps = std::max(judged_steps, curve.back().step);
+            judged_steps = std::max(judged_steps, judged_before_retry(state_, s.trial, keep));
             emit(TrialRetried{run_clock(), s.trial, attempt, keep, valid_utf8(a.failure)});
             lk.unlock();
             if (first_failure.empty()) first_failure = a.failure;

@@ -320,17 +320,19 @@ private:
     // (a trainer that saved an epoch's state before printing its line, killed with the tuner
     // between the two, finds its budget trained on resume).
     [[nodiscard]] std::string nothing_left() const {
-        if (trial_.resumed_from() == 0 || !streams_[0].tail.empty() || !streams_[1].tail.empty()) return "";
+        if (trial_.resumed_from() == 0 || !printed_nothing()) return "";
         return fmt::format(" (it ran on from step {} of its budget of {}: a trainer that finds nothing left to train "
                            "prints nothing; let it print the metric of the state it holds, and each epoch's line "
                            "before it saves that epoch's state)",
                            trial_.resumed_from(), trial_.budget());
     }
 
+    [[nodiscard]] bool printed_nothing() const { return streams_[0].tail.empty() && streams_[1].tail.empty(); }
+
     // The last lines of stderr (of stdout when stderr was empty), for a failure reason.
     [[nodiscard]] std::string tail() const {
+        if (printed_nothing()) return "; it printed nothing";
         const Stream& s = streams_[1].tail.empty() ? streams_[0] : streams_[1];
-        if (s.tail.empty()) return "; it printed nothing";
         std::string out = fmt::format("; last {} line{} of {}:", s.tail.size(), s.tail.size() == 1 ? "" : "s",
                                       &s == &streams_[1] ? "stderr" : "stdout");
         for (const auto& l : s.tail) out += "\n  " + l;

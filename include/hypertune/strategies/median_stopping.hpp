@@ -131,10 +131,10 @@ protected:
                     id, DecisionRecord::Kind::Stop, -1, -1, step, loss, median, others.size(),
                     detail::str_cat({"worse than the median of the running averages of ", others.size(),
                                      others.size() == 1 ? " other trial at step " : " other trials at step ", step})};
+                decide(stop);
                 // The sampler is the wrapped scheduler's (this one has none): it hears the rule's
-                // decisions as it hears that scheduler's own.
+                // decisions, once decide() took them, as it hears that scheduler's own.
                 if (const AnySampler& sampler = inner_.sampler()) sampler->on_decision(stop);
-                decide(std::move(stop));
             }
         }
         others.insert(average);
