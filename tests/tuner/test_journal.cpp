@@ -242,6 +242,44 @@ TEST_CASE("a journal cut at any line resumes to the uninterrupted run's trials")
     }
 }
 
+TEST_CASE("synchronous Hyperband over a grid smaller than max_jobs resumes its journal, cut at any line") {
+    // Two workers: while the last grid point (k = 5) trains, the other worker asks and finds the
+    // grid empty. That ask started nothing, so it is not in the journal: the rung must not close on
+    // what it learnt (it did, at trial 5's end, and every resume of the journal past that end
+    // diverged from the replay's decisions).
+    const ht::SearchSpace space{ht::IntegerParameter("k", 0, 5)};
+    auto make = [] {
+        return ht::AnyStrategy(ht::Hyperband({.min_resource = 1, .max_resource = 9,
+                                              .mode = ht::HyperbandMode::Synchronous},
+                                             ht::GridSampler()));
+    };
+    auto trainer = [](const ht::Config& c, ht::Trial& trial) {
+        const int k = c.get<int>("k");
+        if (k == 5 && trial.budget() == 1) std::this_thread::sleep_for(100ms);
+        double loss = 0.0;
+        for (ht::Resource r = trial.resumed_from() + 1; r <= trial.budget(); ++r) {
+            trial.report(r, loss = (k * 7 % 10) + 1.0 / static_cast<double>(r));
+            if (trial.should_stop()) break;
+        }
+        return loss;
+    };
+    auto full_path = temp_journal("grid-full");
+    const auto reference = ht::Tuner(space, make(), options(full_path, 7, 2)).fit(trainer);
+    REQUIRE(reference.trials().size() == 6);
+    REQUIRE(reference.stop_reason() == "strategy finished");
+    const auto lines = lines_of(full_path);
+    auto cut_path = temp_journal("grid-cut");
+    for (std::size_t cut = 1; cut <= lines.size(); ++cut) {
+        CAPTURE(cut);
+        write_lines(cut_path, lines, cut);
+        const auto resumed = ht::Tuner(space, make(), options(cut_path, 7, 2)).fit(trainer);
+        CHECK(outcome(resumed) == outcome(reference));
+        ht::testing::check_same_result(resumed, ht::load_result(cut_path));
+    }
+    fs::remove(full_path);
+    fs::remove(cut_path);
+}
+
 TEST_CASE("a trial stopped for a report past max_resource, cut by a crash after the Stop, ends Completed as live") {
     // The trainer trains one step past its budget: the report past max_resource gets a Stop, and
     // the trial, trained in full, is Completed. A crash between the Stop and the trial's end

@@ -111,8 +111,9 @@ private:
         return schedule_[static_cast<std::size_t>(s)][i].resource;
     }
 
-    // A new rung-0 trial of bracket `it`. When the sampler has no configuration left, the bracket is
-    // cut to the trials it has (and closed when none of them still runs); nothing new starts after.
+    // A new rung-0 trial of bracket `it`. When the sampler has no configuration left and none of the
+    // bracket's trials runs, the bracket is cut to the trials it has and its rung closes; nothing
+    // new starts after.
     [[nodiscard]] Suggestion new_trial(const StartNew& start_new, BracketIt it, std::vector<DecisionRecord>& out);
 
     [[nodiscard]] Suggestion resume_trial(SyncBracket& b, std::vector<DecisionRecord>& out);

@@ -51,9 +51,14 @@ HYPERTUNE_INLINE Suggestion SynchronousBrackets::new_trial(const StartNew& start
     Suggestion next = start_new(rung_resource(b.s, 0), b.s);
     if (!next.runs()) {
         sampler_exhausted_ = true;
+        // The bracket is cut only once none of its trials runs, by the ask() that finds the sampler
+        // empty then. Cut while one ran, by an ask() that answered Wait, the rung closed at that
+        // trial's end; a resume replays only the asks that started a trial, so it did not cut the
+        // bracket, and the journal's stops at that end diverged from the replay's.
+        if (b.running > 0) return next;
         b.rung_size = b.created;
         if (b.created == 0) brackets_.erase(it);
-        else if (b.running == 0) close_rung(it, out);
+        else close_rung(it, out);
         return next;
     }
     const TrialId id = next.trial;
