@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <functional>
 #include <map>
+#include <cmath>
 #include <set>
 #include <sstream>
 #include <string>
@@ -132,12 +133,42 @@ TEST_CASE("grid: a shape or index that is not the grid's is refused, naming what
     CHECK(fmt::format("{}", space.grid_point(shape, 3)) == "{a=2, c=q}");
 }
 
+TEST_CASE("grid: points of a range narrow for its magnitude stay apart, or the grid is refused") {
+    // Rounded to 15 significant digits, every point of [1, 1 + 4e-15] was 1: five trials of one
+    // configuration, with no word.
+    const ht::SearchSpace narrow{ht::ContinuousParameter("x", 1.0, 1.0 + 4e-15)};
+    const auto shape = narrow.grid_shape({{"x", 5}});
+    const auto axes = narrow.grid_axes(shape);
+    std::set<double> seen;
+    for (std::uint64_t k = 0; k < 5; ++k) seen.insert(narrow.grid_point(shape, axes, k).get<double>("x"));
+    CHECK(seen.size() == 5);
+    CHECK(*seen.begin() == 1.0);
+    CHECK(*seen.rbegin() == 1.0 + 4e-15);
+    // The same at a large magnitude.
+    const ht::SearchSpace large{ht::ContinuousParameter("y", 1e15, 1e15 + 8)};
+    const auto large_shape = large.grid_shape({{"y", 9}});
+    const auto large_axes = large.grid_axes(large_shape);
+    for (std::uint64_t k = 0; k < 9; ++k)
+        CHECK(large.grid_point(large_shape, large_axes, k).get<double>("y") == 1e15 + static_cast<double>(k));
+    // Points a range cannot hold are refused, naming the parameter.
+    const ht::SearchSpace tiny{ht::ContinuousParameter("z", 1.0, std::nextafter(1.0, 2.0))};
+    CHECK_THROWS_WITH_AS((void)tiny.grid_axes(tiny.grid_shape({{"z", 3}})),
+                         doctest::Contains("grid: ContinuousParameter 'z' [1, 1.0000000000000002] holds fewer than 3 "
+                                           "distinct numbers (points "),
+                         ht::InvalidArgument);
+    // Rounding still cleans what a user would write.
+    const ht::SearchSpace logs{ht::ContinuousParameter("lr", 1e-4, 1.0, ht::Scaling::Logarithmic)};
+    const auto log_shape = logs.grid_shape({{"lr", 5}});
+    CHECK(logs.grid_point(log_shape, logs.grid_axes(log_shape), 1).get<double>("lr") == 1e-3);
+}
+
 TEST_CASE("grid: integers and categories enumerate, continuous parameters need a number of points") {
     ht::SearchSpace space{ht::IntegerParameter("depth", 1, 3), ht::CategoricalParameter("booster", {"a", "b"}),
                           ht::ContinuousParameter("eta", 0.0, 1.0)};
     CHECK_THROWS_WITH_AS(
         space.grid_shape(),
-        "grid: ContinuousParameter 'eta' needs a number of grid points (GridSearchOptions::points)",
+        "grid: ContinuousParameter 'eta' needs a number of grid points (GridSearchOptions::points, or "
+        "GridSampler({{\"eta\", n}}))",
         ht::InvalidArgument);
     CHECK_THROWS_WITH_AS((void)space.grid_shape({{"gamma", 3}}), "grid: unknown parameter 'gamma' in the number of points",
                          ht::InvalidArgument);

@@ -107,7 +107,8 @@ TEST_CASE("GridSearch refuses a continuous parameter without a number of points"
     ht::SearchSpace space{ht::ContinuousParameter("eta", 0.0, 1.0)};
     ht::GridSearch grid;
     CHECK_THROWS_WITH_AS(grid.start(space, {}),
-                         "grid: ContinuousParameter 'eta' needs a number of grid points (GridSearchOptions::points)",
+                         "grid: ContinuousParameter 'eta' needs a number of grid points (GridSearchOptions::points, or "
+        "GridSampler({{\"eta\", n}}))",
                          ht::InvalidArgument);
     CHECK_THROWS_WITH_AS(ht::RandomSearch({.max_resource = 0}), "RandomSearch: max_resource must be >= 1, got 0",
                          ht::InvalidArgument);

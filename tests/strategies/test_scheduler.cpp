@@ -479,7 +479,8 @@ TEST_CASE("a sampler of the user's own that throws in start() is named with the 
                          ("strategy '" + name + "' failed in start(): no data").c_str(), ht::StrategyError);
     // The library's own errors keep their wording.
     CHECK_THROWS_WITH_AS(ht::Tuner(two_d(), ht::GridSearch(), {.max_jobs = 3}),
-                         "grid: ContinuousParameter 'x' needs a number of grid points (GridSearchOptions::points)",
+                         "grid: ContinuousParameter 'x' needs a number of grid points (GridSearchOptions::points, or "
+        "GridSampler({{\"x\", n}}))",
                          ht::InvalidArgument);
 }
 

@@ -587,6 +587,25 @@ TEST_CASE("a budget that ends before any trial trained in full says so: best() i
                             .fit(trainer);
     CHECK(enough.best().resource_used == 9);
     for (const auto& w : enough.setup().warnings) CHECK_FALSE(w.starts_with("no trial trained"));
+    // A grid that ran out, not the budget: a larger max_jobs would add no trial, so the advice is
+    // the grid's.
+    const auto grid = ht::Tuner(ht::SearchSpace{ht::IntegerParameter("k", 0, 4)},
+                                ht::ASHA({.min_resource = 1, .max_resource = 9}, ht::GridSampler()),
+                                {.max_jobs = 1000, .max_parallel_jobs = 1, .progress = ht::ProgressBar::Never})
+                          .fit([](const ht::Config& c, ht::Trial& trial) {
+                              double loss = 0.0;
+                              for (ht::Resource r = trial.resumed_from() + 1; r <= trial.budget() && !trial.should_stop(); ++r)
+                                  trial.report(r, loss = c.get<int>("k") + 1.0 / static_cast<double>(r));
+                              return loss;
+                          });
+    REQUIRE(grid.stop_reason() == "strategy finished");
+    const auto& warnings = grid.setup().warnings;
+    const auto partial = std::find_if(warnings.begin(), warnings.end(),
+                                      [](const std::string& w) { return w.starts_with("no trial trained"); });
+    REQUIRE(partial != warnings.end());
+    CHECK(partial->ends_with(
+        "and 5 trials did not get that far; its sampler had no configuration left after 5 trials, so a larger "
+        "max_jobs adds none: give it more (a grid, more points)"));
 }
 
 TEST_CASE("a trainer that trains a unit past each budget continues from its checkpoint, with or without a journal") {

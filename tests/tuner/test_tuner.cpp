@@ -593,7 +593,8 @@ TEST_CASE("options are checked before any trial runs") {
     CHECK_THROWS_WITH_AS(ht::Tuner(ht::SearchSpace{}, ht::RandomSearch()), "SearchSpace: no parameters",
                          ht::InvalidArgument);
     CHECK_THROWS_WITH_AS(ht::Tuner(space, ht::GridSearch()),
-                         "grid: ContinuousParameter 'x' needs a number of grid points (GridSearchOptions::points)",
+                         "grid: ContinuousParameter 'x' needs a number of grid points (GridSearchOptions::points, or "
+        "GridSampler({{\"x\", n}}))",
                          ht::InvalidArgument);
     ht::Tuner once(space, ht::RandomSearch(), {.max_jobs = 1});
     (void)once.fit(quadratic);

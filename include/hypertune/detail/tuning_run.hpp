@@ -737,9 +737,14 @@ private:
                      }))
                 warn_once(fmt::format("no trial trained to max_resource = {} (the most any did: {}, trial {}), so best() "
                                       "is a trial judged on part of its training: {} goes past a rung only with trials "
-                                      "that rank in its top fraction there, and {} trials did not get that far; raise "
-                                      "max_jobs",
-                                      *max_resource_, most->resource_used, most->id, strategy_name_, records.size()));
+                                      "that rank in its top fraction there, and {} trials did not get that far; {}",
+                                      *max_resource_, most->resource_used, most->id, strategy_name_, records.size(),
+                                      // A sampler with nothing left (a grid) gains no trial from a larger budget.
+                                      stop_reason_ == "max_jobs reached"
+                                          ? std::string("raise max_jobs")
+                                          : fmt::format("its sampler had no configuration left after {} trials, so a "
+                                                        "larger max_jobs adds none: give it more (a grid, more points)",
+                                                        records.size())));
             ended_after_ = seconds_since_start();
             emit(RunEnded{now, valid_utf8(stop_reason_)});
             sync_journal();

@@ -132,8 +132,9 @@ HYPERTUNE_INLINE std::vector<std::size_t> SearchSpace::grid_shape(const std::map
                 // A range of one value (min == max) is one grid point without being told.
                 if (it == points.end() && p.min != p.max)
                     throw InvalidArgument(fmt::format(
-                        "grid: ContinuousParameter '{}' needs a number of grid points (GridSearchOptions::points)",
-                        p.name));
+                        "grid: ContinuousParameter '{}' needs a number of grid points (GridSearchOptions::points, or "
+                        "GridSampler({{{{\"{}\", n}}}}))",
+                        p.name, p.name));
                 shape.push_back(p.min == p.max ? 1 : it->second);
                 break;
             case ParameterKind::Static: break;
@@ -176,9 +177,19 @@ HYPERTUNE_INLINE Value SearchSpace::grid_value(std::size_t d, std::size_t n, std
     Value v = p.from_unit(u);
     // A continuous point is the scaling's arithmetic, off by a rounding of what a user would write
     // (0.0010000000000000002 for the second of 5 points on a logarithmic [1e-4, 1], 0.30000000000000004
-    // for 0.3): it is taken to 15 significant digits, which a double holds as written.
-    if (p.kind == ParameterKind::Continuous)
-        v = std::clamp(std::strtod(fmt::format("{:.15g}", std::get<double>(v)).c_str(), nullptr), p.min, p.max);
+    // for 0.3): it is taken to 15 significant digits, which a double holds as written, unless that
+    // moves it by more than a thousandth of the way to a neighbouring point (a range narrow for
+    // its magnitude, [1, 1 + 4e-15], whose points all rounded to 1).
+    if (p.kind == ParameterKind::Continuous) {
+        const double raw = std::get<double>(v);
+        const double rounded = std::clamp(std::strtod(fmt::format("{:.15g}", raw).c_str(), nullptr), p.min, p.max);
+        double gap = std::numeric_limits<double>::infinity();
+        for (const std::size_t j : {i - 1, i + 1})
+            if (n > 1 && i < n && j < n)  // i - 1 wraps past n at i = 0
+                gap = std::min(gap, std::abs(std::get<double>(p.from_unit(static_cast<double>(j) /
+                                                                          static_cast<double>(n - 1))) - raw));
+        v = std::abs(rounded - raw) <= gap / 1000 ? rounded : raw;
+    }
     return v;
 }
 
@@ -194,6 +205,14 @@ HYPERTUNE_INLINE std::vector<std::vector<Value>> SearchSpace::grid_axes(std::spa
         if ((*layout_)[tuned_[d]].kind != ParameterKind::Continuous && shape[d] > max_tabulated_grid_values) continue;
         axes[d].reserve(shape[d]);
         for (std::size_t i = 0; i < shape[d]; ++i) axes[d].push_back(grid_value(d, shape[d], i));
+        // More points than a narrow range holds doubles would try one configuration several times.
+        for (std::size_t i = 1; i < axes[d].size(); ++i)
+            if (axes[d][i] == axes[d][i - 1])
+                throw InvalidArgument(fmt::format("grid: ContinuousParameter '{}' [{}, {}] holds fewer than {} distinct "
+                                                  "numbers (points {} and {} are both {}): give it fewer points",
+                                                  (*layout_)[tuned_[d]].name, (*layout_)[tuned_[d]].min,
+                                                  (*layout_)[tuned_[d]].max, shape[d], i - 1, i,
+                                                  std::get<double>(axes[d][i])));
     }
     return axes;
 }

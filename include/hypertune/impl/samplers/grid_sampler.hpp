@@ -28,7 +28,7 @@ HYPERTUNE_INLINE void GridSampler::start(const SearchSpace& space, const Sampler
     size_ = 1;
     for (auto n : shape_) {
         if (size_ > std::numeric_limits<std::uint64_t>::max() / n)
-            throw InvalidArgument("GridSearch: the grid has more than 2^64 points");
+            throw InvalidArgument("grid: the grid has 2^64 points or more, more than trials can be numbered");
         size_ *= n;
     }
     note_budget(ctx.max_trials);
