@@ -356,6 +356,55 @@ TEST_CASE("report: with constraints, the best it circles and plots is best()'s, 
     }
 }
 
+TEST_CASE("report: a trial that breaks a constraint is purple in the curves too, and the table shows every metric") {
+    // The curves drew such a trial in its outcome's colour while the key listed purple, and the
+    // table showed the first objective only: which metric broke its bound could not be read.
+    ht::SearchSpace space{ht::IntegerParameter("k", 0, 3)};
+    ht::TunerOptions o{.metric = "accuracy", .direction = ht::Direction::Maximize, .max_jobs = 4,
+                       .progress = ht::ProgressBar::Never};
+    o.objectives = {{"accuracy", ht::Direction::Maximize}, {"size", ht::Direction::Minimize}};
+    o.constraints = {ht::Constraint::at_most("latency", 5)};
+    const auto r = ht::Tuner(space, ht::GridSearch({.points = {}, .max_resource = 3}), o).fit([](const ht::Config& c, ht::Trial& trial) {
+        const int k = c.get<int>("k");  // k = 3 breaks the latency bound
+        ht::Metrics m{{"accuracy", 0.0}, {"size", 10.0 - k}, {"latency", k == 3 ? 9.25 : 1.5}};
+        for (ht::Resource e = 1; e <= trial.budget(); ++e) {
+            m.set("accuracy", 0.5 + 0.125 * k + 0.0625 * static_cast<double>(e));
+            trial.report(e, m);
+        }
+        return m;
+    });
+    REQUIRE_FALSE(r.trials()[3].feasible);
+    const auto html = ht::render_report(r);
+    check_structure(html);
+    const auto curves = html.substr(html.find("<section id=\"curves\">"));
+    const auto curves_end = curves.find("</section>");
+    CHECK(curves.find("<polyline class=\"I\"") < curves_end);
+    CHECK(count(curves.substr(0, curves_end), "<polyline class=\"C\"") == 3);
+    CHECK(html.find("<th>accuracy<th>size<th>latency<th>resource<th>decisions and failures") != std::string::npos);
+    CHECK(html.find("<td>Completed (breaks a constraint)<td data-v=\"1.0625\">1.0625<td>7<td>9.25<td>3") != std::string::npos);
+}
+
+TEST_CASE("report: a long log axis labels at most 8 of its decades, and an edge label stays in the chart") {
+    using namespace ht::detail::report;
+    // Every decade was labelled: 16 labels on top of each other for 1e-12..1e3, 601 (a black bar)
+    // for 1e-300..1e300.
+    for (const auto& [lo, hi] : {std::pair{1e-12, 1e3}, std::pair{1e-300, 1e300}, std::pair{1e-30, 1.0}}) {
+        CAPTURE(lo);
+        const auto ticks = Axis{lo, hi, true}.tick_values();
+        CHECK(ticks.size() >= 3);
+        CHECK(ticks.size() <= 8);
+        CHECK(std::is_sorted(ticks.begin(), ticks.end()));
+    }
+    CHECK(Axis{1e-3, 1.0, true}.tick_values() == std::vector<double>{1e-3, 1e-2, 1e-1, 1.0});
+    CHECK(parameter_ticks(ht::IntegerParameter("n", 1, 1000000000, ht::Scaling::Logarithmic).spec()).size() <= 8);
+    // A label centred on the last tick of a narrow chart ran past its right edge.
+    Chart ch(third, 200, "edge");
+    ch.axes({{0.0, "1"}, {1.0, "1e+09"}}, {}, "n", "y");
+    const std::string svg = ch.str();
+    CHECK(svg.find("text-anchor=\"end\">1e+09</text>") != std::string::npos);
+    CHECK(svg.find("text-anchor=\"middle\">1</text>") != std::string::npos);
+}
+
 TEST_CASE("report: the trial table shows every number to 6 digits, the objective sorted on its exact value") {
     // Times were shown to 3 digits (1234.4 s and 1231 s both read 1.23e+03, so they sorted as
     // equal) and hyperparameters to 5.

@@ -513,7 +513,7 @@ TEST_CASE("load_result on a journal cut while a trial ran: it shows Running at i
     REQUIRE_FALSE(r.setup().warnings.empty());
     CHECK(r.setup().warnings.back() ==
           fmt::format("journal '{}' ends without a run_ended event: its run was cut (a crash or a kill: no tuner "
-                      "holds it now); the trials it was running show as Running and those waiting for a promotion as "
+                      "holds it now); the trials it was running show as InProgress (TrialStatus::Running) and those waiting for a promotion as "
                       "Paused (the same program, run again, resumes it)",
                       path));
     // Resumed, the run ends, and then it loads as finished.
@@ -538,7 +538,7 @@ TEST_CASE("load_result on the journal of a run still going says a tuner is writi
     (void)ht::Tuner(journal_space(), asha(), options(path, 4)).fit(trainer);
     REQUIRE(seen.size() == 1);
     CHECK(seen[0] == fmt::format("journal '{}' ends without a run_ended event: a tuner is writing it now (its run is "
-                                 "still going); the trials it was running show as Running and those waiting for a "
+                                 "still going); the trials it was running show as InProgress (TrialStatus::Running) and those waiting for a "
                                  "promotion as Paused",
                                  path));
     fs::remove(path);

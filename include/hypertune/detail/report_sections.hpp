@@ -275,11 +275,12 @@ inline std::string curves(const Context& c) {
             pts.push_back({xa.at(static_cast<double>(t->curve[i].step)), ya.at(t->curve[i].value)});
         auto title = fmt::format("trial {} ({}): {} at resource {}", t->id, to_string(t->status),
                                  num(t->curve.back().value, 6), t->curve.back().step);
+        // Purple where it breaks a constraint, as in the other charts and the key.
         if (pts.size() == 1) {
-            ch.marker(pts.front(), std::string(1, status_class(t->status)), title);
+            ch.marker(pts.front(), std::string(1, dot_class(*t)), title);
             ++dots;
         } else {
-            ch.line(pts, std::string(1, status_class(t->status)), title);
+            ch.line(pts, std::string(1, dot_class(*t)), title);
         }
     }
     std::string note = fmt::format("{} trial{} drawn one by one{}: {} as curve{}{}{}.", drawn, drawn == 1 ? "" : "s",
@@ -584,9 +585,13 @@ inline std::string front(const Context& c) {
 inline std::string table(const Context& c) {
     const auto& r = c.result;
     if (r.trials().empty()) return "<p class=\"note\">No trials.</p>";
-    std::string h = fmt::format("<div class=\"scroll\"><table id=\"trials\"><thead><tr><th>trial<th>status<th>{}"
-                                "<th>resource<th>decisions and failures",
+    // With several objectives or constraints, each metric's final value after the first's: the one
+    // a trial breaks a constraint on is read here, and the table sorts on any of them.
+    const std::vector<std::string> metrics = r.metric_names();
+    std::string h = fmt::format("<div class=\"scroll\"><table id=\"trials\"><thead><tr><th>trial<th>status<th>{}",
                                 esc(c.metric()));
+    for (std::size_t j = 1; j < metrics.size(); ++j) h += "<th>" + esc(metrics[j]);
+    h += "<th>resource<th>decisions and failures";
     if (c.layout)
         for (std::size_t i = 0; i < c.layout->size(); ++i) h += "<th>" + esc(c.layout->name(i));
     h += "<th>elapsed s<th>billable s<th>retries</thead><tbody>";
@@ -596,10 +601,13 @@ inline std::string table(const Context& c) {
         // Numbers shown to 6 digits; the objective sorted on exactly (data-v: the shortest text that
         // reads back as it), the rest on what is shown (an exact value per cell made the table of
         // 10,000 trials 38% larger).
-        h += fmt::format("<tr class={}><td>{}<td>{}{}<td{}>{}<td>{}<td{}>", status_class(t.status), t.id, to_string(t.status),
+        h += fmt::format("<tr class={}><td>{}<td>{}{}<td{}>{}", status_class(t.status), t.id, to_string(t.status),
                          t.has_objective() && !t.feasible ? " (breaks a constraint)" : "",
                          std::isfinite(t.objective) ? fmt::format(" data-v=\"{}\"", t.objective) : std::string(),
-                         num(t.objective, 6), t.resource_used, why ? " class=why" : "");
+                         num(t.objective, 6));
+        for (std::size_t j = 1; j < metrics.size(); ++j)
+            h += "<td>" + (t.values.size() == metrics.size() ? num(t.values[j], 6) : std::string());
+        h += fmt::format("<td>{}<td{}>", t.resource_used, why ? " class=why" : "");
         for (std::size_t k = 0; k < t.decisions.size(); ++k) h += (k ? "<br>" : "") + esc(r.describe(t.decisions[k]));
         if (!t.failure_reason.empty()) h += (t.decisions.empty() ? "failed: " : "<br>failed: ") + esc(t.failure_reason);
         for (std::size_t i = 0; i < t.config.size(); ++i) h += "<td>" + value_text(t.config.value(i));

@@ -108,7 +108,11 @@ struct Axis {
     [[nodiscard]] std::vector<double> tick_values() const {
         std::vector<double> v;
         if (log) {
-            for (double e = std::ceil(std::log10(lo) - 1e-9); e <= std::log10(hi) + 1e-9; ++e) v.push_back(std::pow(10.0, e));
+            // A tick per decade, or per 2, 3... decades over a long range, at most 8 (16 decades put
+            // their labels on top of each other, 600 a black bar under the axis).
+            const double e0 = std::ceil(std::log10(lo) - 1e-9), e1 = std::floor(std::log10(hi) + 1e-9);
+            const double every = std::max(1.0, std::ceil((e1 - e0 + 1) / 8));
+            for (double e = std::ceil(e0 / every) * every; e <= e1; e += every) v.push_back(std::pow(10.0, e));
             if (v.size() >= 3) return v;
             v.clear();
             for (double e = std::floor(std::log10(lo)); e <= std::ceil(std::log10(hi)); ++e)
@@ -249,10 +253,16 @@ public:
 
     void axes(const std::vector<Tick>& xt, const std::vector<Tick>& yt, std::string_view xlabel,
               std::string_view ylabel) {
-        for (const auto& t : xt)
-            svg_ += fmt::format("<path class=\"gl\" d=\"M{0:.1f} {1:.1f}V{2:.1f}\"/><text x=\"{0:.1f}\" y=\"{3:.1f}\" "
-                                "text-anchor=\"middle\">{4}</text>",
-                                x(t.at), y(0), y(1), y(0) + 13, esc(t.label));
+        for (const auto& t : xt) {
+            // A label centred on a tick near the chart's edge would be cut ("1e+09" at the right end
+            // of a narrow chart): it is aligned with the edge instead.
+            const double at = x(t.at), half_width = 3.1 * static_cast<double>(t.label.size());
+            const bool right = at + half_width > w_ - 1, left = at - half_width < 1;
+            svg_ += fmt::format("<path class=\"gl\" d=\"M{0:.1f} {1:.1f}V{2:.1f}\"/><text x=\"{3:.1f}\" y=\"{4:.1f}\" "
+                                "text-anchor=\"{5}\">{6}</text>",
+                                at, y(0), y(1), right ? w_ - 1 : left ? 1.0 : at, y(0) + 13,
+                                right ? "end" : left ? "start" : "middle", esc(t.label));
+        }
         for (const auto& t : yt)
             svg_ += fmt::format("<path class=\"gl\" d=\"M{0:.1f} {1:.1f}H{2:.1f}\"/><text x=\"{3:.1f}\" y=\"{4:.1f}\" "
                                 "text-anchor=\"end\">{5}</text>",

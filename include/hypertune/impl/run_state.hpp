@@ -273,7 +273,7 @@ HYPERTUNE_INLINE Result load_result(const std::string& path) {
                           : *running ? "a tuner is writing it now (its run is still going)"
                                      : "its run was cut (a crash or a kill: no tuner holds it now)";
         state.apply(RunWarned{0.0, fmt::format("journal '{}' ends without a run_ended event: {}; the trials it was "
-                                               "running show as Running and those waiting for a promotion as Paused{}",
+                                               "running show as InProgress (TrialStatus::Running) and those waiting for a promotion as Paused{}",
                                                path, why,
                                                running && *running ? ""
                                                                    : " (the same program, run again, resumes it)")});
