@@ -6,6 +6,7 @@
 // model-based strategies (they need LBFGSpp), the report, CommandObjective and mpi.hpp are included
 // on their own.
 
+#include <hypertune/linkage.hpp>  // first: it refuses a standard older than C++20
 #include <hypertune/config.hpp>
 #include <hypertune/error.hpp>
 #include <hypertune/metrics.hpp>

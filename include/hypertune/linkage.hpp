@@ -17,6 +17,16 @@
 // includes <hypertune/impl/X.hpp> at its end, where they are written as
 // `HYPERTUNE_INLINE <declaration> { ... }`.
 
+// Concepts, designated initialisers, std::span...: an older standard is refused here by name
+// (pkg-config's flags leave the standard to the user).
+#if defined(_MSVC_LANG)
+#if _MSVC_LANG < 202002L
+#error "hypertune needs C++20 or later: compile with /std:c++20"
+#endif
+#elif __cplusplus < 202002L
+#error "hypertune needs C++20 or later: compile with -std=c++20"
+#endif
+
 #ifdef HYPERTUNE_COMPILED
 #define HYPERTUNE_INLINE
 #else

@@ -32,17 +32,28 @@ file(REAL_PATH "${PREFIX}/include" _expected)
 if(NOT _include STREQUAL _expected)
     message(FATAL_ERROR "hypertune.pc points to the headers in '${_include}', not '${_expected}'")
 endif()
-foreach(_needed IN ITEMS -std=c++20 -lfmt -pthread)
+foreach(_needed IN ITEMS -lfmt -pthread)
     if(NOT _needed IN_LIST _flags)
         message(FATAL_ERROR "pkg-config --cflags --libs hypertune lacks ${_needed}: ${_flags}")
     endif()
 endforeach()
+# The language standard is the user's: a -std=c++20 here, after a trainer's own -std=c++23, made it
+# C++20 without a word.
+if(_flags MATCHES "-std=")
+    message(FATAL_ERROR "pkg-config --cflags hypertune sets the language standard: ${_flags}")
+endif()
 
 file(REMOVE_RECURSE "${BINARY}")
 file(MAKE_DIRECTORY "${BINARY}")
-execute_process(COMMAND "${CXX_COMPILER}" "${SOURCE}" -o "${BINARY}/consumer" ${_flags} RESULT_VARIABLE _rc)
+execute_process(COMMAND "${CXX_COMPILER}" -std=c++20 "${SOURCE}" -o "${BINARY}/consumer" ${_flags} RESULT_VARIABLE _rc)
 if(NOT _rc EQUAL 0)
-    message(FATAL_ERROR "g++ with pkg-config's flags failed (${_rc})")
+    message(FATAL_ERROR "g++ -std=c++20 with pkg-config's flags failed (${_rc})")
+endif()
+# An older standard is refused by name, not by a page of errors about concepts.
+execute_process(COMMAND "${CXX_COMPILER}" -std=c++17 -fsyntax-only "${SOURCE}" ${_flags}
+    RESULT_VARIABLE _rc ERROR_VARIABLE _error OUTPUT_QUIET)
+if(_rc EQUAL 0 OR NOT _error MATCHES "hypertune needs C\\+\\+20")
+    message(FATAL_ERROR "g++ -std=c++17 did not stop at hypertune's C++20 check (${_rc}): ${_error}")
 endif()
 execute_process(COMMAND "${BINARY}/consumer" WORKING_DIRECTORY "${BINARY}"
     OUTPUT_VARIABLE _out RESULT_VARIABLE _rc)
