@@ -397,6 +397,18 @@ TEST_CASE("report: a long log axis labels at most 8 of its decades, and an edge 
     }
     CHECK(Axis{1e-3, 1.0, true}.tick_values() == std::vector<double>{1e-3, 1e-2, 1e-1, 1.0});
     CHECK(parameter_ticks(ht::IntegerParameter("n", 1, 1000000000, ht::Scaling::Logarithmic).spec()).size() <= 8);
+    // Short exponents, so that the labels left of a chart fit its margin (the minus of -1.5e+308
+    // was cut off).
+    CHECK(tick_label(1e-5, 4) == "1e-5");
+    CHECK(tick_label(1e9, 4) == "1e9");
+    CHECK(tick_label(-1.5e308, 4) == "-1.5e308");
+    CHECK(tick_label(1e-300, 4) == "1e-300");
+    CHECK(tick_label(0.25, 4) == "0.25");
+    // An axis across the largest doubles has ticks on both sides of 0 (i x step overflowed, and
+    // the upper half had none).
+    const auto across = Axis::fit({-1.68e308, 1.52e308}).tick_values();
+    CHECK(across.front() < -1e308);
+    CHECK(across.back() >= 1e308);
     // A label centred on the last tick of a narrow chart ran past its right edge.
     Chart ch(third, 200, "edge");
     ch.axes({{0.0, "1"}, {1.0, "1e+09"}}, {}, "n", "y");

@@ -89,6 +89,19 @@ struct Tick {
     std::string label;
 };
 
+// A tick's label: num() with the exponent as short as it reads (1e-5, 1.5e308, not 1e-05,
+// 1.5e+308), so that the labels left of a chart fit its margin.
+[[nodiscard]] inline std::string tick_label(double v, int digits) {
+    std::string s = num(v, digits);
+    const auto e = s.find('e');
+    if (e == std::string::npos) return s;
+    std::size_t digit = e + 1;
+    if (digit < s.size() && s[digit] == '+') s.erase(digit, 1);
+    else if (digit < s.size() && s[digit] == '-') ++digit;
+    while (digit + 1 < s.size() && s[digit] == '0') s.erase(digit, 1);
+    return s;
+}
+
 // Half of b - a, which does not overflow where b - a would (values of either sign near 1e308).
 [[nodiscard]] inline double half_span(double a, double b) noexcept { return b / 2.0 - a / 2.0; }
 
@@ -131,7 +144,9 @@ struct Axis {
         // apart) would leave x where it is. Finite: past the largest double, x would stay at infinity.
         const double first = std::ceil(lo / step - 1e-9) * step;
         for (int i = 0; i < max_ticks; ++i) {
-            const double x = first + static_cast<double>(i) * step;
+            // In halves: i x step passes the largest double on an axis across it (-1.7e308 to
+            // 1.5e308 had no tick above 0), a tick within it never does.
+            const double x = 2.0 * (first / 2.0 + static_cast<double>(i) * (step / 2.0));
             if (!std::isfinite(x) || x > hi + step * 1e-9 || (!v.empty() && !(x > v.back()))) break;
             v.push_back(std::abs(x) < step * 1e-9 ? 0.0 : x);
         }
@@ -143,7 +158,7 @@ struct Axis {
         const std::vector<double> values = tick_values();
         const int digits = log ? 4 : tick_digits(values);
         std::vector<Tick> t;
-        for (double x : values) t.push_back({at(x), num(x, digits)});
+        for (double x : values) t.push_back({at(x), tick_label(x, digits)});
         return t;
     }
 
@@ -205,9 +220,9 @@ struct Axis {
     const int digits = p.scaling == Scaling::Logarithmic ? 4 : Axis::tick_digits(values);
     for (double x : values) {
         if (p.kind != ParameterKind::Integer) {
-            t.push_back({p.to_unit(x), num(x, digits)});
+            t.push_back({p.to_unit(x), tick_label(x, digits)});
         } else if (std::abs(x - std::round(x)) < 1e-9 && x >= p.min && x <= p.max) {
-            t.push_back({p.to_unit(static_cast<std::int64_t>(std::llround(x))), num(x, digits)});
+            t.push_back({p.to_unit(static_cast<std::int64_t>(std::llround(x))), tick_label(x, digits)});
         }
     }
     return t;
