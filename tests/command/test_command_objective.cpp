@@ -422,6 +422,30 @@ TEST_CASE("a program that is not found or not executable is refused at construct
                          doctest::Contains("its interpreter '/hypertune/no/python3' (the script's #! line) cannot be "
                                            "run: No such file or directory"),
                          ht::InvalidArgument);
+    // The same behind env, the usual Python line: every trial failed with env's status 127.
+    auto env_crlf = dir / "env_crlf.sh";
+    std::ofstream(env_crlf) << "#!/usr/bin/env sh\r\necho loss=0.5\r\n";
+    std::filesystem::permissions(env_crlf, std::filesystem::perms::owner_all);
+    CHECK_THROWS_WITH_AS(ht::CommandObjective({env_crlf.string()}, loss_metric()),
+                         doctest::Contains("its interpreter 'sh\\r' (which '/usr/bin/env' runs, the script's #! line) "
+                                           "is not found in PATH ("),
+                         ht::InvalidArgument);
+    CHECK_THROWS_WITH_AS(ht::CommandObjective({env_crlf.string()}, loss_metric()),
+                         doctest::Contains("(the script has Windows line ends: convert it with dos2unix)"),
+                         ht::InvalidArgument);
+    auto env_misspelt = dir / "env_misspelt.py";
+    std::ofstream(env_misspelt) << "#!/usr/bin/env hypertune-no-such-python3\nprint('loss=0.5')\n";
+    std::filesystem::permissions(env_misspelt, std::filesystem::perms::owner_all);
+    CHECK_THROWS_WITH_AS(ht::CommandObjective({env_misspelt.string()}, loss_metric()),
+                         doctest::Contains("its interpreter 'hypertune-no-such-python3' (which '/usr/bin/env' runs"),
+                         ht::InvalidArgument);
+    // env with its options, or a program it finds, runs as before.
+    for (const char* line : {"#!/usr/bin/env sh\n", "#!/usr/bin/env -S sh -e\n"}) {
+        auto fine = dir / "env_fine.sh";
+        std::ofstream(fine) << line << "echo loss=0.5\n";
+        std::filesystem::permissions(fine, std::filesystem::perms::owner_all);
+        CHECK_NOTHROW(ht::CommandObjective({fine.string()}, loss_metric()));
+    }
 }
 
 TEST_CASE("a log_dir that cannot hold logs is refused at construction, not by every trial") {
@@ -970,7 +994,7 @@ TEST_CASE("kill -9 with a command trainer: a resumed trial continues from its {c
         int status = 0;
         ::waitpid(child, &status, 0);
         kills += WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL;
-        // The orphaned trainer dies of SIGPIPE at its next line (the pipe's reader is gone).
+        // The orphaned trainer is killed with the tuner (its parent-death signal).
         std::this_thread::sleep_for(sanitized ? 300ms : 30ms);
     }
     CHECK(kills == kills_wanted);
@@ -993,6 +1017,40 @@ TEST_CASE("kill -9 with a command trainer: a resumed trial continues from its {c
     CHECK(redone >= 0);
     CHECK(redone <= kills);
     CHECK_FALSE(std::filesystem::exists(journal + ".checkpoints"));  // the run ended: nothing left
+}
+
+TEST_CASE("a trainer does not outlive a tuner killed with SIGKILL, even one that writes no line") {
+    // An orphaned trainer died only at its next line (SIGPIPE); one that writes none for a while (a
+    // Python trainer: CPython ignores SIGPIPE, logging swallows the failed write, a buffered stdout
+    // writes at the end) trained on into the checkpoint folder that the resumed run gave the
+    // trial's next run. It now gets SIGKILL when the tuner dies (Linux's parent-death signal).
+    const auto dir = std::filesystem::path(log_dir("command_orphan"));
+    std::filesystem::create_directories(dir);
+    const std::string pid_file = (dir / "trainer.pid").string();
+    const pid_t tuner = ::fork();
+    REQUIRE(tuner >= 0);
+    if (tuner == 0) {
+        try {
+            ht::Tuner t(space(), ht::RandomSearch(), {.max_jobs = 1, .progress = ht::ProgressBar::Never});
+            (void)t.fit(ht::CommandObjective(
+                {"/bin/sh", "-c", "trap '' PIPE; echo $$ > " + pid_file + ".part; mv " + pid_file + ".part " + pid_file +
+                                      "; exec sleep 30"},
+                loss_metric()));
+        } catch (...) {
+        }
+        ::_exit(0);
+    }
+    pid_t trainer = 0;
+    for (int waited = 0; trainer == 0 && waited < 10000; waited += 5) {
+        std::ifstream in(pid_file);
+        if (!(in >> trainer)) trainer = 0;
+        std::this_thread::sleep_for(5ms);
+    }
+    ::kill(tuner, SIGKILL);
+    ::waitpid(tuner, nullptr, 0);
+    REQUIRE(trainer > 0);
+    CHECK(gone_within(trainer, 2000ms));
+    if (process_alive(trainer)) ::kill(-trainer, SIGKILL);
 }
 
 TEST_CASE("a trivial command run many times gives the same value every time") {
