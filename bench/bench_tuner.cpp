@@ -101,8 +101,41 @@ void BM_LoadResultAllEventsFirst(benchmark::State& state) {
     }
 }
 
+// A run whose trainers report every minibatch: 20 trials of 100,000 reports (2 million curve
+// points), made once.
+const ht::Result& long_curves() {
+    static const ht::Result result =
+        ht::Tuner(ht::bench::xgboost_space(), ht::RandomSearch({.max_resource = 100000}),
+                  {.max_jobs = 20, .progress = ht::ProgressBar::Never})
+            .fit([](const ht::Config&, ht::Trial& trial) {
+                for (ht::Resource s = 1; s <= trial.budget(); ++s) trial.report(s, 1.0 / static_cast<double>(s));
+                return 1e-5;
+            });
+    return result;
+}
+
+// Result::to_json(path): written trial by trial. Its peak memory, against the whole document as
+// one tree (below), is what /usr/bin/time -v shows running each case alone:
+//   /usr/bin/time -v build/bench/bench_tuner --benchmark_filter='ResultToJson/'
+//   /usr/bin/time -v build/bench/bench_tuner --benchmark_filter=ResultToJsonWholeTree
+void BM_ResultToJson(benchmark::State& state) {
+    const auto path = (std::filesystem::temp_directory_path() / "hypertune-bench-result.json").string();
+    for (auto _ : state) long_curves().to_json(path);
+    std::filesystem::remove(path);
+}
+
+// The layout before: the document built as one JSON tree, then written.
+void BM_ResultToJsonWholeTree(benchmark::State& state) {
+    const auto path = (std::filesystem::temp_directory_path() / "hypertune-bench-result.json").string();
+    for (auto _ : state)
+        ht::detail::write_whole_file(path, "JSON file", ht::detail::result_json(long_curves()).dump(2) + '\n');
+    std::filesystem::remove(path);
+}
+
 }  // namespace
 
+BENCHMARK(BM_ResultToJson)->Unit(benchmark::kMillisecond)->Iterations(1);
+BENCHMARK(BM_ResultToJsonWholeTree)->Unit(benchmark::kMillisecond)->Iterations(1);
 BENCHMARK(BM_LoadResult)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_LoadResultAllEventsFirst)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_TunerNoOpJournal)->Unit(benchmark::kMillisecond)->UseRealTime();

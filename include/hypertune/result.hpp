@@ -6,6 +6,7 @@
 // objectives has a Pareto front and its hypervolume; with constraints, only feasible trials count.
 
 #include <hypertune/config.hpp>
+#include <hypertune/linkage.hpp>
 #include <hypertune/detail/csv.hpp>
 #include <hypertune/detail/file.hpp>
 #include <hypertune/detail/json_value.hpp>
@@ -360,6 +361,21 @@ namespace detail {
 
 /// Result::to_json()'s document, in the library's own JSON type.
 [[nodiscard]] JsonValue result_json(const Result& result);
+
+/// The results document in parts: its fields but "trials", and each trial's object, so that
+/// Result::to_json(path) writes a trial at a time.
+class ResultJson {
+public:
+    HYPERTUNE_INLINE explicit ResultJson(const Result& result);
+    [[nodiscard]] HYPERTUNE_INLINE JsonValue head() const;
+    [[nodiscard]] HYPERTUNE_INLINE JsonValue trial(const TrialRecord& t) const;
+
+private:
+    const Result& result_;
+    std::vector<std::string> names_;
+    bool multi_ = false;
+    std::vector<TrialId> front_;
+};
 
 }  // namespace detail
 

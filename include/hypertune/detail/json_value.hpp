@@ -125,6 +125,9 @@ public:
     [[nodiscard]] std::string dump() const;
     /// Indented text (`indent` spaces a level), as the results file.
     [[nodiscard]] std::string dump(int indent) const;
+    /// Appends dump(indent) of this value as it reads `depth` levels down a document, so that a
+    /// large document can be written a part at a time (the results file, trial by trial).
+    void dump_to(std::string& out, int indent, int depth) const { write(out, indent, depth); }
     /// Reads one JSON document (RFC 8259); throws JsonError naming the byte where it is not JSON.
     [[nodiscard]] static JsonValue parse(std::string_view text);
 
