@@ -201,7 +201,8 @@ struct Pipe {
 };
 
 /// The file posix_spawnp would run for `program`: itself when it holds a '/', else the first
-/// executable file of that name in PATH; `program` when none is (the exec then fails with ENOENT).
+/// executable file of that name in PATH; empty when none is (not `program` itself, which execve
+/// would take from the working directory).
 inline std::string program_path(const std::string& program) {
     if (program.find('/') != std::string::npos) return program;
     for (std::string& candidate : path_candidates(program)) {
@@ -209,7 +210,7 @@ inline std::string program_path(const std::string& program) {
         if (::stat(candidate.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(candidate.c_str(), X_OK) == 0)
             return candidate;
     }
-    return program;
+    return {};
 }
 
 /// The trainer process, leader of its own process group. Destroying it kills the group and reaps.
@@ -313,6 +314,7 @@ private:
     }
 
     void spawn_tied(const std::string& path, char* const* argv, char* const* envp, int out_fd, int err_fd) {
+        if (path.empty()) throw Error(fmt::format("cannot run '{}': {}", argv[0], errno_text(ENOENT)));
         int report[2];
         if (::pipe2(report, O_CLOEXEC) != 0)
             throw Error(fmt::format("cannot run '{}': pipe2: {}", argv[0], errno_text(errno)));
