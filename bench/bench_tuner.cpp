@@ -96,9 +96,28 @@ void BM_LoadResultAllEventsFirst(benchmark::State& state) {
     for (auto _ : state) {
         const auto contents = ht::detail::read_journal(path);
         ht::RunState run;
-        for (const auto& event : contents.events) run.apply(ht::detail::event_from_json(event, run.space()));
+        std::vector<ht::detail::JsonValue> events;  // every event parsed and held first
+        for (const auto& text : contents.events) events.push_back(ht::detail::JsonValue::parse(text));
+        for (const auto& event : events) run.apply(ht::detail::event_from_json(event, run.space()));
         benchmark::DoNotOptimize(std::move(run).result(true));
     }
+}
+
+// A resume of the same journal: the tuner replays it into the strategy and the state, and finds
+// nothing left to run (max_jobs as the run had it). Peak memory:
+//   /usr/bin/time -v build/bench/bench_tuner --benchmark_filter='Resume/'
+void BM_Resume(benchmark::State& state) {
+    const std::string& path = big_journal();
+    const std::string copy = path + ".resumed.jsonl";
+    for (auto _ : state) {
+        state.PauseTiming();
+        std::filesystem::copy_file(path, copy, std::filesystem::copy_options::overwrite_existing);
+        state.ResumeTiming();
+        ht::Tuner tuner(ht::bench::xgboost_space(), ht::RandomSearch({.max_resource = 10}),
+                        {.max_jobs = 10000, .progress = ht::ProgressBar::Never, .journal = copy});
+        benchmark::DoNotOptimize(tuner.fit([](const ht::Config&, ht::Trial&) { return 0.1; }));
+    }
+    std::filesystem::remove(copy);
 }
 
 // A run whose trainers report every minibatch: 20 trials of 100,000 reports (2 million curve
@@ -134,6 +153,7 @@ void BM_ResultToJsonWholeTree(benchmark::State& state) {
 
 }  // namespace
 
+BENCHMARK(BM_Resume)->Unit(benchmark::kMillisecond)->Iterations(1);
 BENCHMARK(BM_ResultToJson)->Unit(benchmark::kMillisecond)->Iterations(1);
 BENCHMARK(BM_ResultToJsonWholeTree)->Unit(benchmark::kMillisecond)->Iterations(1);
 BENCHMARK(BM_LoadResult)->Unit(benchmark::kMillisecond);

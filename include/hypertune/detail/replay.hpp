@@ -158,10 +158,12 @@ inline void check_same_run(const std::string& path, const JsonValue& start, cons
 /// Parents that have grown since (a parent journal resumed, or still running then) hold the run's
 /// observations among others: `now` is narrowed to those, and true returned (the strategy must be
 /// given them again), when they are the same ones.
-inline bool check_same_warm_start(const std::string& path, const std::vector<JsonValue>& events,
+inline bool check_same_warm_start(const std::string& path, const std::vector<std::string>& events,
                                   const SearchSpace& space, PreparedWarmStart& now) {
     std::optional<RunWarmStarted> then;
-    for (const JsonValue& e : events)
+    for (const std::string& text : events) {
+        if (text.find("warm_start") == std::string::npos) continue;  // parsed only where it may be one
+        const JsonValue e = JsonValue::parse(text);
         if (e.string_or("event", "") == "warm_start") {
             try {
                 then = std::get<RunWarmStarted>(event_from_json(e, space));  // its fields, read in one place
@@ -170,6 +172,7 @@ inline bool check_same_warm_start(const std::string& path, const std::vector<Jso
             }
             break;
         }
+    }
     auto runs = [](std::size_t n) { return fmt::format("{} earlier run{}", n, n == 1 ? "" : "s"); };
     if (!then && now.parent_runs == 0) return false;
     if (!then)
@@ -241,7 +244,7 @@ struct Replayed {
 
 /// Replays `events` (a journal whose first line passed check_same_run) into `strategy` and a
 /// RunState. Losses are the journal's values with the run's sign (`maximize`).
-[[nodiscard]] inline Replayed replay_journal(const std::string& path, const std::vector<JsonValue>& events,
+[[nodiscard]] inline Replayed replay_journal(const std::string& path, const std::vector<std::string>& events,
                                              AnyStrategy& strategy, bool maximize, std::size_t max_jobs) {
     Replayed out;
     std::deque<DecisionRecord> regenerated;
@@ -264,7 +267,7 @@ struct Replayed {
         const std::size_t line = i + 1;
         RunEvent event;
         try {
-            event = event_from_json(events[i], out.state.space());
+            event = event_from_json(JsonValue::parse(events[i]), out.state.space());
         } catch (const IoError& x) {
             throw IoError(fmt::format("journal '{}' line {}: {}", path, line, x.what()));
         }

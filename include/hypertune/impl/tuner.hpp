@@ -243,7 +243,7 @@ HYPERTUNE_INLINE void Tuner::open_journal() {
     if (std::filesystem::file_size(path, ec) > 0 && !ec) {
         *earlier_ = detail::read_journal(path);
         if (!earlier_->events.empty()) {
-            const detail::JsonValue& began = earlier_->events.front();
+            const detail::JsonValue began = detail::JsonValue::parse(earlier_->events.front());
             detail::check_same_run(path, began, space_, strategy_->name(), strategy_->settings(), options_.seed,
                                    options_.metric,
                                    strategy_->max_resource(), options_.direction, options_.objectives,
