@@ -717,6 +717,21 @@ private:
             if (trials_out_of_time_.size() > 1)
                 warn_once(fmt::format("{} trials ran past max_trial_seconds = {} s", trials_out_of_time_.size(),
                                       options_.max_trial_seconds));
+            // The warning names the first trial that went on after its Stop; where several did
+            // (a trainer that never checks should_stop(), a command's buffered output), early
+            // stopping saved nothing on any of them, which one name does not say. Counted from the
+            // records, so a resumed run counts its earlier sessions' too.
+            if (const auto went_on = std::count_if(
+                    state_.records().begin(), state_.records().end(),
+                    [](const TrialRecord& r) {
+                        return std::any_of(r.decisions.begin(), r.decisions.end(), [&](const DecisionRecord& d) {
+                            return d.kind == DecisionRecord::Kind::Stop && d.resource < r.resource_used;
+                        });
+                    });
+                went_on > 1)
+                warn_once(fmt::format("{} trials went on training after {} told them to stop; what they trained "
+                                      "after the stop was spent all the same",
+                                      went_on, strategy_name_));
             // Every trial failed: most often one mistake repeated (a misspelt parameter name, a
             // trainer that cannot start), which the summary should say, not each record alone.
             if (const auto& records = state_.records();
