@@ -393,11 +393,16 @@ TEST_CASE("a program that is not found or not executable is refused at construct
     CHECK_NOTHROW(ht::CommandObjective({script.string()}, loss_metric()));
     // A program given by a placeholder is only known per trial.
     CHECK_NOTHROW(ht::CommandObjective({"{x}"}, loss_metric()));
+    // An executable file of `name` in `dir` holding `text`.
+    auto executable = [&](const char* name, const std::string& text) {
+        const auto path = dir / name;
+        std::ofstream(path) << text;
+        std::filesystem::permissions(path, std::filesystem::perms::owner_all);
+        return path;
+    };
     // An executable file that is neither a binary nor a "#!" script: posix_spawn cannot run it (a
     // shell would hand it to /bin/sh), and every trial failed on it.
-    auto bare = dir / "bare.sh";
-    std::ofstream(bare) << "echo loss=0.5\n";
-    std::filesystem::permissions(bare, std::filesystem::perms::owner_all);
+    const auto bare = executable("bare.sh", "echo loss=0.5\n");
     const auto exec_format = fmt::format("the program '{}' cannot be run: Exec format error (neither a binary nor a "
                                          "script that starts with #!)",
                                          bare.string());
@@ -406,26 +411,20 @@ TEST_CASE("a program that is not found or not executable is refused at construct
     // A script whose interpreter cannot be run: each trial failed with "cannot run '<script>': No
     // such file or directory", naming the script, which is there. Windows line ends make the
     // interpreter "/bin/sh\r".
-    auto crlf = dir / "crlf.sh";
-    std::ofstream(crlf) << "#!/bin/sh\r\necho loss=0.5\r\n";
-    std::filesystem::permissions(crlf, std::filesystem::perms::owner_all);
+    const auto crlf = executable("crlf.sh", "#!/bin/sh\r\necho loss=0.5\r\n");
     const auto bad_line_ends = fmt::format("the program '{}' cannot be run: its interpreter '/bin/sh\\r' (the script's "
                                            "#! line) cannot be run: No such file or directory (the script has Windows "
                                            "line ends: convert it with dos2unix)",
                                            crlf.string());
     CHECK_THROWS_WITH_AS(ht::CommandObjective({crlf.string()}, loss_metric()), doctest::Contains(bad_line_ends.c_str()),
                          ht::InvalidArgument);
-    auto missing = dir / "missing_interpreter.py";
-    std::ofstream(missing) << "#!  /hypertune/no/python3 -u\nprint('loss=0.5')\n";
-    std::filesystem::permissions(missing, std::filesystem::perms::owner_all);
+    const auto missing = executable("missing_interpreter.py", "#!  /hypertune/no/python3 -u\nprint('loss=0.5')\n");
     CHECK_THROWS_WITH_AS(ht::CommandObjective({missing.string()}, loss_metric()),
                          doctest::Contains("its interpreter '/hypertune/no/python3' (the script's #! line) cannot be "
                                            "run: No such file or directory"),
                          ht::InvalidArgument);
     // The same behind env, the usual Python line: every trial failed with env's status 127.
-    auto env_crlf = dir / "env_crlf.sh";
-    std::ofstream(env_crlf) << "#!/usr/bin/env sh\r\necho loss=0.5\r\n";
-    std::filesystem::permissions(env_crlf, std::filesystem::perms::owner_all);
+    const auto env_crlf = executable("env_crlf.sh", "#!/usr/bin/env sh\r\necho loss=0.5\r\n");
     CHECK_THROWS_WITH_AS(ht::CommandObjective({env_crlf.string()}, loss_metric()),
                          doctest::Contains("its interpreter 'sh\\r' (which '/usr/bin/env' runs, the script's #! line) "
                                            "is not found in PATH ("),
@@ -433,17 +432,13 @@ TEST_CASE("a program that is not found or not executable is refused at construct
     CHECK_THROWS_WITH_AS(ht::CommandObjective({env_crlf.string()}, loss_metric()),
                          doctest::Contains("(the script has Windows line ends: convert it with dos2unix)"),
                          ht::InvalidArgument);
-    auto env_misspelt = dir / "env_misspelt.py";
-    std::ofstream(env_misspelt) << "#!/usr/bin/env hypertune-no-such-python3\nprint('loss=0.5')\n";
-    std::filesystem::permissions(env_misspelt, std::filesystem::perms::owner_all);
+    const auto env_misspelt = executable("env_misspelt.py", "#!/usr/bin/env hypertune-no-such-python3\nprint('loss=0.5')\n");
     CHECK_THROWS_WITH_AS(ht::CommandObjective({env_misspelt.string()}, loss_metric()),
                          doctest::Contains("its interpreter 'hypertune-no-such-python3' (which '/usr/bin/env' runs"),
                          ht::InvalidArgument);
     // env with its options, or a program it finds, runs as before.
     for (const char* line : {"#!/usr/bin/env sh\n", "#!/usr/bin/env -S sh -e\n"}) {
-        auto fine = dir / "env_fine.sh";
-        std::ofstream(fine) << line << "echo loss=0.5\n";
-        std::filesystem::permissions(fine, std::filesystem::perms::owner_all);
+        const auto fine = executable("env_fine.sh", std::string(line) + "echo loss=0.5\n");
         CHECK_NOTHROW(ht::CommandObjective({fine.string()}, loss_metric()));
     }
 }
