@@ -807,6 +807,25 @@ TEST_CASE("max_trial_seconds stops a command trainer as a scheduler's stop would
     CHECK(t.elapsed_seconds < 3.0);
 }
 
+TEST_CASE("a trainer stopped before its first value says whether it printed anything, and the lines it did") {
+    // A Python trainer without -u or flush=True prints nothing until it exits: cut by
+    // max_trial_seconds, its trial failed with a reason that did not point at the buffering.
+    auto cut = [](const std::string& script) {
+        ht::Tuner tuner(space(), ht::RandomSearch(), {.max_jobs = 1, .max_trial_seconds = 0.3, .progress = ht::ProgressBar::Never});
+        return tuner.fit(ht::CommandObjective({"/bin/sh", "-c", script}, loss_metric())).trials().at(0);
+    };
+    const auto silent = cut("exec sleep 30");
+    CHECK(silent.status == ht::TrialStatus::Failed);
+    CHECK(silent.failure_reason.find("was stopped before it printed a value of the objective metric 'loss'; it printed "
+                                     "nothing before the stop: a trainer whose output is buffered (Python without -u "
+                                     "or flush=True, C stdio on a pipe) shows its lines only as it exits") !=
+          std::string::npos);
+    const auto talking = cut("echo loading data >&2; exec sleep 30");
+    CHECK(talking.status == ht::TrialStatus::Failed);
+    CHECK(talking.failure_reason.find("was stopped before it printed a value of the objective metric 'loss'; last 1 line "
+                                      "of stderr:\n  loading data") != std::string::npos);
+}
+
 TEST_CASE("what the trainer leaves running when it exits is killed, without waiting for it") {
     std::atomic<int> grandchild{0};
     // The background sleep keeps the pipes open: end of file never comes on its own.

@@ -347,8 +347,15 @@ private:
                                         tail()));
             case Ending::Stopped:
                 if (last_value_) return *last_value_;
-                throw Error(fmt::format("{} was stopped before it printed a value of the objective metric '{}'", what,
-                                        spec_.options.metrics[spec_.objective].name));
+                // Nothing at all on either stream is most often output the trainer buffered (it is
+                // lost with the stop), not a trainer that had no value yet.
+                throw Error(fmt::format("{} was stopped before it printed a value of the objective metric '{}'{}", what,
+                                        spec_.options.metrics[spec_.objective].name,
+                                        printed_nothing()
+                                            ? "; it printed nothing before the stop: a trainer whose output is "
+                                              "buffered (Python without -u or flush=True, C stdio on a pipe) shows "
+                                              "its lines only as it exits"
+                                            : tail()));
             case Ending::Running: break;
         }
         if (status != 0) throw Error(fmt::format("{} {}{}", what, describe(status), tail()));
