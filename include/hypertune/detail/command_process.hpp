@@ -118,10 +118,13 @@ inline void require_runnable(const std::string& program) {
                     const std::string name(first == std::string_view::npos
                                                ? std::string_view()
                                                : rest.substr(first, rest.find_last_not_of(" \t") + 1 - first));
-                    auto runs = [](const std::string& file) { return ::access(file.c_str(), X_OK) == 0; };
-                    const std::vector<std::string> where =
-                        name.find('/') != std::string::npos ? std::vector<std::string>{name} : path_candidates(name);
-                    if (!name.empty() && name.front() != '-' && std::none_of(where.begin(), where.end(), runs)) {
+                    auto found = [&] {
+                        if (name.find('/') != std::string::npos) return ::access(name.c_str(), X_OK) == 0;
+                        const std::vector<std::string> where = path_candidates(name);
+                        return std::any_of(where.begin(), where.end(),
+                                           [](const std::string& file) { return ::access(file.c_str(), X_OK) == 0; });
+                    };
+                    if (!name.empty() && name.front() != '-' && !found()) {
                         interpreter_problem =
                             fmt::format("its interpreter '{}' (which '{}' runs, the script's #! line) is not found in "
                                         "PATH ({}){}",

@@ -339,23 +339,19 @@ HYPERTUNE_INLINE JsonValue ResultJson::head() const {
 }
 
 HYPERTUNE_INLINE JsonValue ResultJson::trial(const TrialRecord& t) const {
-    const Result& result = result_;
-    const Result::Setup& setup = result.setup();
-    const std::vector<std::string>& names = names_;
-    const bool multi = multi_;
-    auto number_or_null = [](double x) { return JsonValue::number_or_null(x); };
+    const Result::Setup& setup = result_.setup();
     JsonValue r = JsonValue::object();
     r["TrainingJobName"] = Result::job_name(t.id);
     r["TrainingJobStatus"] = to_string(t.status);
-    r["FinalObjectiveValue"] = number_or_null(t.objective);
-    if (multi || !setup.constraints.empty()) {
+    r["FinalObjectiveValue"] = JsonValue::number_or_null(t.objective);
+    if (multi_ || !setup.constraints.empty()) {
         JsonValue m = JsonValue::object();
-        for (std::size_t i = 0; i < names.size(); ++i)
-            m[names[i]] = i < t.values.size() ? number_or_null(t.values[i]) : JsonValue();
+        for (std::size_t i = 0; i < names_.size(); ++i)
+            m[names_[i]] = i < t.values.size() ? JsonValue::number_or_null(t.values[i]) : JsonValue();
         r["metrics"] = std::move(m);
     }
     if (!setup.constraints.empty()) r["feasible"] = t.has_objective() ? JsonValue(t.feasible) : JsonValue();
-    if (multi) r["pareto_optimal"] = std::find(front_.begin(), front_.end(), t.id) != front_.end();
+    if (multi_) r["pareto_optimal"] = std::find(front_.begin(), front_.end(), t.id) != front_.end();
     r["TrainingStartTime"] = iso8601(t.start_time());
     r["TrainingEndTime"] = iso8601(t.end_time());
     r["TrainingElapsedTimeSeconds"] = t.elapsed_seconds;
@@ -381,11 +377,11 @@ HYPERTUNE_INLINE JsonValue ResultJson::trial(const TrialRecord& t) const {
                                                {"bracket", d.bracket},
                                                {"rung", d.rung},
                                                {"resource", d.resource},
-                                               {"value", number_or_null(result.value_of(d.loss))},
-                                               {"threshold", number_or_null(result.value_of(d.threshold))},
+                                               {"value", JsonValue::number_or_null(result_.value_of(d.loss))},
+                                               {"threshold", JsonValue::number_or_null(result_.value_of(d.threshold))},
                                                {"peers", d.peers},
                                                {"reason", d.reason},
-                                               {"explanation", result.describe(d)}}));
+                                               {"explanation", result_.describe(d)}}));
     r["decisions"] = std::move(decisions);
     return r;
 }
