@@ -592,15 +592,21 @@ TEST_CASE("a Stop a scheduler records for another running trial reaches that tri
             return ht::Decision::Continue;
         }
     };
-    std::atomic<bool> one_reported{false};
+    std::atomic<bool> zero_reported{false}, one_reported{false};
+    auto wait_for = [](const std::atomic<bool>& flag) {
+        while (!flag) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    };
     const ht::Result r = ht::Tuner(two_d(), StopsTheOther{}, {.max_jobs = 2, .max_parallel_jobs = 2, .seed = 1})
                              .fit([&](const ht::Config&, ht::Trial& t) {
                                  double loss = 0.0;
                                  for (ht::Resource e = 1; e <= t.budget() && !t.should_stop(); ++e) {
-                                     // Trial 0 waits for trial 1's Stop before its second report.
-                                     if (t.id() == 0 && e == 2)
-                                         while (!one_reported) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+                                     // Trial 0 reports step 1, then waits for trial 1's Stop before its
+                                     // second report; trial 1 makes that Stop only after trial 0's first
+                                     // report (a slow machine ran trial 1 to step 3 before it).
+                                     if (t.id() == 0 && e == 2) wait_for(one_reported);
+                                     if (t.id() == 1 && e == 3) wait_for(zero_reported);
                                      t.report(e, loss = 1.0 / static_cast<double>(e));
+                                     if (t.id() == 0 && e == 1) zero_reported = true;
                                      if (t.id() == 1 && e == 3) one_reported = true;
                                  }
                                  return loss;
