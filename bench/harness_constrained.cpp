@@ -17,6 +17,7 @@
 // problems, see grid_optimum; the value itself for hartmann6_sum), the first feasible trial, the share of feasible
 // trials after the first 10, and the process CPU time per trial. Printed: medians over the seeds,
 // and in how many seeds any trial was feasible.
+#include "statistics.hpp"
 #include <hypertune/hypertune.hpp>
 #include <hypertune/strategies/bayesian.hpp>
 
@@ -35,6 +36,8 @@
 namespace ht = hypertune;
 
 namespace {
+
+using hypertune::bench::median;
 
 struct Problem {
     std::string name;
@@ -176,11 +179,6 @@ Run run(const Problem& p, const std::string& strategy, std::size_t budget, std::
     return out;
 }
 
-double median(std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    if (v.empty()) return std::nan("");
-    return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
-}
 
 std::vector<std::string> split(const std::string& s) {
     std::vector<std::string> out;

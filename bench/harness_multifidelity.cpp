@@ -32,6 +32,7 @@
 // something to learn here: the final loss is a weighted quadratic bowl f over the unit cube (see
 // simulator.hpp); only the learning curves' amplitude and time constant are per-configuration noise.
 // The model-based runs cost real time (a Gaussian-process fit per proposal): it is printed too.
+#include "statistics.hpp"
 #include "simulator.hpp"
 #include "xgboost_space.hpp"
 
@@ -58,6 +59,8 @@
 namespace ht = hypertune;
 
 namespace {
+
+using hypertune::bench::median;
 
 constexpr double inf = std::numeric_limits<double>::infinity();
 
@@ -127,12 +130,6 @@ enum : std::size_t {
 };
 
 // Median, +inf (not reached) counting as the largest value.
-double median(std::vector<double> v) {
-    if (v.empty()) return std::nan("");
-    std::sort(v.begin(), v.end());
-    const std::size_t n = v.size();
-    return n % 2 == 1 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 std::string or_not_reached(double x, const char* format) {
     return std::isfinite(x) ? fmt::format(fmt::runtime(format), x) : std::string("not reached");

@@ -54,6 +54,7 @@
 // reorders the configurations from one rung to the next, the running best much less.
 // Everything is deterministic: the same files give the same table. Breaches of the scheduler
 // contract that the simulator sees are listed at the end (exit status 1 when there are any).
+#include "statistics.hpp"
 #include "recorded_curves.hpp"
 #include "simulator.hpp"
 
@@ -82,6 +83,9 @@
 namespace ht = hypertune;
 
 namespace {
+
+using hypertune::bench::mean;
+using hypertune::bench::median;
 
 constexpr double tolerance = 0.002;  // reach: within this of random search's best final value
 constexpr std::size_t worker_counts[] = {1, 4, 16};
@@ -169,26 +173,6 @@ std::vector<Contender> contenders() {
     };
 }
 
-// Order `seed`: a permutation of 0..n-1 (Fisher-Yates on a splitmix64 stream; the same on every platform).
-std::vector<std::size_t> permutation(std::size_t n, std::uint64_t seed) {
-    std::vector<std::size_t> p(n);
-    std::iota(p.begin(), p.end(), std::size_t{0});
-    ht::detail::SplitMix rng(ht::detail::splitmix64(seed ^ 0x0bde'0bde'0bde'0bdeULL));
-    for (std::size_t i = n; i > 1; --i) {
-        const std::uint64_t limit = ~std::uint64_t{0} - ~std::uint64_t{0} % i;  // rejection: no modulo bias
-        std::uint64_t x = 0;
-        do x = rng();
-        while (x >= limit);
-        std::swap(p[i - 1], p[x % i]);
-    }
-    return p;
-}
-
-double median(std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    const std::size_t n = v.size();
-    return n % 2 == 1 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 // One (scheduler, P)'s values over the orders.
 struct Row {
@@ -281,7 +265,7 @@ std::vector<std::string> run_task(const Task& task, const std::filesystem::path&
     std::vector<std::vector<Row>> rows(all.size(), std::vector<Row>(std::size(worker_counts)));
     std::set<std::string> anomalies;
     for (std::uint64_t o = 1; o <= orders; ++o) {
-        const auto order = permutation(n, o);
+        const auto order = ht::bench::permutation(n, o);
         for (std::size_t p = 0; p < std::size(worker_counts); ++p) {
             double reference = -std::numeric_limits<double>::infinity();
             for (std::size_t c = 0; c < all.size(); ++c) {
@@ -331,9 +315,6 @@ std::vector<std::string> run_task(const Task& task, const std::filesystem::path&
     for (std::size_t c = 0; c < all.size(); ++c)
         for (std::size_t p = 0; p < std::size(worker_counts); ++p) {
             const Row& row = rows[c][p];
-            auto mean = [&](const std::vector<double>& v) {
-                return std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(orders);
-            };
             fmt::print("| {} | {} | {}/{} | {:.4f} | {:.4f} | {:.0f} | {:.0f} | {:.4g} | {} | {:.1f}% | {:.1f}% | {:.1f}% | "
                        "{:.1f}% | {:.1f}% | {} | {} |\n",
                        all[c].name, worker_counts[p], row.reached, orders, median(row.best),

@@ -15,6 +15,7 @@
 #include "xgboost_space.hpp"
 
 #include <hypertune/config.hpp>
+#include <hypertune/detail/random.hpp>
 #include <hypertune/sampler.hpp>
 #include <hypertune/search_space.hpp>
 
@@ -23,6 +24,7 @@
 #include <charconv>
 #include <cstddef>
 #include <cstdint>
+#include <numeric>
 #include <filesystem>
 #include <fstream>
 #include <memory>
@@ -210,6 +212,21 @@ public:
 private:
     const RecordedCurves& curves_;
 };
+
+/// Order `seed`: a permutation of 0..n-1 (Fisher-Yates on a splitmix64 stream; the same on every platform).
+inline std::vector<std::size_t> permutation(std::size_t n, std::uint64_t seed) {
+    std::vector<std::size_t> p(n);
+    std::iota(p.begin(), p.end(), std::size_t{0});
+    detail::SplitMix rng(detail::splitmix64(seed ^ 0x0bde'0bde'0bde'0bdeULL));
+    for (std::size_t i = n; i > 1; --i) {
+        const std::uint64_t limit = ~std::uint64_t{0} - ~std::uint64_t{0} % i;  // rejection: no modulo bias
+        std::uint64_t x = 0;
+        do x = rng();
+        while (x >= limit);
+        std::swap(p[i - 1], p[x % i]);
+    }
+    return p;
+}
 
 /// Hands out recorded configurations: new trial k gets configs[order[k]]; none past order.size().
 class RecordedSampler final : public Sampler {

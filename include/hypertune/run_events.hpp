@@ -120,6 +120,8 @@ struct TrialEnded {
     double waited_seconds = 0.0;
     /// A run of it went past TunerOptions::max_trial_seconds (the run's end counts such trials).
     bool out_of_time = false;
+    /// A resumed trial that trained again from the start (Outcome::started_over).
+    bool started_over = false;
 };
 
 /// Something the user should know, kept as a warning of the result.

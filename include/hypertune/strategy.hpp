@@ -72,6 +72,12 @@ struct Outcome {
     /// it, NaN when it does not: unlike the last report's IntermediateReport::seconds, it counts
     /// what the trainer did after its last report (saving its checkpoint, say).
     double seconds = std::numeric_limits<double>::quiet_NaN();
+    /// A resumed trial whose run trained again from the start (the objective kept no checkpoint
+    /// to continue from): this run trained `resource` units, not `resource` less the step it was
+    /// resumed from. The Tuner says so; the steps such a run reports again were judged before and
+    /// reach no scheduler, so that this is how a scheduler learns that promoting a trial of this
+    /// objective costs its whole budget again.
+    bool started_over = false;
 
     [[nodiscard]] static Outcome completed(double loss, Resource resource) { return {Status::Completed, loss, resource, {}, true}; }
     [[nodiscard]] static Outcome stopped(double loss, Resource resource) { return {Status::Stopped, loss, resource, {}, true}; }

@@ -493,6 +493,68 @@ TEST_CASE("fill_idle_workers: with the reports' seconds, the run to the end is t
     }
 }
 
+TEST_CASE("fill_idle_workers: once resumed trials train again from unit 1 (no checkpoint), a fill counts every unit") {
+    // The scenario of the tests above: a unit takes 1 s, trial 3's a quarter of that; or a
+    // two-hundredth of both (units counted). Trials 1 and 3 are promoted from rung 1 to 2 and train
+    // again from unit 1, as an objective that keeps no checkpoint does. Through the Tuner, which
+    // passes on no step judged before, their first report is step 2, 2 units into the run, and the
+    // run's end says that it started over (Outcome::started_over); driven directly, they report
+    // step 1 again. Either way the scheduler then knows: a paused trial run to the end trains all 4
+    // of its units, not the 2 above its rung, at a pace measured over every unit its run trained.
+    for (double scale : {1.0, 1.0 / 200})
+        for (bool through_tuner : {true, false}) {
+            CAPTURE(scale);
+            CAPTURE(through_tuner);
+            ASHA asha({.min_resource = 1, .max_resource = 4, .reduction_factor = 2, .type = HalvingType::Promotion});
+            asha.start(promotion_space(), {.seed = 3, .max_trials = 5});
+            for (TrialId id = 0; id < 5; ++id) REQUIRE(asha.ask().trial == id);
+            const double pace[] = {1.0, 1.0, 1.0, 0.25};
+            auto report = [&](TrialId id, Resource units, double loss) {
+                IntermediateReport r{loss};
+                r.seconds = static_cast<double>(units) * pace[id] * scale;
+                return asha.report(id, units, r);
+            };
+            auto tell = [&](TrialId id, Resource units, double loss, bool started_over) {
+                Outcome o = Outcome::completed(loss, units);
+                o.seconds = static_cast<double>(units) * pace[id] * scale;
+                o.started_over = started_over;
+                asha.tell(id, o);
+            };
+            const double losses[] = {0.5, 0.2, 0.9, 0.4};
+            for (TrialId id = 0; id < 4; ++id) {
+                REQUIRE(report(id, 1, losses[id]) == Decision::Continue);
+                tell(id, 1, losses[id], false);
+            }
+            REQUIRE(asha.ask().trial == 1);
+            REQUIRE(asha.ask().trial == 3);
+            for (TrialId id : {1, 3}) {
+                const double loss = id == 1 ? 0.1 : 0.3;
+                if (!through_tuner) REQUIRE(report(id, 1, loss) == Decision::Continue);  // step 1 again
+                REQUIRE(report(id, 2, loss) == Decision::Continue);
+                tell(id, 2, loss, through_tuner);
+            }
+            REQUIRE(asha.ask().trial == 1);  // on to 4: it still needs 2 units past its rung, at 1 s
+            (void)asha.take_decisions();
+            if (scale < 1) {
+                // Counting units, every paused trial needs 4 from unit 1, past the 2 trial 1 still
+                // needs: a free worker waits (counted from its rung, trial 3 ran to the end).
+                CHECK(asha.ask().kind == Suggestion::Kind::Wait);
+                CHECK(asha.take_decisions().empty());
+                continue;
+            }
+            // Trial 3 trains its 4 units in 1 s, within trial 1's 2 s (its pace taken over the 1
+            // unit above its rung, it seemed to take 0.5 s a unit, and trial 1 2 s).
+            const auto record = expect_fill(asha, true, 3, 2, 4);
+            REQUIRE(record);
+            CHECK(record->reason == "no new trial may start and a worker is free: the best paused trial at resource 2 "
+                                    "that ends in time, its 4 units to the end (from unit 1: the trials keep no "
+                                    "checkpoint) take about 1 s at its pace, within the 2 s a running trial still "
+                                    "needs: resumes from 2 to 4");
+            CHECK(asha.ask().kind == Suggestion::Kind::Wait);  // trials 0 and 2 need 4 s
+            CHECK(asha.take_decisions().empty());
+        }
+}
+
 TEST_CASE("fill_idle_workers: a trial's pace counts its whole run, what it did after its last report too") {
     // The scenario above, except that trial 0 saves a checkpoint after its report at rung 1 that
     // takes 2.5 s: its report says 0.5 s a unit, its run took 3 s. Paced on its report, its 3 units

@@ -14,6 +14,7 @@
 #include <chrono>
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 #include <functional>
 #include <limits>
 #include <map>
@@ -462,6 +463,52 @@ TEST_CASE("the promotion type warns once when promoted trials train again from t
         ht::Tuner(curve_space(), ht::ASHA({.min_resource = 1, .max_resource = 27}), options).fit(checkpointed_trainer);
     CHECK(started_over(kept) == 0);
     for (const auto& t : kept.trials()) check_ended_and_continued(t);
+}
+
+TEST_CASE("a promoted trial that trains again from unit 1 tells its scheduler so, live and when its journal is replayed") {
+    // ASHA as it is, recording which runs' ends say that they started over (Outcome::started_over).
+    class Recording : public ht::ASHA {
+    public:
+        explicit Recording(std::vector<ht::TrialId>* started_over)
+            : ASHA({.min_resource = 1, .max_resource = 9, .reduction_factor = 3}), started_over_(started_over) {}
+
+    protected:
+        void on_tell(ht::TrialId id, const ht::Outcome& outcome) override {
+            if (outcome.started_over) started_over_->push_back(id);
+            ASHA::on_tell(id, outcome);
+        }
+
+    private:
+        std::vector<ht::TrialId>* started_over_;
+    };
+    auto no_checkpoint = [](const ht::Config& c, ht::Trial& trial) {
+        double loss = 0.0;
+        for (ht::Resource r = 1; r <= trial.budget() && !trial.should_stop(); ++r) trial.report(r, loss = loss_at(c, r));
+        return loss;
+    };
+    for (bool keeps_checkpoints : {false, true}) {
+        CAPTURE(keeps_checkpoints);
+        const auto path = fresh_journal("started-over");
+        const ht::TunerOptions options{.max_jobs = 12, .max_parallel_jobs = 1, .seed = 4, .journal = path};
+        std::vector<ht::TrialId> live;
+        const auto result = keeps_checkpoints
+                                ? ht::Tuner(curve_space(), Recording(&live), options).fit(checkpointed_trainer)
+                                : ht::Tuner(curve_space(), Recording(&live), options).fit(no_checkpoint);
+        std::size_t promoted_runs = 0;  // runs of a trial after its first, each a promotion
+        for (const auto& t : result.trials())
+            for (const auto& d : t.decisions) promoted_runs += d.kind == ht::DecisionRecord::Kind::Promote;
+        REQUIRE(promoted_runs > 0);
+        CHECK(live.size() == (keeps_checkpoints ? 0 : promoted_runs));
+        std::size_t journaled = 0;
+        std::ifstream in(path);
+        for (std::string line; std::getline(in, line);) journaled += line.find("\"started_over\":true") != std::string::npos;
+        CHECK(journaled == live.size());
+        // The same run again finds its journal finished: the replay tells the scheduler the same.
+        std::vector<ht::TrialId> replayed;
+        (void)ht::Tuner(curve_space(), Recording(&replayed), options).fit(no_checkpoint);
+        CHECK(replayed == live);
+        std::filesystem::remove(path);
+    }
 }
 
 TEST_CASE("a trainer that reports nothing gets a warning that explains why Hyperband needs reports") {

@@ -44,6 +44,13 @@
 //   Outcome::seconds over them, which counts what the trainer did after its last report (saving
 //   its checkpoint: a trial paused at its first rung has reported once, and the save can take
 //   longer than the unit trained); one not measured yet is given the mean pace of those measured.
+//   An objective that keeps no checkpoint trains a resumed trial again from unit 1: once the latest
+//   resumed run to end did so (its first report at or below the step it resumed from, or, through
+//   the Tuner, which passes on no step judged before, Outcome::started_over), a paused trial's
+//   remaining work is every unit to max_resource, and a resumed run's pace counts its units from 0.
+//   A resumed trial running towards its first report (through the Tuner, the first step past the
+//   one it resumed from, however many units it trains again before) still counts from that step:
+//   h errs short, so that a fill ends before the run would have.
 //   A run spends time before its first unit too (starting, loading data): from a run's second
 //   report on, its units are timed apart from it (the marginal pace: seconds between its first
 //   and latest reports per unit, and its set-up: what came before, less the units it reported
@@ -161,6 +168,10 @@ private:
         Resource run_from = 0;
         Resource run_step = 0;
         bool run_reported = false;
+        // The step its latest run resumed it from (0: a new trial), and whether that run trained
+        // again from the start instead (its first report at or below it, or Outcome::started_over).
+        Resource resumed_from = 0;
+        bool started_over = false;
         double pace = std::numeric_limits<double>::quiet_NaN();
         Resource pace_units = 0;  // the units `pace` was measured over (its set-up spread over them)
         // Its pace apart from its set-up: the run's first timed report (step and seconds); from a
@@ -248,6 +259,9 @@ private:
     std::size_t paced_ = 0;         // how many trials that is
     double setup_sum_ = 0.0;        // the latest set-up of each trial measured so far, summed
     std::size_t set_up_ = 0;        // how many trials that is
+    // The latest resumed run that ended trained again from the start: the objective keeps no
+    // checkpoint, so a fill trains every unit, and a resumed run's pace counts its units from 0.
+    bool restarts_ = false;
 };
 
 }  // namespace hypertune::detail

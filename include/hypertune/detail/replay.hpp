@@ -323,6 +323,7 @@ struct Replayed {
                 outcome.violations =
                     constraint_violations(out.state.setup().constraints, out.state.metric_names(), e->values);
             outcome.seconds = open_run_seconds(out.state.has(e->trial) ? &out.state.record(e->trial) : nullptr, e->time);
+            outcome.started_over = e->started_over;
             strategy.tell(e->trial, outcome);
         }
         try {

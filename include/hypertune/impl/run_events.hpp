@@ -130,6 +130,7 @@ HYPERTUNE_INLINE JsonValue to_json(const RunEvent& event) {
             if (!e.values.empty()) j["values"] = numbers_or_nulls(e.values);
             if (e.waited_seconds > 0.0) j["waited"] = e.waited_seconds;
             if (e.out_of_time) j["out_of_time"] = true;
+            if (e.started_over) j["started_over"] = true;
             return j;
         }
         JsonValue operator()(const RunWarned& e) const {
@@ -248,6 +249,7 @@ HYPERTUNE_INLINE RunEvent event_from_json(const JsonValue& e, const SearchSpace&
             ended.values = numbers_from(e, "values");
             ended.waited_seconds = e.number_or("waited", 0.0);
             ended.out_of_time = e.boolean_or("out_of_time", false);
+            ended.started_over = e.boolean_or("started_over", false);
             if (!(ended.waited_seconds >= 0.0))
                 throw IoError(fmt::format("trial {}: waited {} out of range", ended.trial, ended.waited_seconds));
             return ended;

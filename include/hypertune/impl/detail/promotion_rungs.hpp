@@ -33,8 +33,9 @@ HYPERTUNE_INLINE std::optional<std::pair<double, TrialId>> PromotionRungs::promo
 
 HYPERTUNE_INLINE void PromotionRungs::run_towards(TrialId id, TrialState& t) {
     t.running = true;
-    t.run_from = t.run_step = t.last_step;
+    t.run_from = t.run_step = t.resumed_from = t.last_step;
     t.run_reported = false;
+    t.started_over = false;
     t.first_seconds = std::numeric_limits<double>::quiet_NaN();  // this run's first report is to come
     t.at_budget.reset();
     t.running_slot = running_.size();
@@ -116,14 +117,15 @@ HYPERTUNE_INLINE std::optional<Resumption> PromotionRungs::speculate(std::vector
     const double horizon = running_horizon();
     for (const auto& [b, k] : rungs) {
         Rung& rung = ladders_[b][k];
-        const Resource units = max_resource_ - rung.resource;
+        const Resource units = restarts_ ? max_resource_ : max_resource_ - rung.resource;
         const auto fits = [&](const TrialState& t) { return seconds_for(t, units) <= horizon; };
         const auto best = first_waiting(rung, fits);
         if (!best) continue;
+        const char* from_start = restarts_ ? " (from unit 1: the trials keep no checkpoint)" : "";
         const std::string measure =
-            !timed() ? str_cat({"its ", units, " units to the end within the ", static_cast<Resource>(horizon),
-                                   " a running trial still needs"})
-                        : str_cat({"its ", units, " units to the end take about ",
+            !timed() ? str_cat({"its ", units, " units to the end", from_start, " within the ",
+                                   static_cast<Resource>(horizon), " a running trial still needs"})
+                        : str_cat({"its ", units, " units to the end", from_start, " take about ",
                                    fmt::format("{:.3g}", seconds_for(trials_.at(best->second), units)),
                                    " s at its pace, within the ", fmt::format("{:.3g}", horizon),
                                    " s a running trial still needs"});
@@ -212,9 +214,13 @@ HYPERTUNE_INLINE Decision PromotionRungs::report(TrialId id, Resource step, cons
     TrialState* found = trials_.find(id);
     if (found == nullptr || !found->running) return Decision::Continue;
     TrialState& t = *found;
-    if (!t.run_reported) {  // a first report at or below where it resumed: the trainer started over
+    if (!t.run_reported) {
         t.run_reported = true;
-        if (step <= t.run_from) t.run_from = t.run_step = 0;
+        // A first report at or below where it resumed: the trainer started over. The Tuner passes
+        // on no step judged before, so when the objective is known to keep no checkpoint, the
+        // first report of a resumed run counts its units from 0 too.
+        t.started_over = step <= t.run_from;
+        if (t.started_over || (restarts_ && t.resumed_from > 0)) t.run_from = t.run_step = 0;
     }
     t.run_step = std::max(t.run_step, step);
     measure_pace(t, report.seconds, step, false);
@@ -237,7 +243,14 @@ HYPERTUNE_INLINE void PromotionRungs::finish(TrialId id, const Outcome& outcome,
     TrialState& t = *found;
     // The whole run's time, with what the trainer did after its last report (saving its
     // checkpoint): the pace a promotion to max_resource will train at.
-    if (outcome.status != Outcome::Status::Failed) measure_pace(t, outcome.seconds, outcome.resource, true);
+    if (outcome.status != Outcome::Status::Failed) {
+        if (t.resumed_from > 0) {  // whether this objective's resumed trials continue: the latest says
+            t.started_over = t.started_over || outcome.started_over;
+            restarts_ = t.started_over;
+            t.run_from = t.started_over ? 0 : t.resumed_from;
+        }
+        measure_pace(t, outcome.seconds, outcome.resource, true);
+    }
     t.running = false;
     running_[t.running_slot] = running_.back();  // swap-remove: the last one takes its place
     trials_.at(running_.back()).running_slot = t.running_slot;
