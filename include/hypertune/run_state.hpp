@@ -92,6 +92,8 @@ public:
     /// Whether the run's last session ended (run_ended): a journal without it was cut by a crash,
     /// or its run is still going.
     [[nodiscard]] bool ended() const noexcept { return started_ && !session_open_; }
+    /// Whether a run of trial `id` is under way: started, and not ended yet.
+    [[nodiscard]] bool under_way(TrialId id) const { return open_.contains(id); }
 
     /// The Result so far; `now` closes open segments for display. A running trial's resource is
     /// what it has reported so far. Once `finished`, trials still running or paused are Stopped

@@ -24,7 +24,8 @@
 //     };
 //
 // A suggestion of a new trial that the budget does not allow, or of an id never handed out, is a
-// StrategyError naming the scheduler: the runner never has to guess, drop or ask again.
+// StrategyError naming the scheduler: the runner never has to guess, drop or ask again. So is a
+// report() or tell() of a trial that is not running (its run ended with a tell()).
 
 #include <hypertune/linkage.hpp>
 #include <hypertune/error.hpp>
@@ -79,7 +80,8 @@ public:
     /// every objective is given fewer: the report cannot be judged.
     [[nodiscard]] Decision report(TrialId id, Resource step, const IntermediateReport& report);
 
-    /// Trial `id`'s run ended.
+    /// Trial `id`'s run ended. report() and tell() are for a trial that ask() ran (new or
+    /// resumed) and no tell() has ended since: for any other, they throw StrategyError.
     void tell(TrialId id, const Outcome& outcome);
 
     /// The stops, pauses and promotions decided since the last call, taken from the sink (the
@@ -183,6 +185,10 @@ protected:
 private:
     // Throws StrategyError when `call` comes before start(), or names a trial never handed out.
     HYPERTUNE_INLINE void require_started(const char* call, std::optional<TrialId> id = std::nullopt) const;
+    // require_started(), and trial `id` running: ask() started (or resumed) it and no tell() has
+    // ended that run. A report or a second tell after the end was taken in silence, the scheduler
+    // judging a trial it had recorded, paused or forgotten.
+    HYPERTUNE_INLINE void require_running(const char* call, TrialId id) const;
     // Throws StrategyError when a decision names a trial never handed out (it used to be dropped):
     // the trial being handed out (next() may decide about it before returning it) or an earlier one.
     void require_decidable(TrialId id) const {
@@ -202,6 +208,7 @@ private:
     DecisionSink own_sink_;
     TrialId next_id_ = 0;
     bool started_ = false;
+    std::vector<bool> running_;  // by trial id: ask() ran it, and no tell() has ended that run yet
 };
 
 /// A scheduler: a class derived from Scheduler.

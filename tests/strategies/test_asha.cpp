@@ -235,9 +235,9 @@ TEST_CASE("ASHA counts a final loss told without reports, and excludes failed tr
     auto r5 = report(asha, 5, 1, std::numeric_limits<double>::quiet_NaN());
     CHECK(r5.decision == Decision::Stop);
     CHECK(r5.records.at(0).peers == 5);
-    // Reports after tell() are ignored.
+    // A report after tell() is refused: the trial's run is over.
     asha.tell(0, Outcome::completed(0.2, 9));
-    CHECK(asha.report(0, 10, 0.1) == Decision::Continue);
+    CHECK_THROWS_AS((void)asha.report(0, 10, 0.1), StrategyError);
 }
 
 TEST_CASE("ASHA decisions match a brute-force ranking over many interleaved trials") {

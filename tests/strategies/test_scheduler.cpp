@@ -183,6 +183,16 @@ TEST_CASE("ask, report or tell before start, or for a trial never handed out, is
         CHECK_THROWS_WITH_AS((void)s.report(first.trial + 1, 1, 0.5), doctest::Contains(unknown.c_str()),
                              ht::StrategyError);
         CHECK(s.report(first.trial, 1, 0.5) != ht::Decision::Stop);  // its own trial is judged as before
+        // Once its run has ended, neither a report nor a second tell reaches the scheduler, which
+        // took both in silence (it judged a trial it had recorded, paused or forgotten).
+        s.tell(first.trial, ht::Outcome::completed(0.5, 1));
+        const std::string ended = fmt::format("strategy '{}': {{}}() for trial {}, which is not running: its run ended "
+                                              "with tell(), and only ask() runs it again",
+                                              s.name(), first.trial);
+        CHECK_THROWS_WITH_AS((void)s.report(first.trial, 2, 0.4),
+                             doctest::Contains(fmt::format(fmt::runtime(ended), "report").c_str()), ht::StrategyError);
+        CHECK_THROWS_WITH_AS(s.tell(first.trial, ht::Outcome::completed(0.4, 1)),
+                             doctest::Contains(fmt::format(fmt::runtime(ended), "tell").c_str()), ht::StrategyError);
     }
 }
 
@@ -650,6 +660,80 @@ TEST_CASE("a sampler's InvalidArgument in on_report() ends the run naming the st
           "strategy '" + name + "' failed in report(): sampler 'Misspells' failed in on_report(): Config: unknown "
           "parameter 'learning_rate' (known: 'x', 'n')");
     CHECK(r.count(ht::TrialStatus::Failed) == 0);
+}
+
+TEST_CASE("a sampler that throws after its scheduler decided: the decision stands, the sampler is named, the journal resumes") {
+    // Its scheduler paused trial 1 at rung 1 before the sampler threw in on_result(): the Pause was
+    // left behind, trial 1 was recorded Completed after 1 of 9 units (and was best()), and with more
+    // workers the Pause was later taken for another trial's, so that the journal could not resume.
+    struct Fails {
+        bool in_result = false;
+        bool in_sample = false;
+    };
+    class Flaky : public ht::Sampler {
+    public:
+        explicit Flaky(Fails fails) : fails_(fails) {}
+        std::string name() const override { return "Flaky"; }
+        void start(const ht::SearchSpace& s, const ht::SamplerContext& c) override {
+            space_ = s;
+            seed_ = c.seed;
+        }
+        std::optional<ht::Config> sample(ht::TrialId id) override {
+            if (fails_.in_sample && id == 2) throw std::runtime_error("no configuration for trial 2");
+            return ht::RandomSampler::sample(space_, seed_, id);
+        }
+        void on_result(ht::TrialId id, const ht::Outcome&) override {
+            if (fails_.in_result && id == 1) throw std::runtime_error("bug in on_result");
+        }
+
+    private:
+        Fails fails_;
+        ht::SearchSpace space_;
+        std::uint64_t seed_ = 0;
+    };
+    auto objective = [](const ht::Config& c, ht::Trial& t) {
+        double loss = 0.0;
+        for (ht::Resource e = 1; e <= t.budget() && !t.should_stop(); ++e)
+            t.report(e, loss = c.get<double>("x") + 1.0 / static_cast<double>(e));
+        return loss;
+    };
+    const auto path =
+        (std::filesystem::temp_directory_path() / fmt::format("hypertune-sampler-throws-{}.jsonl", ::getpid())).string();
+    std::filesystem::remove(path);
+    const ht::TunerOptions options{.max_jobs = 8, .max_parallel_jobs = 1, .seed = 3, .journal = path};
+    auto asha = [](Fails fails) { return ht::ASHA({.max_resource = 9, .fill_idle_workers = false}, Flaky(fails)); };
+    const std::string name = asha({}).name();
+
+    const ht::Result failed = ht::Tuner(two_d(), asha({.in_result = true}), options).fit(objective);
+    CHECK(failed.stop_reason() == "strategy '" + name + "' failed in tell(): sampler 'Flaky' failed in on_result(): bug in on_result");
+    REQUIRE(failed.trials().size() == 2);
+    const ht::TrialRecord& one = failed.trials()[1];
+    CHECK(one.resource_used == 1);
+    CHECK(one.status != ht::TrialStatus::Completed);  // paused at its rung, as decided
+    REQUIRE_FALSE(one.decisions.empty());
+    CHECK(one.decisions.front().kind == ht::DecisionRecord::Kind::Pause);
+    // No trial trained its 9 units: the best is the better of the two at rung 1, not trial 1 for
+    // having "completed".
+    CHECK(failed.best().objective == std::min(failed.trials()[0].objective, one.objective));
+    for (const auto& w : failed.setup().warnings) CHECK(w.find("which had completed already") == std::string::npos);
+
+    // Fixed, the same program resumes the journal and ends as a run that never failed.
+    const ht::Result resumed = ht::Tuner(two_d(), asha({}), options).fit(objective);
+    std::filesystem::remove(path);
+    const ht::Result clean = ht::Tuner(two_d(), asha({}), options).fit(objective);
+    std::filesystem::remove(path);
+    REQUIRE(resumed.trials().size() == clean.trials().size());
+    for (std::size_t i = 0; i < clean.trials().size(); ++i) {
+        CAPTURE(i);
+        CHECK(resumed.trials()[i].status == clean.trials()[i].status);
+        CHECK(resumed.trials()[i].resource_used == clean.trials()[i].resource_used);
+        CHECK(resumed.trials()[i].decisions.size() == clean.trials()[i].decisions.size());
+    }
+
+    // A sampler that throws in sample() is named too.
+    const ht::Result no_config = ht::Tuner(two_d(), asha({.in_sample = true}), {.max_jobs = 8, .seed = 3}).fit(objective);
+    CHECK(no_config.stop_reason() ==
+          "strategy '" + name + "' failed in ask(): sampler 'Flaky' failed in sample(): no configuration for trial 2");
 }
 
 TEST_CASE("a retry's reports of the steps its failed attempt reported are not judged again, live or resumed") {

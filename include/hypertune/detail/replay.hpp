@@ -278,6 +278,20 @@ struct Replayed {
             strategy.set_max_trials(run->max_jobs);
         if (const auto* resumed = std::get_if<RunResumed>(&event))
             strategy.set_max_trials(resumed->max_jobs != 0 ? resumed->max_jobs : max_jobs);
+        auto apply = [&] {
+            try {
+                out.state.apply(event);
+            } catch (const IoError& x) {
+                throw IoError(fmt::format("journal '{}' line {}: {}", path, line, x.what()));
+            }
+        };
+        // A report or an end of a trial with no run of it under way (a line repeated or moved by
+        // hand): the state refuses it, naming the line, before the strategy hears of a trial it
+        // is not running.
+        const auto* reported = std::get_if<TrialReported>(&event);
+        const auto* ended = std::get_if<TrialEnded>(&event);
+        if ((reported && !out.state.under_way(reported->trial)) || (ended && !out.state.under_way(ended->trial)))
+            apply();  // throws: the state takes no report or end without a run under way
         if (const auto* d = std::get_if<TrialDecided>(&event)) {
             journaled.emplace_back(line, d->decision);
         } else if (const auto* s = std::get_if<TrialStarted>(&event); s && !s->rerun) {
@@ -326,11 +340,7 @@ struct Replayed {
             outcome.started_over = e->started_over;
             strategy.tell(e->trial, outcome);
         }
-        try {
-            out.state.apply(event);
-        } catch (const IoError& x) {
-            throw IoError(fmt::format("journal '{}' line {}: {}", path, line, x.what()));
-        }
+        apply();
         for (auto& d : strategy.take_decisions()) regenerated.push_back(std::move(d));
         match();
         // Every other decision follows the event that caused it, so this one came from an ask()

@@ -277,6 +277,7 @@ private:
             emit(TrialReported{now, trial.id(), step, value, now - record.start_time(), std::move(values)});
             return d;
         }
+        std::string failure;
         try {
             d = strategy_.report(trial.id(), step,
                                  intermediate_report(&record, now, loss_of(value),
@@ -285,19 +286,14 @@ private:
         } catch (const InvalidArgument&) {
             throw;
         } catch (const std::exception& e) {
-            fail(fmt::format("strategy '{}' failed in report(): {}", strategy_name_, e.what()));
+            failure = fmt::format("strategy '{}' failed in report(): {}", strategy_name_, e.what());
         }
         emit(TrialReported{now, trial.id(), step, value, now - record.start_time(),
                            std::move(values)});
         reporting_ = trial.id();
-        if (took) try {
-                apply_decisions();
-            } catch (const StrategyError& e) {
-                fail(e.what());  // names the strategy already
-            } catch (const std::exception& e) {
-                fail(fmt::format("strategy '{}' failed in report(): {}", strategy_name_, e.what()));
-            }
+        take_decisions_after(failure, "report");
         reporting_.reset();
+        if (!failure.empty()) fail(failure);
         // A Stop recorded while the trial is told to go on: the result would show a decision that
         // never took effect.
         if (took && d == Decision::Continue && !stop_flag_.load())
@@ -1243,14 +1239,16 @@ private:
                                  id, *max_resource_, strategy_name_),
                      t1);
         }
+        std::string failure;
         try {
             strategy_.tell(id, outcome);
-            apply_decisions();
         } catch (const StrategyError& e) {
-            fail(e.what());
+            failure = e.what();  // names the strategy already
         } catch (const std::exception& e) {
-            fail(fmt::format("strategy '{}' failed in tell(): {}", strategy_name_, e.what()));
+            failure = fmt::format("strategy '{}' failed in tell(): {}", strategy_name_, e.what());
         }
+        take_decisions_after(failure, "tell");
+        if (!failure.empty()) fail(failure);
         const TrialRecord& rec = state_.record(id);
         if (auto it = unexplained_stops_.find(id); it != unexplained_stops_.end()) {
             const Resource step = it->second;
@@ -1273,6 +1271,21 @@ private:
         if (rec.status == TrialStatus::Completed) check_completion(rec, true);
         sync_journal();  // a trial that ended is on disk before anything else happens
         cv_.notify_all();
+    }
+
+    // The decisions a call of the strategy (`call`: "report", "tell") made, applied even when the
+    // call then failed (`failure` says how; a sampler that threw after its scheduler paused the
+    // trial): the scheduler holds them, so a resume replays them, and the trial ends as decided
+    // (a Pause left behind was taken later for another trial's, and the paused trial for one
+    // completed at its rung). A decision refused sets `failure` if nothing did before.
+    void take_decisions_after(std::string& failure, const char* call) {
+        try {
+            apply_decisions();
+        } catch (const StrategyError& e) {
+            if (failure.empty()) failure = e.what();  // names the strategy already
+        } catch (const std::exception& e) {
+            if (failure.empty()) failure = fmt::format("strategy '{}' failed in {}(): {}", strategy_name_, call, e.what());
+        }
     }
 
     // The strategy's stops, pauses and promotions, as events; a paused trial that is stopped never

@@ -21,6 +21,7 @@ HYPERTUNE_INLINE void Scheduler::start(const SearchSpace& space, const StrategyC
     ctx_ = ctx;
     next_id_ = 0;
     started_ = true;
+    running_.clear();
     (void)own_sink_.take();
     if (sampler_)
         sampler_->start(space, SamplerContext{ctx.seed, fidelity_levels(),
@@ -38,6 +39,15 @@ HYPERTUNE_INLINE void Scheduler::require_started(const char* call, std::optional
         throw StrategyError(fmt::format("strategy '{}': {}() for trial {}, which ask() never handed out (the next "
                                         "new trial's id is {})",
                                         name(), call, *id, next_id_));
+}
+
+HYPERTUNE_INLINE void Scheduler::require_running(const char* call, TrialId id) const {
+    require_started(call, id);
+    if (static_cast<std::size_t>(id) >= running_.size() || !running_[static_cast<std::size_t>(id)]) [[unlikely]]
+        throw StrategyError(fmt::format("strategy '{}': {}() for trial {}, which is not running: its run ended with "
+                                        "tell(), and only ask() runs it again (report() and tell() are for a trial "
+                                        "between ask() and its tell())",
+                                        name(), call, id));
 }
 
 HYPERTUNE_INLINE void Scheduler::refuse_decision(TrialId id) const {
@@ -63,12 +73,15 @@ HYPERTUNE_INLINE Suggestion Scheduler::ask() {
                                             "new trial's id is {}",
                                             name(), s.trial, next_id_));
         }
+        const auto slot = static_cast<std::size_t>(s.trial);
+        if (slot >= running_.size()) running_.resize(slot + 1);
+        running_[slot] = true;
     }
     return s;
 }
 
 HYPERTUNE_INLINE Decision Scheduler::report(TrialId id, Resource step, const IntermediateReport& report) {
-    require_started("report", id);
+    require_running("report", id);
     const Decision d = on_report_losses(id, step, report);
     if (sampler_) {
         // A scheduler's InvalidArgument says the report cannot be judged, and fails the trial; a
@@ -86,9 +99,17 @@ HYPERTUNE_INLINE Decision Scheduler::report(TrialId id, Resource step, const Int
 }
 
 HYPERTUNE_INLINE void Scheduler::tell(TrialId id, const Outcome& outcome) {
-    require_started("tell", id);
+    require_running("tell", id);
+    running_[static_cast<std::size_t>(id)] = false;
     on_tell(id, outcome);
-    if (sampler_) sampler_->on_result(id, outcome);
+    if (sampler_) try {
+            sampler_->on_result(id, outcome);
+        } catch (const StrategyError&) {
+            throw;
+        } catch (const std::exception& e) {
+            throw StrategyError(fmt::format("strategy '{}' failed in tell(): sampler '{}' failed in on_result(): {}",
+                                            name(), sampler_->name(), e.what()));
+        }
 }
 
 HYPERTUNE_INLINE std::vector<std::string> Scheduler::notes() const {
@@ -118,7 +139,15 @@ HYPERTUNE_INLINE Suggestion Scheduler::start_new(const TrialBudget& budget, Reso
     if (!sampler_)
         throw StrategyError(fmt::format("strategy '{}' has no sampler to start a new trial with", name()));
     if (!budget.allows_new()) return Suggestion::done();
-    auto cfg = sampler_->sample(budget.next_id);
+    std::optional<Config> cfg;
+    try {
+        cfg = sampler_->sample(budget.next_id);
+    } catch (const StrategyError&) {
+        throw;
+    } catch (const std::exception& e) {
+        throw StrategyError(fmt::format("strategy '{}' failed in ask(): sampler '{}' failed in sample(): {}", name(),
+                                        sampler_->name(), e.what()));
+    }
     if (!cfg) return Suggestion::done();
     return Suggestion::run(budget.next_id, std::move(*cfg), resource);
 }
