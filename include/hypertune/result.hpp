@@ -171,13 +171,16 @@ public:
     /// pareto_front().
     [[nodiscard]] const TrialRecord& best() const {
         const TrialRecord* found = best_among([](const TrialRecord& t) { return t.feasible; });
-        if (!found) {
-            if (trials_.empty()) throw Error("Result::best: no trial ran");
-            const bool any_value = std::any_of(trials_.begin(), trials_.end(), [](const auto& t) { return t.has_objective(); });
-            throw Error(any_value ? fmt::format("Result::best: none of the {} trials met the constraints", trials_.size())
-                                  : fmt::format("Result::best: none of the {} trials produced a value", trials_.size()));
-        }
+        if (!found) throw Error(fmt::format("Result::best: {}", why_no_best()));
         return *found;
+    }
+    /// Why best() has nothing to return: no trial ran, none produced a value, or none met the
+    /// constraints.
+    [[nodiscard]] std::string why_no_best() const {
+        if (trials_.empty()) return "no trial ran";
+        const bool any_value = std::any_of(trials_.begin(), trials_.end(), [](const auto& t) { return t.has_objective(); });
+        return fmt::format("none of the {} trials {}", trials_.size(),
+                           any_value ? "met the constraints" : "produced a value");
     }
     [[nodiscard]] bool has_best() const noexcept {
         return best_among([](const TrialRecord& t) { return t.feasible; }) != nullptr;
@@ -224,7 +227,14 @@ public:
                 out = {p.parent, p.trial, p.objective, p.config};
                 found = true;
             }
-        if (!found) (void)best();  // throws, saying why
+        if (!found)
+            throw Error(fmt::format("Result::overall_best: {}, and {}", why_no_best(),
+                                    setup_.parent_runs == 0 ? std::string("there was no warm start")
+                                    : setup_.parent_runs == 1
+                                        ? std::string("the warm start's earlier run has no best trial this run can use")
+                                        : fmt::format("none of the warm start's {} earlier runs has a best trial this run "
+                                                      "can use",
+                                                      setup_.parent_runs)));
         return out;
     }
     [[nodiscard]] bool has_overall_best() const noexcept {

@@ -148,6 +148,8 @@ struct RunWarmStarted {
     /// have grown since (a parent journal resumed or still running); empty in journals written
     /// before they were kept.
     std::vector<std::pair<std::size_t, TrialId>> used;
+    /// The warm start's type; empty in journals written before it was kept.
+    std::optional<WarmStartType> type;
 };
 
 /// The session ended (every worker is done).

@@ -204,6 +204,10 @@ struct WarmStartObservation {
     std::vector<double> violations{};
     /// Whether it meets this run's constraints (true when there are none).
     bool feasible = true;
+    /// False when the parent did not record a constrained metric of this run, so that its
+    /// constraints cannot be judged: it counts as meeting them (`feasible`, no violations), and
+    /// a sampler should not take it for a feasible result either.
+    bool judged = true;
 };
 
 }  // namespace hypertune

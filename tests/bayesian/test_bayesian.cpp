@@ -700,6 +700,37 @@ TEST_CASE("Bayesian on a finite space: every configuration once, then the search
     }
 }
 
+TEST_CASE("Bayesian on a finite space, warm-started: no configuration an earlier run evaluated runs again") {
+    // With IdenticalDataAndAlgorithm, a child ran all 27 configurations, the 20 its parent had
+    // evaluated among them, and on a space its parent covered it ran every one again.
+    const ht::SearchSpace space{ht::IntegerParameter("a", 1, 3), ht::IntegerParameter("b", 1, 3),
+                                ht::CategoricalParameter("c", {"p", "q", "r"})};
+    auto loss = [](const ht::Config& c) {
+        return std::abs(c.get<int>("a") - 2.0) + std::abs(c.get<int>("b") - 3.0) + (c.get<std::string>("c") == "q" ? 0.0 : 1.0);
+    };
+    for (const std::size_t covered : {20u, 27u}) {
+        CAPTURE(covered);
+        const ht::Result parent = ht::Tuner(space, ht::Bayesian(), {.max_jobs = covered, .seed = 4}).fit(loss);
+        REQUIRE(parent.trials().size() == covered);
+        std::set<std::vector<double>> seen;
+        for (const auto& t : parent.trials()) seen.insert(space.encode(t.config));
+        REQUIRE(seen.size() == covered);
+        ht::TunerOptions o{.max_jobs = 20, .max_parallel_jobs = 2, .seed = 5};
+        o.warm_start = {.type = ht::WarmStartType::IdenticalDataAndAlgorithm, .parents = {parent}};
+        const ht::Result child = ht::Tuner(space, ht::Bayesian(), o).fit(loss);
+        CHECK(child.trials().size() == 27 - covered);
+        for (const auto& t : child.trials()) CHECK(seen.insert(space.encode(t.config)).second);
+        CHECK(child.stop_reason() == "strategy finished");
+        const std::string expected = fmt::format("all 27 configurations of the search space have been tried ({} of "
+                                                 "them by the earlier runs of the warm start): nothing new to "
+                                                 "suggest, so the search ends",
+                                                 covered);
+        CHECK(std::any_of(child.setup().warnings.begin(), child.setup().warnings.end(),
+                          [&](const std::string& w) { return w.find(expected) != std::string::npos; }));
+        CHECK(child.overall_best().objective == 0.0);  // the parent's or the child's
+    }
+}
+
 TEST_CASE("Bayesian: a configuration observed as pending is not suggested again") {
     ht::Bayesian b({.initial_points = 2, .candidates = 256});
     b.start(branin_space(), {5, 0});

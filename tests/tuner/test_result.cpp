@@ -161,6 +161,11 @@ TEST_CASE("best() and summary() when nothing produced a value") {
     ht::Tuner tuner(space, ht::RandomSearch(), {.max_jobs = 3});
     auto result = tuner.fit([](const ht::Config&) -> double { throw std::runtime_error("no data"); });
     CHECK_THROWS_WITH_AS((void)result.best(), "Result::best: none of the 3 trials produced a value", ht::Error);
+    // overall_best() names itself, and says what the warm start gave (here nothing).
+    CHECK_FALSE(result.has_overall_best());
+    CHECK_THROWS_WITH_AS((void)result.overall_best(),
+                         "Result::overall_best: none of the 3 trials produced a value, and there was no warm start",
+                         ht::Error);
     CHECK(result.summary().find("best: none") != std::string::npos);
     CHECK(result.summary().find("3 failed") != std::string::npos);
 }

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <filesystem>
 #include <limits>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -333,6 +334,26 @@ TEST_CASE("warm start on resume: the journal's own warm start is required, and a
               (void)run(o);
           }) == "journal '" + warm_journal + "' began with a warm start of type IdenticalDataAndAlgorithm, and this "
                 "tuner's is of type TransferLearning; resume with WarmStart::type = IdenticalDataAndAlgorithm" + learnt);
+    // A parent with failed trials: TransferLearning leaves them out, so the two types take other
+    // trials of it, and the refusal spoke of parents' trials not all there. The type is named.
+    const ht::Result flawed = ht::Tuner(parent_space(), ht::RandomSearch(), {.max_jobs = 12, .seed = 8})
+                                  .fit([](const ht::Config& c) {
+                                      if (c.get<double>("lr") < 0.4) throw std::runtime_error("diverged");
+                                      return loss_of(c);
+                                  });
+    REQUIRE(flawed.count(ht::TrialStatus::Failed) > 0);
+    const std::string flawed_journal = (dir / "warm_resume_flawed.jsonl").string();
+    std::filesystem::remove(flawed_journal);
+    (void)run(options(flawed_journal, {flawed}, 4));
+    CHECK(message_of([&] {
+              ht::TunerOptions o = options(flawed_journal, {flawed}, 6);
+              o.warm_start.type = ht::WarmStartType::TransferLearning;
+              (void)run(o);
+          }) == "journal '" + flawed_journal + "' began with a warm start of type IdenticalDataAndAlgorithm, and "
+                "this tuner's is of type TransferLearning; resume with WarmStart::type = IdenticalDataAndAlgorithm" +
+                    learnt);
+    CHECK(run(options(flawed_journal, {flawed}, 6)).trials().size() == 6);  // as it began, it resumes
+    std::filesystem::remove(flawed_journal);
     CHECK(message_of([&] { (void)run(options(warm_journal, {first, second}, 10)); }).find(
               "and this tuner's is from 2 earlier runs (40 results);") != std::string::npos);
     CHECK(message_of([&] { (void)run(options(cold_journal, {first}, 10)); }) ==
@@ -471,6 +492,41 @@ TEST_CASE("warm start with constraints: each observation carries this run's verd
         CHECK(r.best().objective < 0.51);  // the constrained optimum is 0.5
         if (type == ht::WarmStartType::TransferLearning)  // the design opens with the parent's best feasible ones
             CHECK(r.trials().front().config.get<double>("x") >= 0.5);
+    }
+}
+
+TEST_CASE("warm start with constraints: a parent trial that cannot be judged informs the model but is no feasible result") {
+    // The parent did not record the constrained metric. Its trials entered the model as feasible
+    // results, its lowest losses (x near 0, where this run's constraint x >= 0.5 is broken) the
+    // incumbent and trust-region centre: 0 of 20 trials of the warm-started run were feasible.
+    const ht::SearchSpace space{ht::ContinuousParameter("x", 0.0, 1.0)};
+    const ht::Result parent = ht::Tuner(space, ht::RandomSearch(), {.metric = "loss", .max_jobs = 8, .seed = 2})
+                                  .fit([](const ht::Config& c) { return c.get<double>("x"); });
+    const auto limit = ht::Constraint::at_least("x_metric", 0.5);
+    const ht::PreparedWarmStart p =
+        ht::prepare_warm_start({.parents = {parent}}, space, "loss", ht::Direction::Minimize, {limit});
+    REQUIRE(p.observations.size() == 8);
+    for (const auto& o : p.observations) {
+        CHECK_FALSE(o.judged);
+        CHECK(o.feasible);  // counts as meeting them, as the warm start's note says
+        CHECK(o.violations.empty());
+    }
+    auto metrics = [](const ht::Config& c) {
+        const double x = c.get<double>("x");
+        return ht::Metrics{{"loss", x}, {"x_metric", x}};
+    };
+    for (std::uint64_t seed : {1, 2, 3}) {
+        CAPTURE(seed);
+        ht::TunerOptions o{.metric = "loss", .constraints = {limit}, .max_jobs = 20, .seed = seed,
+                           .progress = ht::ProgressBar::Never};
+        o.warm_start = {.parents = {parent}};
+        const ht::Result r = ht::Tuner(space, ht::Bayesian(), o).fit(metrics);
+        std::size_t feasible = 0;
+        for (const auto& t : r.trials()) feasible += t.feasible;
+        MESSAGE(feasible, " of 20 feasible");
+        CHECK(feasible >= 5);
+        REQUIRE(r.has_best());
+        CHECK(r.best().objective < 0.51);  // the constrained optimum is 0.5
     }
 }
 

@@ -131,6 +131,7 @@ public:
         portfolio_.clear();
         configurations_ = finite_configurations(space);
         tried_.clear();
+        tried_earlier_ = 0;
         unmet_.clear();
         max_trials_ = ctx.max_trials;
     }
@@ -138,13 +139,18 @@ public:
     /// The k-th configuration asked for (k counts this sampler's trials): a seeded one, a point of
     /// the initial design, then the model's. Every random draw depends on (seed, id).
     /// On a finite space (integers and categories only) it never repeats a configuration of this
-    /// run: when the model and the space-filling design offer only repeats, the first untried one
-    /// in grid order is taken, and once every one has been tried the search ends (nullopt).
+    /// run, nor one of an IdenticalDataAndAlgorithm warm start's earlier runs: when the model and
+    /// the space-filling design offer only repeats, the first untried one in grid order is taken,
+    /// and once every one has been tried the search ends (nullopt).
     [[nodiscard]] std::optional<Config> sample(TrialId id) {
         if (configurations_ != 0 && tried_.size() >= configurations_) {
-            note(id, "exhausted", fmt::format("all {} configurations of the search space have been tried: nothing new "
-                                              "to suggest, so the search ends",
-                                              configurations_));
+            note(id, "exhausted", fmt::format("all {} configurations of the search space have been tried{}: nothing "
+                                              "new to suggest, so the search ends",
+                                              configurations_,
+                                              tried_earlier_ == 0 ? std::string()
+                                                                  : fmt::format(" ({} of them by the earlier runs "
+                                                                                "of the warm start)",
+                                                                                tried_earlier_)));
             return std::nullopt;
         }
         const std::size_t k = observations_.trial_count();
@@ -206,8 +212,10 @@ public:
     /// belong to the space given to start().
     /// With `violations` (each of the run's constraints', as Outcome::violations), the constraint
     /// models learn from it too; an infeasible evaluation whose violations are not modelled enters
-    /// as a failed one, as a trial's does (on_result).
-    void observe(const Config& cfg, double loss, std::vector<double> violations = {}, bool feasible = true) {
+    /// as a failed one, as a trial's does (on_result). `judged` false: the constraints could not be
+    /// judged on it (WarmStartObservation::judged), so it is not taken for a feasible result.
+    void observe(const Config& cfg, double loss, std::vector<double> violations = {}, bool feasible = true,
+                 bool judged = true) {
         require_started("observe");
         space_.check(cfg);
         const bool modelled = models_violations(violations);
@@ -216,7 +224,7 @@ public:
         if (violations.size() > constraint_hyper_.size()) constraint_hyper_.resize(violations.size());
         observations_.add_earlier({space_.encode(cfg), usable ? GpPointState::Observed : GpPointState::Failed,
                                    usable ? loss : std::numeric_limits<double>::quiet_NaN(), {}, std::move(violations),
-                                   region()});
+                                   region(), judged});
     }
     /// A configuration under evaluation elsewhere: the model treats it like a pending trial.
     void observe_pending(const Config& cfg) {
@@ -247,7 +255,12 @@ public:
     /// changed.
     bool warm_start(const std::vector<WarmStartObservation>& observations, WarmStartType type) {
         if (type == WarmStartType::IdenticalDataAndAlgorithm) {
-            for (const auto& o : observations) observe(o.config, o.loss, o.violations, o.feasible);
+            for (const auto& o : observations) {
+                observe(o.config, o.loss, o.violations, o.feasible, o.judged);
+                // The same data and algorithm give the same result: on a finite space, a
+                // configuration an earlier run evaluated counts as tried, and is not run again.
+                if (configurations_ != 0 && tried_.insert(space_.encode(o.config)).second) ++tried_earlier_;
+            }
             notes_.push_back({std::nullopt, fmt::format("warm start: {} results of earlier runs enter the model",
                                                         observations.size())});
             return true;
@@ -951,7 +964,9 @@ private:
     std::set<TrialId> random_proposals_;       // trials given a random proposal (BayesianOptions::random_proposals)
     GpModelPoints points_;                     // earlier evaluations then trials, rebuilt by suggest()
     std::size_t configurations_ = 0;           // of a finite space (finite_configurations), else 0
-    std::set<std::vector<double>> tried_;      // this run's configurations, encoded, on a finite space
+    std::set<std::vector<double>> tried_;      // this run's configurations, encoded, on a finite space, and
+                                               // the earlier runs' of an IdenticalDataAndAlgorithm warm start
+    std::size_t tried_earlier_ = 0;            // how many of tried_ only the earlier runs evaluated
     std::set<TrialId> unmet_;                  // trials with a finite loss that broke an unmodelled constraint
     std::vector<Note> notes_;
     std::string last_note_;

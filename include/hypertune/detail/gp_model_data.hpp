@@ -32,10 +32,14 @@ struct GpPoint {
     std::vector<double> losses{};  // several objectives: each one's; `loss` is then a scalarisation
     std::vector<double> violations{};  // each constraint's (<= 0 when met); empty: not modelled
     std::size_t region = 0;  // the trust region it was sampled or observed in (its restarts before)
+    // False for an earlier run's result whose constraints could not be judged (it did not record a
+    // constrained metric): its loss informs the model, but it is no feasible incumbent, parent or
+    // trust-region centre, or the search would settle where the constraints may well be broken.
+    bool judged = true;
 
-    // Feasible as far as the model knows: no modelled violation above 0.
+    // Feasible as far as the model knows: judged, and no modelled violation above 0.
     [[nodiscard]] bool feasible() const {
-        return std::all_of(violations.begin(), violations.end(), [](double v) { return v <= 0.0; });
+        return judged && std::all_of(violations.begin(), violations.end(), [](double v) { return v <= 0.0; });
     }
 };
 

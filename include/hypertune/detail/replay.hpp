@@ -190,6 +190,15 @@ inline bool check_same_warm_start(const std::string& path, const std::vector<std
         throw InvalidArgument(fmt::format("journal '{}' began with {}, and this tuner has none; resume with the same "
                                           "TunerOptions::warm_start{}",
                                           path, began, learnt));
+    auto other_type = [&](WarmStartType then_type) {
+        return InvalidArgument(fmt::format("journal '{}' began with a warm start of type {}, and this tuner's is of "
+                                           "type {}; resume with WarmStart::type = {}{}",
+                                           path, to_string(then_type), to_string(now.type), to_string(then_type),
+                                           learnt));
+    };
+    // Journaled since the type was kept: a resume with the other type is named as such even when
+    // the two types take different trials of the parents (TransferLearning leaves out failed ones).
+    if (then->type && *then->type != now.type) throw other_type(*then->type);
     if (fingerprint.empty() || fingerprint == now.fingerprint) return false;
     // Parents that have grown since: the observations the run began with, found among theirs.
     std::vector<WarmStartObservation> kept = now.observations;
@@ -205,10 +214,7 @@ inline bool check_same_warm_start(const std::string& path, const std::vector<std
         }
         // The same observations under the other type (the digest mixes the type in): say so.
         for (const WarmStartType type : {WarmStartType::IdenticalDataAndAlgorithm, WarmStartType::TransferLearning})
-            if (type != now.type && warm_start_fingerprint(kept, type) == fingerprint)
-                throw InvalidArgument(fmt::format("journal '{}' began with a warm start of type {}, and this tuner's is "
-                                                  "of type {}; resume with WarmStart::type = {}{}",
-                                                  path, to_string(type), to_string(now.type), to_string(type), learnt));
+            if (type != now.type && warm_start_fingerprint(kept, type) == fingerprint) throw other_type(type);
     }
     throw InvalidArgument(fmt::format("journal '{}' began with {}, and this tuner's is from {} ({} results{}); "
                                       "resume with the warm start it began with{} (the parents' trials it learnt "

@@ -504,7 +504,7 @@ private:
             std::vector<std::pair<std::size_t, TrialId>> used;
             for (const auto& o : warm_.observations) used.emplace_back(o.parent, o.trial);
             emit(RunWarmStarted{session_start_, std::move(warm_.parent_bests), warm_.parent_runs,
-                                warm_.observations.size(), warm_.fingerprint, std::move(used)});
+                                warm_.observations.size(), warm_.fingerprint, std::move(used), warm_.type});
         }
         for (auto& note : warm_.notes) warn(std::move(note), session_start_);
         warm_ = {};

@@ -147,6 +147,7 @@ HYPERTUNE_INLINE JsonValue to_json(const RunEvent& event) {
                                                      {"space", space_json(SearchSpace::of(p.config))},
                                                      {"config", config_json(p.config)}}));
             JsonValue j = JsonValue::object({{"event", "warm_start"}, {"time", e.time}, {"parents", std::move(parents)}});
+            if (e.type) j["type"] = std::string(to_string(*e.type));
             if (!e.fingerprint.empty()) {
                 j["parent_runs"] = e.parent_runs;
                 j["results"] = e.results;
@@ -265,6 +266,16 @@ HYPERTUNE_INLINE RunEvent event_from_json(const JsonValue& e, const SearchSpace&
             w.parent_runs = integer_or<std::size_t>(e, "parent_runs", 0);
             w.results = integer_or<std::size_t>(e, "results", 0);
             w.fingerprint = e.string_or("fingerprint", "");
+            if (const std::string type = e.string_or("type", ""); !type.empty()) {
+                if (type == to_string(WarmStartType::IdenticalDataAndAlgorithm))
+                    w.type = WarmStartType::IdenticalDataAndAlgorithm;
+                else if (type == to_string(WarmStartType::TransferLearning))
+                    w.type = WarmStartType::TransferLearning;
+                else
+                    throw IoError(fmt::format("warm_start: unknown type '{}' (IdenticalDataAndAlgorithm or "
+                                              "TransferLearning)",
+                                              type));
+            }
             if (e.contains("used"))
                 for (const auto& pair : e.at("used").elements()) {
                     const auto& both = pair.elements();

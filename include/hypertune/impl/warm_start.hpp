@@ -273,8 +273,10 @@ HYPERTUNE_INLINE PreparedWarmStart prepare_warm_start(const WarmStart& w, const 
             // no good result here, however low its loss (a sampler that models the constraints
             // learns where it stands; one that does not, that its region fails them). One missing
             // a constrained metric cannot be judged: its loss still tells about the objective, and
-            // it counts as meeting them (the note says how many).
+            // is no feasible result for a sampler that models them (WarmStartObservation::judged; the
+            // note says how many).
             std::vector<double> violations;
+            bool judged = true;
             if (completed && !constraints.empty()) {
                 for (const Constraint& c : constraints) {
                     const std::optional<double> v = parent.metric(t, c.metric);
@@ -283,6 +285,7 @@ HYPERTUNE_INLINE PreparedWarmStart prepare_warm_start(const WarmStart& w, const 
                 }
                 if (violations.size() < constraints.size()) {
                     ++unjudged;
+                    judged = false;
                     violations.clear();
                 }
             }
@@ -292,7 +295,8 @@ HYPERTUNE_INLINE PreparedWarmStart prepare_warm_start(const WarmStart& w, const 
             ++used;
             const double loss = completed ? (direction == Direction::Maximize ? -t.objective : t.objective)
                                           : std::numeric_limits<double>::quiet_NaN();
-            out.observations.push_back({space.make(std::move(values)), loss, k, t.id, std::move(violations), feasible});
+            out.observations.push_back(
+                {space.make(std::move(values)), loss, k, t.id, std::move(violations), feasible, judged});
         }
     }
     out.parent_runs = w.parents.size();
