@@ -395,6 +395,51 @@ TEST_CASE("metrics the objective gets wrong fail that trial, naming the metric")
     CHECK(twice.failure_reason == "the objective threw: Metrics: 'cost' is given twice");
 }
 
+TEST_CASE("a trial stopped early that leaves its constrained metric out is Stopped and infeasible, not Failed") {
+    // The model's size is known once it has trained its budget: a trial told to stop returns its
+    // loss alone. Every such trial was Failed ("returned no value for metric 'model_mb'"), the
+    // stops lost: 0 stopped early, and billable time with and without early stopping equal.
+    const ht::SearchSpace space{ht::ContinuousParameter("x", 0.0, 1.0)};
+    ht::TunerOptions o{.metric = "loss", .constraints = {ht::Constraint::at_most("model_mb", 50.0)}, .max_jobs = 20,
+                       .max_parallel_jobs = 2, .seed = 4, .progress = ht::ProgressBar::Never};
+    auto trainer = [](bool forgets) {
+        return [forgets](const ht::Config& c, ht::Trial& t) {
+            const double x = c.get<double>("x");
+            double loss = 0.0;
+            for (ht::Resource e = 1; e <= t.budget(); ++e) {
+                t.report(e, ht::Metrics{{"loss", loss = x + 1.0 / static_cast<double>(e)}});
+                if (t.should_stop()) return ht::Metrics{{"loss", loss}};  // no final model to measure
+            }
+            if (forgets) return ht::Metrics{{"loss", loss}};
+            return ht::Metrics{{"loss", loss}, {"model_mb", 100.0 * x}};
+        };
+    };
+    const auto stop_type = ht::ASHA({.min_resource = 1, .max_resource = 9, .type = ht::HalvingType::Stop});
+    const ht::Result r = ht::Tuner(space, stop_type, o).fit(trainer(false));
+    CHECK(r.count(ht::TrialStatus::Failed) == 0);
+    REQUIRE(r.count(ht::TrialStatus::Stopped) > 0);
+    for (const auto& t : r.trials()) {
+        if (t.status != ht::TrialStatus::Stopped) continue;
+        CHECK_FALSE(t.feasible);  // not shown to meet the constraint
+        CHECK(t.has_objective());
+        CHECK(std::isnan(*r.metric(t, "model_mb")));
+    }
+    CHECK(r.cost().billable_seconds < r.cost().billable_seconds_without_early_stopping);
+    REQUIRE(r.has_best());
+    CHECK(r.best().status == ht::TrialStatus::Completed);
+    CHECK(*r.metric(r.best(), "model_mb") <= 50.0);
+    for (const auto& w : r.setup().warnings) CHECK(w.find("returned no value") == std::string::npos);
+
+    // A trial trained in full that leaves it out is infeasible too, and that is said once.
+    const ht::Result forgot = ht::Tuner(space, stop_type, o).fit(trainer(true));
+    CHECK(forgot.count(ht::TrialStatus::Failed) == 0);
+    CHECK_FALSE(forgot.has_best());
+    CHECK(std::count_if(forgot.setup().warnings.begin(), forgot.setup().warnings.end(), [](const std::string& w) {
+              return w.find("returned no value for the constrained metric 'model_mb': it cannot be shown to meet the "
+                            "constraints, so it counts as breaking them") != std::string::npos;
+          }) == 1);
+}
+
 TEST_CASE("several objectives: misuse is refused before any trial runs, naming the culprit") {
     auto space = mo_space();
     auto o = mo_options(5);

@@ -957,12 +957,15 @@ private:
         bool timed_out = false;        // ... and cut short by it
         bool went_on_after_time = false;  // ... and reported past the step its time stopped it at
         Resource returned_short = 0;   // > 0: completed after reporting only up to this step, below its budget
+        std::string unmeasured;        // a constrained metric its Metrics left out (NaN: not shown to meet it)
     };
 
     // The Metrics an objective returned, in the run's order (the first objective becomes the
-    // trial's value); or why they cannot be used: a metric missing or not finite. Other names are
-    // ignored (a command's metrics kept for its logs), but listed when one of the run's is missing:
-    // a misspelt name shows there.
+    // trial's value); or why they cannot be used: an objective missing, or a metric not finite.
+    // A constrained metric left out stays NaN, so the trial cannot be shown to meet the
+    // constraints (a trainer stopped early may have no final model to measure: it was failed
+    // for it, and its stop lost). Other names are ignored (a command's metrics kept for its
+    // logs), but listed when one of the run's is missing: a misspelt name shows there.
     [[nodiscard]] std::optional<std::string> take_metrics(const Metrics& m, Attempt& a) const {
         a.values.assign(metric_names_.size(), std::numeric_limits<double>::quiet_NaN());
         std::vector<std::string_view> others;
@@ -971,9 +974,14 @@ private:
             if (it == metric_names_.end()) others.push_back(name);
             else a.values[static_cast<std::size_t>(it - metric_names_.begin())] = value;
         }
+        const std::size_t objectives = std::max<std::size_t>(1, options_.objectives.size());
         for (std::size_t i = 0; i < metric_names_.size(); ++i) {
             if (std::isfinite(a.values[i])) continue;
             if (m.get(metric_names_[i])) return fmt::format("the objective returned {} = {}", metric_names_[i], a.values[i]);
+            if (i >= objectives) {
+                if (a.unmeasured.empty()) a.unmeasured = metric_names_[i];
+                continue;
+            }
             return fmt::format("the objective returned no value for metric '{}'{}", metric_names_[i],
                                others.empty() ? std::string()
                                               : fmt::format(" (it also returned {}, which the run does not have)",
@@ -1209,6 +1217,16 @@ private:
                                                "(step {}: it trained in full)",
                                                a.resource)),
                  t1);
+        // Stopped early, a trial may have nothing to measure a constraint on; trained in full, it
+        // should say.
+        if (!a.failed && !a.stopped && !a.unmeasured.empty() && !warned_unmeasured_) {
+            warned_unmeasured_ = true;
+            warn(fmt::format("trial {} returned no value for the constrained metric '{}': it cannot be shown to meet "
+                             "the constraints, so it counts as breaking them (return every constrained metric with "
+                             "the objectives)",
+                             id, a.unmeasured),
+                 t1);
+        }
         if (a.returned_short > 0 && !warned_returned_short_) {
             warned_returned_short_ = true;
             warn(fmt::format("trial {} returned after reporting step {} of its budget {} without being told to stop, "
@@ -1479,6 +1497,7 @@ private:
     double ended_after_ = 0.0;  // seconds_since_start() when the run ended (Progress::elapsed_seconds)
     bool warned_ignored_stop_ = false;
     bool warned_returned_short_ = false;
+    bool warned_unmeasured_ = false;
     std::set<TrialId> trials_out_of_time_;  // TunerOptions::max_trial_seconds: trials a run of went past it
     PlainReports plain_reports_;  // reports of a constrained run without its constrained metrics
     double session_start_ = 0.0;
