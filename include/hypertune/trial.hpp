@@ -191,10 +191,12 @@ public:
     /// Says that the resources this trial waited for (a group of MPI ranks, a GPU, a licence) are
     /// now held and training starts: the time before, since this run of the trial began, was
     /// waiting and is not billed (TrialRecord::waited_seconds; elapsed and billable time leave it
-    /// out). Calls after the first are ignored; an objective that never calls it is billed from
-    /// the start, as before.
+    /// out). Calls after the first are ignored, and so is a call from a thread the objective left
+    /// behind once it returned; an objective that never calls it is billed from the start, as
+    /// before. Threads of a data-parallel trainer may call it at once: they take turns.
     void resources_acquired() noexcept {
-        if (acquired_at_) return;
+        const Underway call(*this);
+        if (call.late() || acquired_at_) return;
         acquired_at_ = std::chrono::steady_clock::now();
         if (time_limit_ > std::chrono::steady_clock::duration::zero()) set_deadline(*acquired_at_ + time_limit_);
     }
@@ -344,11 +346,14 @@ private:
     };
 
     // The objective returned: later calls must not reach the run (which may be gone by then), and
-    // one under way ends first.
+    // one under way ends first: once it has let in_flight_ go, it still notifies and gives up its
+    // turn (Underway's destructor), so end() takes the turn once before it returns, and nothing of
+    // that call touches the trial after the run may have freed it.
     void end() noexcept {
         returned_.store(true);
         host_.store(nullptr, std::memory_order_release);
         for (int n = in_flight_.load(); n > 0; n = in_flight_.load()) in_flight_.wait(n);
+        const std::lock_guard<std::mutex> last_turn(writing_);
     }
 
     // Steps up to `from` were already reported and judged (a promoted trial with no checkpoint

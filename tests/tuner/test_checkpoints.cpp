@@ -24,6 +24,7 @@
 #include <set>
 #include <stdexcept>
 #include <string>
+#include <chrono>
 #include <thread>
 #include <variant>
 #include <vector>
@@ -707,6 +708,41 @@ TEST_CASE("a thread the objective left behind saving checkpoints as it returns i
     CHECK(r.trials().size() == 60);
     CHECK(torn.load() == 0);
     CHECK(refused.load() == static_cast<int>(leftovers.size()));  // every one refused in the end
+}
+
+TEST_CASE("a report under way as its objective returns is waited for to its end, before the run can free the trial") {
+    // A thread the objective left behind reports; an observer holds that report (under the run's
+    // lock) while the objective returns. end() returned once the report let go of its count, while
+    // it still notified and gave up its turn: ThreadSanitizer saw the run free the Trial under it
+    // (the run's destructor against Trial::Underway's). Also a late resources_acquired(): ignored,
+    // it billed the trial as waiting until that moment, racing with the run reading the time.
+    std::atomic<bool> holding{false};
+    ht::TunerOptions o{.max_jobs = 2, .max_parallel_jobs = 1, .seed = 1, .progress = ht::ProgressBar::Never};
+    o.on_event = [&](const ht::RunEvent& e, const ht::RunState&) {
+        if (!std::holds_alternative<ht::TrialReported>(e)) return;
+        holding = true;
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    };
+    std::vector<std::thread> leftovers;
+    std::atomic<int> counted{0};
+    const auto r = ht::Tuner(checkpoint_space(), ht::RandomSearch({.max_resource = 3}), o)
+                       .fit([&](const ht::Config&, ht::Trial& t) {
+                           holding = false;
+                           leftovers.emplace_back([&t, &counted] {
+                               t.report(1, 0.5);  // under way as the objective returns: counted
+                               ++counted;
+                               t.resources_acquired();  // after it: ignored
+                           });
+                           const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+                           while (!holding && std::chrono::steady_clock::now() < until) std::this_thread::yield();
+                           return 0.5;
+                       });
+    for (auto& th : leftovers) th.join();
+    CHECK(counted == 2);
+    for (const auto& t : r.trials()) {
+        CHECK(t.curve.size() == 1);
+        CHECK(t.waited_seconds == 0.0);  // it never called resources_acquired() in time
+    }
 }
 
 TEST_CASE("a promoted trial that keeps its state in its folder and fails is retried from there: its curve keeps what it trained") {

@@ -188,6 +188,29 @@ TEST_CASE("failed trials are retried up to max_retries") {
                                       "the objective threw: out of GPU memory)");
 }
 
+TEST_CASE("a trial the run's stop cut before its first report gets no advice to report") {
+    // Stopped while the trainers were still setting up, each trial returned without a report, and
+    // the result advised "call trial.report(step, value) after each resource unit" to a trainer
+    // that reports every epoch it is let run.
+    ht::Tuner tuner(small_space(), ht::ASHA({.max_resource = 9}),
+                    {.max_jobs = 8, .max_parallel_jobs = 2, .progress = ht::ProgressBar::Never});
+    std::atomic<int> setting_up{0};
+    auto job = tuner.start([&](const ht::Config& c, ht::Trial& trial) {
+        ++setting_up;
+        while (!trial.should_stop()) std::this_thread::sleep_for(1ms);  // loading data until the stop
+        double loss = quadratic(c);
+        for (ht::Resource e = 1; e <= trial.budget() && !trial.should_stop(); ++e) trial.report(e, loss);
+        return loss;
+    });
+    while (setting_up < 2) std::this_thread::sleep_for(1ms);
+    job.stop();
+    const ht::Result result = job.take_result();
+    CHECK(result.stop_reason() == "stopped by user");
+    REQUIRE(result.trials().size() == 2);
+    for (const auto& t : result.trials()) CHECK(t.status == ht::TrialStatus::Stopped);
+    for (const auto& w : result.setup().warnings) CHECK(w.find("reported no intermediate values") == std::string::npos);
+}
+
 TEST_CASE("stop() from another thread ends the run cleanly and keeps every completed trial") {
     ht::Tuner tuner(small_space(), ht::RandomSearch({.max_resource = 1000}),
                     {.max_jobs = 100000, .max_parallel_jobs = 4});

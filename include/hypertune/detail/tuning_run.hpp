@@ -1237,7 +1237,8 @@ private:
                  t1);
         }
         // Under a strategy that runs every trial to its budget nothing judges reports: no advice.
-        if (!a.failed && a.reports == 0 && max_resource_.value_or(1) > 1 && !warned_no_reports_ &&
+        // (Nor for a trial the run's stop cut before its first report: it had no chance to.)
+        if (!a.failed && !a.stopped && a.reports == 0 && max_resource_.value_or(1) > 1 && !warned_no_reports_ &&
             !strategy_.runs_to_completion()) {
             warned_no_reports_ = true;
             // An objective without a Trial cannot report: telling it to call trial.report() would be
