@@ -196,6 +196,21 @@ private:
             refuse_decision(id);
     }
     [[noreturn]] HYPERTUNE_INLINE void refuse_decision(TrialId id) const;
+    // Runs `hook` (a call of the sampler's `sampler_call`, within this scheduler's `call`): what
+    // it throws becomes a StrategyError naming both ("strategy 'ASHA' failed in tell(): sampler
+    // 'Mine' failed in on_result(): ..."), so that the runner blames neither the trial nor the
+    // scheduler alone.
+    template <class Hook>
+    void call_sampler(const char* call, const char* sampler_call, Hook&& hook) const {
+        try {
+            hook();
+        } catch (const StrategyError&) {
+            throw;
+        } catch (const std::exception& e) {
+            throw StrategyError(fmt::format("strategy '{}' failed in {}(): sampler '{}' failed in {}(): {}", name(), call,
+                                            sampler_->name(), sampler_call, e.what()));
+        }
+    }
     [[nodiscard]] DecisionSink& sink() noexcept { return ctx_.decisions ? *ctx_.decisions : own_sink_; }
     [[nodiscard]] std::size_t new_trials_left() const noexcept {
         if (ctx_.max_trials == 0) return std::numeric_limits<std::size_t>::max();

@@ -74,6 +74,25 @@ namespace hypertune::detail {
     return r;
 }
 
+/// What the strategy is told as trial `e.trial`'s run ends (`e`, the event that journals it), its
+/// value as a loss `loss`, the run's seconds `seconds` (open_run_seconds() before the event closes
+/// the segment): the live run and the replay of its journal build it here alike.
+[[nodiscard]] inline Outcome run_outcome(const TrialEnded& e, double loss, double seconds,
+                                         const std::vector<Metric>& objectives,
+                                         const std::vector<Constraint>& constraints,
+                                         const std::vector<std::string>& names) {
+    const bool failed = e.status == TrialStatus::Failed;
+    Outcome outcome = failed                                ? Outcome::failed(e.resource)
+                      : e.status == TrialStatus::Stopped ? Outcome::stopped(loss, e.resource)
+                                                         : Outcome::completed(loss, e.resource);
+    if (!failed && objectives.size() > 1) outcome.losses = objective_losses(objectives, e.values);
+    outcome.feasible = meets_constraints(constraints, names, e.values);
+    if (!failed && !constraints.empty()) outcome.violations = constraint_violations(constraints, names, e.values);
+    outcome.seconds = seconds;
+    outcome.started_over = e.started_over;
+    return outcome;
+}
+
 /// Throws InvalidArgument naming the first difference between the journal's run and this one.
 inline void check_same_run(const std::string& path, const JsonValue& start, const SearchSpace& space,
                            const std::string& strategy, const Settings& settings, std::uint64_t seed,
@@ -332,19 +351,12 @@ struct Replayed {
             out.last_said.erase(e->trial);
             out.judged_before_retry.erase(e->trial);
             if (e->out_of_time) out.out_of_time.insert(e->trial);
-            const double loss = loss_of(e->objective);
-            Outcome outcome = e->status == TrialStatus::Failed    ? Outcome::failed(e->resource)
-                              : e->status == TrialStatus::Stopped ? Outcome::stopped(loss, e->resource)
-                                                                  : Outcome::completed(loss, e->resource);
-            if (e->status != TrialStatus::Failed && out.state.setup().objectives.size() > 1)
-                outcome.losses = objective_losses(out.state.setup().objectives, e->values);
-            outcome.feasible = meets_constraints(out.state.setup().constraints, out.state.metric_names(), e->values);
-            if (e->status != TrialStatus::Failed && !out.state.setup().constraints.empty())
-                outcome.violations =
-                    constraint_violations(out.state.setup().constraints, out.state.metric_names(), e->values);
-            outcome.seconds = open_run_seconds(out.state.has(e->trial) ? &out.state.record(e->trial) : nullptr, e->time);
-            outcome.started_over = e->started_over;
-            strategy.tell(e->trial, outcome);
+            const Result::Setup& setup = out.state.setup();
+            strategy.tell(e->trial,
+                          run_outcome(*e, loss_of(e->objective),
+                                      open_run_seconds(out.state.has(e->trial) ? &out.state.record(e->trial) : nullptr,
+                                                       e->time),
+                                      setup.objectives, setup.constraints, out.state.metric_names()));
         }
         apply();
         for (auto& d : strategy.take_decisions()) regenerated.push_back(std::move(d));

@@ -285,6 +285,8 @@ private:
             took = true;
         } catch (const InvalidArgument&) {
             throw;
+        } catch (const StrategyError& e) {
+            failure = e.what();  // names the strategy already
         } catch (const std::exception& e) {
             failure = fmt::format("strategy '{}' failed in report(): {}", strategy_name_, e.what());
         }
@@ -1179,17 +1181,12 @@ private:
         const double run_seconds = open_run_seconds(&state_.record(id), t1);  // before the event closes the run
         // A resumed trial that trained again from the start: the scheduler learns what a promotion costs.
         const bool started_over = !a.failed && (a.started_over || a.folder_restart == 1);
-        emit(TrialEnded{t1, id, status, a.failed ? std::nan("") : a.value, resource, a.failed ? valid_utf8(a.failure) : "",
-                        a.retries, a.values, a.waited_seconds, a.out_of_time, started_over});
-        Outcome outcome = a.failed    ? Outcome::failed(resource)
-                          : a.stopped ? Outcome::stopped(loss_of(a.value), resource)
-                                      : Outcome::completed(loss_of(a.value), resource);
-        if (options_.objectives.size() > 1) outcome.losses = objective_losses(options_.objectives, a.values);
-        outcome.feasible = state_.record(id).feasible;
-        if (!a.failed && !options_.constraints.empty())
-            outcome.violations = constraint_violations(options_.constraints, metric_names_, a.values);
-        outcome.seconds = run_seconds;
-        outcome.started_over = started_over;
+        const TrialEnded ended{t1, id, status, a.failed ? std::nan("") : a.value, resource,
+                               a.failed ? valid_utf8(a.failure) : "", a.retries, a.values, a.waited_seconds,
+                               a.out_of_time, started_over};
+        emit(ended);
+        const Outcome outcome = run_outcome(ended, loss_of(ended.objective), run_seconds, options_.objectives,
+                                            options_.constraints, metric_names_);
         if (a.ignored_stop_at > 0 && !warned_ignored_stop_) {
             warned_ignored_stop_ = true;
             warn(fmt::format("trial {} went on to step {} after {} told it to stop at step {}: check "

@@ -87,13 +87,7 @@ HYPERTUNE_INLINE Decision Scheduler::report(TrialId id, Resource step, const Int
         // A scheduler's InvalidArgument says the report cannot be judged, and fails the trial; a
         // sampler judges none, so what it throws is its own fault (a Config::get of a misspelt
         // name failed every trial, naming no strategy).
-        try {
-            sampler_->on_report(id, step, report.loss);
-        } catch (const StrategyError&) {
-            throw;
-        } catch (const std::exception& e) {
-            throw StrategyError(fmt::format("sampler '{}' failed in on_report(): {}", sampler_->name(), e.what()));
-        }
+        call_sampler("report", "on_report", [&] { sampler_->on_report(id, step, report.loss); });
     }
     return d;
 }
@@ -102,14 +96,7 @@ HYPERTUNE_INLINE void Scheduler::tell(TrialId id, const Outcome& outcome) {
     require_running("tell", id);
     running_[static_cast<std::size_t>(id)] = false;
     on_tell(id, outcome);
-    if (sampler_) try {
-            sampler_->on_result(id, outcome);
-        } catch (const StrategyError&) {
-            throw;
-        } catch (const std::exception& e) {
-            throw StrategyError(fmt::format("strategy '{}' failed in tell(): sampler '{}' failed in on_result(): {}",
-                                            name(), sampler_->name(), e.what()));
-        }
+    if (sampler_) call_sampler("tell", "on_result", [&] { sampler_->on_result(id, outcome); });
 }
 
 HYPERTUNE_INLINE std::vector<std::string> Scheduler::notes() const {
@@ -140,14 +127,7 @@ HYPERTUNE_INLINE Suggestion Scheduler::start_new(const TrialBudget& budget, Reso
         throw StrategyError(fmt::format("strategy '{}' has no sampler to start a new trial with", name()));
     if (!budget.allows_new()) return Suggestion::done();
     std::optional<Config> cfg;
-    try {
-        cfg = sampler_->sample(budget.next_id);
-    } catch (const StrategyError&) {
-        throw;
-    } catch (const std::exception& e) {
-        throw StrategyError(fmt::format("strategy '{}' failed in ask(): sampler '{}' failed in sample(): {}", name(),
-                                        sampler_->name(), e.what()));
-    }
+    call_sampler("ask", "sample", [&] { cfg = sampler_->sample(budget.next_id); });
     if (!cfg) return Suggestion::done();
     return Suggestion::run(budget.next_id, std::move(*cfg), resource);
 }
