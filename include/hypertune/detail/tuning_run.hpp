@@ -469,9 +469,14 @@ private:
     // The objective and the trial callbacks run on the run's worker threads, which the run waits
     // for: waiting for the run from one of them would wait for ever (two workers or more) or fail
     // with a bare system error (one), so it is refused, naming the call.
+    // Which run, if any, the calling thread works for: each worker marks itself as it starts, so
+    // that the check reads no std::thread another thread may be joining.
+    static const TuningRun*& run_of_this_thread() noexcept {
+        thread_local const TuningRun* run = nullptr;
+        return run;
+    }
     void refuse_on_worker(const char* call) const {
-        const auto self = std::this_thread::get_id();
-        if (std::any_of(workers_.begin(), workers_.end(), [&](const std::thread& t) { return t.get_id() == self; }))
+        if (run_of_this_thread() == this)
             throw Error(fmt::format("TuningJob::{}() called from the objective or a trial callback, on one of the run's "
                                     "worker threads, which the run waits for: it would wait for ever; call stop() "
                                     "there, and {}() from the thread that started the run",
@@ -623,6 +628,7 @@ private:
     }
 
     void work(std::size_t worker) {
+        run_of_this_thread() = this;
         std::unique_lock lk(mu_);
         while (!stop_flag_.load()) {
             if (deadline_ && std::chrono::steady_clock::now() >= *deadline_) {
