@@ -154,17 +154,31 @@ TEST_CASE("promotion-type ASHA: failed trials and trials ended short of their ru
     CHECK(s.budget == 3);
     asha.tell(2, Outcome::completed(0.2, 3));
     (void)asha.take_decisions();
-    // Nothing else is promotable, the budget of new trials is spent and nothing runs: Done, and
-    // each trial still paused (3, 4, 5 at rung 0, 2 at rung 1) is told it is over.
+    // Nothing else is in a rung's top 1/3, the budget of new trials is spent and nothing runs:
+    // the rung at 3 holds trial 2 alone and promoted none, so trial 2 goes on to max_resource.
+    Suggestion last = asha.ask();
+    REQUIRE(last.runs());
+    CHECK(last.trial == 2);
+    CHECK(last.resume_from == 3);
+    CHECK(last.budget == 9);
+    const auto promoted = asha.take_decisions();
+    REQUIRE(promoted.size() == 1);
+    CHECK(promoted[0].kind == Kind::Promote);
+    CHECK(promoted[0].reason == "nothing runs and no new trial may start: the best of 1 at resource 3, the highest rung "
+                                "of its ladder, which promoted none and gets no more results, goes on so that a trial "
+                                "trains to 9: resumes from 3 to 9");
+    asha.tell(2, Outcome::completed(0.1, 9));
+    CHECK(asha.take_decisions().empty());  // at max_resource: over
+    // Then Done, and each trial still paused (3, 4, 5 at rung 0) is told it is over.
     CHECK(asha.ask().kind == Suggestion::Kind::Done);
     auto closed = asha.take_decisions();
-    REQUIRE(closed.size() == 4);
+    REQUIRE(closed.size() == 3);
     std::set<TrialId> ended;
     for (const auto& r : closed) {
         CHECK(r.kind == Kind::Stop);
         ended.insert(r.trial);
     }
-    CHECK(ended == std::set<TrialId>{2, 3, 4, 5});
+    CHECK(ended == std::set<TrialId>{3, 4, 5});
     CHECK(closed.front().reason == "never in the top 1/3 (1 of 4) before the work ran out");
     CHECK(asha.ask().kind == Suggestion::Kind::Done);
     CHECK(asha.take_decisions().empty());

@@ -612,33 +612,43 @@ TEST_CASE("a trial that throws mid-rung or returns NaN is Failed and the bracket
     if (by_id.at(2)->status == ht::TrialStatus::Failed) CHECK(by_id.at(2)->failure_reason == "the objective threw: worker lost");
 }
 
-TEST_CASE("a budget that ends before any trial trained in full says so: best() is judged on partial training") {
+TEST_CASE("a small budget, or a sampler that runs out, still trains a trial in full: a ladder's top rung goes on") {
+    // The promotion type pauses a trial at a rung until it ranks in the top 1/eta there. With 2
+    // trials, or a grid of 5 configurations, or the Gaussian-process sampler on a space of 9, no
+    // rung near the top ever held eta results: every trial ended paused, best() was judged on part
+    // of its training (a third of it), and the run only warned. Once nothing runs and nothing new
+    // may start, the best at a ladder's highest rung that promoted none goes on, as a truncated
+    // synchronous bracket keeps one.
     auto trainer = [](const ht::Config& c, ht::Trial& trial) {
         double loss = 0.0;
         for (ht::Resource r = trial.resumed_from() + 1; r <= trial.budget() && !trial.should_stop(); ++r)
             trial.report(r, loss = loss_at(c, r));
         return loss;
     };
+    auto trained_in_full_at_the_end = [](const ht::Result& r, ht::Resource max_resource) {
+        CHECK(r.best().status == ht::TrialStatus::Completed);
+        CHECK(r.best().resource_used == max_resource);
+        for (const auto& w : r.setup().warnings) CHECK_FALSE(w.starts_with("no trial trained"));
+        bool at_end = false;
+        for (const auto& t : r.trials())
+            for (const auto& d : t.decisions)
+                at_end = at_end || (d.kind == ht::DecisionRecord::Kind::Promote &&
+                                    d.reason.starts_with("nothing runs and no new trial may start: the best of "));
+        CHECK(at_end);
+    };
     const auto few = ht::Tuner(curve_space(), ht::ASHA({.min_resource = 1, .max_resource = 9}),
                                {.max_jobs = 2, .max_parallel_jobs = 1, .progress = ht::ProgressBar::Never})
                          .fit(trainer);
-    REQUIRE(few.has_best());
-    CHECK(few.best().resource_used < 9);
-    REQUIRE(few.setup().warnings.size() == 1);
-    CHECK(few.setup().warnings.front().starts_with("no trial trained to max_resource = 9 (the most any did: "));
-    CHECK(few.setup().warnings.front().ends_with(
-        "so best() is a trial judged on part of its training: ASHA-promotion-fill goes past a rung only with trials "
-        "that rank in its top fraction there, and 2 trials did not get that far; raise max_jobs"));
-    const auto enough = ht::Tuner(curve_space(), ht::ASHA({.min_resource = 1, .max_resource = 9}),
-                                  {.max_jobs = 30, .max_parallel_jobs = 1, .progress = ht::ProgressBar::Never})
-                            .fit(trainer);
-    CHECK(enough.best().resource_used == 9);
-    for (const auto& w : enough.setup().warnings) CHECK_FALSE(w.starts_with("no trial trained"));
-    // A grid that ran out, not the budget: a larger max_jobs would add no trial, so the advice is
-    // the grid's.
+    trained_in_full_at_the_end(few, 9);
+    // The better of the two: the one trained in full is the one that ranked first at resource 1.
+    const auto& first = few.trials()[0];
+    const auto& second = few.trials()[1];
+    CHECK(few.best().id == (loss_at(first.config, 1) <= loss_at(second.config, 1) ? first.id : second.id));
+
+    // A grid that ran out, with two workers: the best of 5 (k = 0) trains to 9.
     const auto grid = ht::Tuner(ht::SearchSpace{ht::IntegerParameter("k", 0, 4)},
                                 ht::ASHA({.min_resource = 1, .max_resource = 9}, ht::GridSampler()),
-                                {.max_jobs = 1000, .max_parallel_jobs = 1, .progress = ht::ProgressBar::Never})
+                                {.max_jobs = 1000, .max_parallel_jobs = 2, .progress = ht::ProgressBar::Never})
                           .fit([](const ht::Config& c, ht::Trial& trial) {
                               double loss = 0.0;
                               for (ht::Resource r = trial.resumed_from() + 1; r <= trial.budget() && !trial.should_stop(); ++r)
@@ -646,13 +656,56 @@ TEST_CASE("a budget that ends before any trial trained in full says so: best() i
                               return loss;
                           });
     REQUIRE(grid.stop_reason() == "strategy finished");
-    const auto& warnings = grid.setup().warnings;
-    const auto partial = std::find_if(warnings.begin(), warnings.end(),
-                                      [](const std::string& w) { return w.starts_with("no trial trained"); });
-    REQUIRE(partial != warnings.end());
-    CHECK(partial->ends_with(
-        "and 5 trials did not get that far; its sampler had no configuration left after 5 trials, so a larger "
-        "max_jobs adds none: give it more (a grid, more points)"));
+    trained_in_full_at_the_end(grid, 9);
+    CHECK(grid.best().config.get<int>("k") == 0);
+
+    // Asynchronous Hyperband's two ladders with the Gaussian-process sampler on 9 configurations.
+    const ht::SearchSpace nine{ht::IntegerParameter("a", 1, 3), ht::CategoricalParameter("b", {"u", "v", "w"})};
+    const auto gp = ht::Tuner(nine, ht::Hyperband({.max_resource = 27}, ht::GPSampler{}),
+                              {.max_jobs = 30, .max_parallel_jobs = 1, .progress = ht::ProgressBar::Never})
+                        .fit([](const ht::Config& c, ht::Trial& trial) {
+                            const double base = std::abs(c.get<int>("a") - 2) + (c.get<std::string>("b") == "v" ? 0.0 : 1.0);
+                            double loss = 0.0;
+                            for (ht::Resource r = trial.resumed_from() + 1; r <= trial.budget() && !trial.should_stop(); ++r)
+                                trial.report(r, loss = base + 1.0 / static_cast<double>(r));
+                            return loss;
+                        });
+    REQUIRE(gp.stop_reason() == "strategy finished");
+    trained_in_full_at_the_end(gp, 27);
+    CHECK(gp.best().config.get<int>("a") == 2);
+    CHECK(gp.best().config.get<std::string>("b") == "v");
+}
+
+TEST_CASE("a scheduler that leaves every trial paused short of max_resource: the run says best() is judged on partial training") {
+    // A scheduler of the user's own that pauses each trial at 1 unit and never promotes one.
+    class PauseAtOne : public ht::Scheduler {
+    public:
+        std::string name() const override { return "PauseAtOne"; }
+        std::optional<ht::Resource> max_resource() const override { return 9; }
+
+    protected:
+        ht::Suggestion next(const ht::TrialBudget& budget) override { return start_new(budget, 1); }
+        void on_tell(ht::TrialId id, const ht::Outcome& outcome) override {
+            decide({id, ht::DecisionRecord::Kind::Pause, -1, 0, 1, outcome.loss,
+                    std::numeric_limits<double>::quiet_NaN(), 1, "for ever"});
+        }
+    };
+    auto trainer = [](const ht::Config& c, ht::Trial& trial) {
+        double loss = 0.0;
+        for (ht::Resource r = trial.resumed_from() + 1; r <= trial.budget() && !trial.should_stop(); ++r)
+            trial.report(r, loss = loss_at(c, r));
+        return loss;
+    };
+    const auto few = ht::Tuner(curve_space(), PauseAtOne{},
+                               {.max_jobs = 2, .max_parallel_jobs = 1, .progress = ht::ProgressBar::Never})
+                         .fit(trainer);
+    REQUIRE(few.has_best());
+    CHECK(few.best().resource_used == 1);
+    REQUIRE(few.setup().warnings.size() == 1);
+    CHECK(few.setup().warnings.front() ==
+          "no trial trained to max_resource = 9 (the most any did: 1, trial 0), so best() is a trial judged on part of "
+          "its training: PauseAtOne goes past a rung only with trials that rank in its top fraction there, and 2 "
+          "trials did not get that far; raise max_jobs");
 }
 
 TEST_CASE("a trainer that trains a unit past each budget continues from its checkpoint, with or without a journal") {
@@ -690,10 +743,10 @@ TEST_CASE("a trainer that trains a unit past each budget continues from its chec
 }
 
 TEST_CASE("a run extended by a larger max_jobs drops what its earlier end said of the whole run") {
-    // The first session's end warns that no trial trained in full (2 trials at rungs); raised to
-    // 30 trials, the run trains some in full and ends without that warning, live and loaded, as a
-    // run of 30 from the start would. One whose trials all failed, resumed with the objective
-    // fixed, keeps no "all trials failed".
+    // The first session of 2 trials ends by promoting its best to max_resource, as nothing new
+    // may start; raised to 30 trials, the run replays those promotions and goes on, and ends with
+    // the warnings of a run of 30 from the start, live and loaded. One whose trials all failed,
+    // resumed with the objective fixed, keeps no "all trials failed".
     const auto trainer = checkpointed_trainer;
     auto run = [&](std::size_t max_jobs, const std::string& journal, auto objective) {
         return ht::Tuner(curve_space(), ht::ASHA({.min_resource = 1, .max_resource = 9}),
@@ -706,7 +759,9 @@ TEST_CASE("a run extended by a larger max_jobs drops what its earlier end said o
                            [&](const std::string& w) { return w.starts_with(start); });
     };
     const auto path = fresh_journal("extended-warnings");
-    CHECK(warned(run(2, path, trainer), "no trial trained to max_resource = 9"));
+    const auto small = run(2, path, trainer);  // its one trial trained in full is promoted as the run ends
+    CHECK(small.best().resource_used == 9);
+    CHECK(small.setup().warnings == ht::load_result(path).setup().warnings);
     const auto extended = run(30, path, trainer);
     CHECK(extended.best().resource_used == 9);
     CHECK_FALSE(warned(extended, "no trial trained"));

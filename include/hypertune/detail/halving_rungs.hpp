@@ -118,8 +118,9 @@ public:
     /// When no new trial may start (`done` is the Done the scheduler would answer): Wait while a
     /// running trial may still make a paused one runnable (with fill_idle_workers, a paused trial
     /// promoted on the benefit of the doubt instead, when one can still make its rung's top), a
-    /// held trial released when nothing else can run, else `done` (with a Stop record for each
-    /// trial left paused).
+    /// held trial released when nothing else can run (the promotion type: the best at a ladder's
+    /// highest rung that promoted none, PromotionRungs::promote_at_end), else `done` (with a Stop
+    /// record for each trial left paused).
     [[nodiscard]] Suggestion nothing_new(Suggestion done, std::vector<DecisionRecord>& out) {
         if (type_ == HalvingType::Promotion) {
             if (promotion_.running() > 0) {
@@ -128,6 +129,8 @@ public:
                         return Suggestion::run(r->trial, std::move(r->config), r->to, r->from);
                 return Suggestion::wait();
             }
+            if (auto r = promotion_.promote_at_end(out))
+                return Suggestion::run(r->trial, std::move(r->config), r->to, r->from);
             promotion_.close(out);  // what is still paused will never run again
             return done;
         }

@@ -21,8 +21,12 @@
 // promotions of a rung are judged on more peers; once none may start, every rung promotes from eta.
 //
 // The price is that a promising trial waits (paused) until enough peers reach its rung; with a
-// budget of new trials, some paused trials are never promoted: when ask() has nothing left to run,
-// each gets a Stop record (close()).
+// budget of new trials, some paused trials are never promoted. When nothing runs and no new trial
+// may start, no rung can get another result: a ladder whose highest rung with results promoted
+// none (fewer than eta reached it) promotes its best feasible trial there (promote_at_end()), and
+// again at each rung it reaches, so that a small budget or a sampler that ran out still trains a
+// trial to max_resource, as a truncated synchronous bracket keeps one. When ask() has nothing
+// left to run, each trial still paused gets a Stop record (close()).
 // With a budget of new trials, once it is spent the workers that finish wait (ask() answers Wait)
 // while the last trials run towards their rungs. With fill_idle_workers, such a worker gets a
 // paused trial instead (speculate()), by the first of two rules that finds one, each the highest
@@ -133,6 +137,14 @@ public:
     /// short of its budget, it leaves the rungs.
     void finish(TrialId id, const Outcome& outcome, std::vector<DecisionRecord>& out);
 
+    /// Nothing runs and no new trial may start, so no rung gets another result: in each ladder
+    /// whose highest rung with results has promoted none (fewer than eta reached it, or its top
+    /// was infeasible), the best feasible trial paused there goes on, the highest such rung first,
+    /// as a truncated synchronous bracket keeps one trial; asked again as it pauses higher, it
+    /// trains to max_resource. So a small max_jobs, or a sampler that ran out (a grid, a finite
+    /// space), still ends with a trial trained in full. Appends its Promote record to `out`.
+    [[nodiscard]] std::optional<Resumption> promote_at_end(std::vector<DecisionRecord>& out);
+
     /// The run ends (nothing runs, nothing new may start): every trial still paused gets a Stop
     /// record, so that whoever drives the scheduler learns that it is over.
     void close(std::vector<DecisionRecord>& out);
@@ -153,6 +165,7 @@ private:
         RungRanking ranking;                            // every trial recorded here
         std::set<std::pair<double, TrialId>> waiting;  // paused here: (rank value, id)
         std::size_t arriving = 0;                       // trials running towards it
+        std::size_t promoted = 0;                       // trials resumed from it, by any rule
     };
     struct TrialState {
         std::size_t bracket = 0;
@@ -161,6 +174,7 @@ private:
         Resource last_step = 0;
         bool running = true;
         double loss = 0;  // its rank value where it waits
+        bool feasible = true;  // its result where it waits met the constraints
         std::size_t running_slot = 0;  // its place in running_, while it runs
         // Its latest run: where it started (0, the rung it resumed from, or 0 again when the
         // trainer kept no checkpoint and reports from step 1), the last step it reported, and its

@@ -189,6 +189,7 @@ HYPERTUNE_INLINE Resumption PromotionRungs::resume(std::size_t b, std::size_t k,
                                                    std::optional<std::size_t> to) {
     Rung& rung = ladders_[b][k];
     rung.waiting.erase({value, id});
+    ++rung.promoted;
     TrialState& t = trials_.at(id);
     t.rung = to.value_or(k + 1);
     t.last_step = std::max(t.last_step, rung.resource);  // it reached the rung, reported or not
@@ -274,10 +275,38 @@ HYPERTUNE_INLINE void PromotionRungs::finish(TrialId id, const Outcome& outcome,
     rung.ranking.record(id, judged);
     rung.waiting.emplace(value, id);
     t.loss = value;
+    t.feasible = judged.feasible;
     out.push_back(DecisionRecord{
         id, DecisionRecord::Kind::Pause, labels_[t.bracket], static_cast<int>(t.rung), rung.resource, judged.loss,
         std::numeric_limits<double>::quiet_NaN(), rung.ranking.size(),
         str_cat({"until it ranks in the top 1/", eta_, " here"})});
+}
+
+HYPERTUNE_INLINE std::optional<Resumption> PromotionRungs::promote_at_end(std::vector<DecisionRecord>& out) {
+    // Per ladder, its highest rung with results, when that one promoted none; the highest first.
+    std::vector<std::pair<std::size_t, std::size_t>> rungs;  // (bracket, index)
+    for (std::size_t b = 0; b < ladders_.size(); ++b) {
+        const auto& ladder = ladders_[b];
+        std::size_t k = ladder.size();
+        while (k > 0 && ladder[k - 1].ranking.size() == 0) --k;
+        if (k > 0 && ladder[k - 1].promoted == 0) rungs.emplace_back(b, k - 1);
+    }
+    std::stable_sort(rungs.begin(), rungs.end(), [&](const auto& x, const auto& y) {
+        return ladders_[x.first][x.second].resource > ladders_[y.first][y.second].resource;
+    });
+    for (const auto& [b, k] : rungs) {
+        Rung& rung = ladders_[b][k];
+        const auto best = first_waiting(rung, [](const TrialState& t) { return t.feasible; });
+        if (!best) continue;
+        return resume(b, k, best->first, best->second,
+                      str_cat({"nothing runs and no new trial may start: the best of ", rung.ranking.size(),
+                               " at resource ", rung.resource, rung.ranking.pareto() ? " by Pareto priority" : "",
+                               ", the highest rung of its ladder, which promoted none and gets no more results, "
+                               "goes on so that a trial trains to ",
+                               max_resource_}),
+                      out);
+    }
+    return std::nullopt;
 }
 
 HYPERTUNE_INLINE void PromotionRungs::close(std::vector<DecisionRecord>& out) {
