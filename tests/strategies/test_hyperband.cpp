@@ -193,6 +193,28 @@ std::vector<std::vector<std::size_t>> full_sizes(const Hyperband& hb) {
 
 }  // namespace
 
+TEST_CASE("Hyperband schedule at the largest max_resource: every rung keeps at least one configuration") {
+    // (s_max + 1) * eta^s overflowed 64 bits for the largest brackets and saturated: brackets
+    // s = 59..62 of (1, 2^63 - 1, 2) kept 0 configurations at their later rungs.
+    for (const int eta : {2, 3, 7}) {
+        CAPTURE(eta);
+        Hyperband hb({.min_resource = 1, .max_resource = std::numeric_limits<Resource>::max(), .eta = eta,
+                      .brackets = 0});
+        for (const auto& b : hb.schedule()) {
+            CAPTURE(b.s);
+            REQUIRE(b.rungs.size() == static_cast<std::size_t>(b.s) + 1);
+            CHECK(b.rungs.back().configurations >= 1);
+            CHECK(b.rungs.back().resource == std::numeric_limits<Resource>::max());
+            std::uint64_t power = 1;  // eta^i
+            for (std::size_t i = 1; i < b.rungs.size(); ++i) {
+                power *= static_cast<std::uint64_t>(eta);
+                CHECK(b.rungs[i].configurations == b.rungs[0].configurations / power);  // n_i = floor(n / eta^i)
+                CHECK(b.rungs[i].resource > b.rungs[i - 1].resource);
+            }
+        }
+    }
+}
+
 TEST_CASE("Hyperband schedule for (1, 81, 3) is the paper's table") {
     Hyperband hb({.min_resource = 1, .max_resource = 81, .eta = 3, .type = HalvingType::Stop, .brackets = 0});
     using R = HyperbandRung;

@@ -143,11 +143,6 @@ struct HyperbandBracket {
 
 namespace detail {
 
-[[nodiscard]] inline std::uint64_t saturating_mul(std::uint64_t a, std::uint64_t b) noexcept {
-    if (a != 0 && b > std::numeric_limits<std::uint64_t>::max() / a) return std::numeric_limits<std::uint64_t>::max();
-    return a * b;
-}
-
 /// The largest s with min_resource * eta^s <= max_resource, in integers.
 [[nodiscard]] int hyperband_s_max(Resource min_resource, Resource max_resource, int eta) noexcept;
 

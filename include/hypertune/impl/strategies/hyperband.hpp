@@ -43,9 +43,13 @@ HYPERTUNE_INLINE std::vector<HyperbandBracket> hyperband_schedule(Resource min_r
     std::vector<HyperbandBracket> schedule(power.size());
     for (int s = 0; s <= s_max; ++s) {
         const auto us = static_cast<std::size_t>(s);
-        // ceil((s_max + 1) * eta^s / (s + 1)) in integers
-        std::uint64_t numerator = saturating_mul(static_cast<std::uint64_t>(s_max) + 1, power[us]);
-        std::uint64_t n = numerator / (us + 1) + (numerator % (us + 1) != 0 ? 1 : 0);
+        // ceil((s_max + 1) * eta^s / (s + 1)) in integers, with eta^s = q (s + 1) + r split first:
+        // the product itself overflows 64 bits near max_resource = 2^63 (it saturated, and rungs of
+        // the largest brackets kept 0 configurations), n does not (at most about eta^s_max).
+        const std::uint64_t whole = power[us] / (us + 1);
+        const std::uint64_t part = power[us] % (us + 1);
+        const auto brackets = static_cast<std::uint64_t>(s_max) + 1;
+        const std::uint64_t n = brackets * whole + (brackets * part + us) / (us + 1);
         HyperbandBracket& bracket = schedule[us];
         bracket.s = s;
         for (std::size_t i = 0; i <= us; ++i) {
