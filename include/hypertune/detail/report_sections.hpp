@@ -481,7 +481,7 @@ inline std::string importance(const Context& c) {
     double explained = 0.0;
     std::string h = "<table>";
     for (const auto& p : imp) {
-        explained += p.first_order;
+        if (p.share > 0.0) explained += p.first_order;  // those that explain more than chance would
         h += fmt::format("<tr><td>{}<td style=\"width:420px\"><div class=\"bar\" style=\"width:{:.1f}%\"></div><td>{:.0f}%",
                          esc(p.name), 100.0 * p.share, 100.0 * p.share);
     }
