@@ -118,6 +118,14 @@ namespace detail {
 // Names and text values are written as JSON (journal, result, report), which must be UTF-8.
 [[nodiscard]] bool is_utf8(std::string_view s) noexcept;
 
+// Why `name` (a parameter's or a metric's) cannot be one, "" when it can: it must be UTF-8, and the
+// summary, the progress line, the CSV and the report print it, which a control character (a
+// newline, say) would break.
+[[nodiscard]] std::string name_problem(std::string_view name);
+// `name` for an error message: each control character as \xNN, so that a NUL does not end the
+// message (what() is a C string) and a newline does not split it.
+[[nodiscard]] std::string printable(std::string_view name);
+
 void check_name(std::string_view what, const std::string& name);
 
 Scaling resolve_scaling(std::string_view what, const std::string& name, Scaling s, double min, double max,

@@ -126,6 +126,16 @@ TEST_CASE("invalid ranges throw InvalidArgument naming the parameter and the rul
     CHECK(message_of([] { ht::CategoricalParameter("booster", {"a", "b", "a"}); }) ==
           "CategoricalParameter 'booster': value 'a' is listed twice");
     CHECK(message_of([] { ht::IntegerParameter("", 1, 2); }) == "IntegerParameter: the name is empty");
+    // The summary, the progress line and the report print a name on one line, as for metrics: a
+    // newline in a parameter's name broke the summary's lines.
+    CHECK(message_of([] { ht::ContinuousParameter("learning\nrate", 0.0, 1.0); }) ==
+          "ContinuousParameter 'learning\\x0arate': the name has a control character (0x0a at byte 8)");
+    CHECK(message_of([] { ht::CategoricalParameter("opt\t", {"a"}); }) ==
+          "CategoricalParameter 'opt\\x09': the name has a control character (0x09 at byte 3)");
+    CHECK(message_of([] { ht::StaticParameter(std::string("a\0b", 3), 1); }) ==
+          "StaticParameter 'a\\x00b': the name has a control character (0x00 at byte 1)");
+    CHECK(message_of([] { ht::IntegerParameter("depth\xE9", 1, 2); }) ==
+          "IntegerParameter 'depth\xE9': the name is not valid UTF-8");
     CHECK(message_of([] { ht::IntegerParameter<std::int64_t>("big", 0, std::int64_t{1} << 60); }) ==
           "IntegerParameter 'big': bounds must lie within +-2^46, got [0, 1152921504606846976]");
 }

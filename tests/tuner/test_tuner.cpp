@@ -604,13 +604,13 @@ TEST_CASE("options are checked before any trial runs") {
                          "TunerOptions: objective 'loss\xE9': the name is not valid UTF-8", ht::InvalidArgument);
     // It is printed on lines of the summary, the progress line, the CSV and the report.
     CHECK_THROWS_WITH_AS(ht::Tuner(space, ht::RandomSearch(), {.metric = "validation\nloss"}),
-                         "TunerOptions: objective 'validation\nloss': the name has a control character (0x0a at "
+                         "TunerOptions: objective 'validation\\x0aloss': the name has a control character (0x0a at "
                          "byte 10)",
                          ht::InvalidArgument);
     ht::TunerOptions tabbed;
     tabbed.constraints = {ht::Constraint::at_most("memory\tGB", 8.0)};
     CHECK_THROWS_WITH_AS(ht::Tuner(space, ht::RandomSearch(), tabbed),
-                         "TunerOptions: constraint metric 'memory\tGB': the name has a control character (0x09 at "
+                         "TunerOptions: constraint metric 'memory\\x09GB': the name has a control character (0x09 at "
                          "byte 6)",
                          ht::InvalidArgument);
     CHECK_THROWS_WITH_AS(ht::Tuner(ht::SearchSpace{}, ht::RandomSearch()), "SearchSpace: no parameters",

@@ -178,9 +178,26 @@ HYPERTUNE_INLINE bool same_value(const Value& a, const Value& b) noexcept {
     return x && y && *x == *y;
 }
 
+HYPERTUNE_INLINE std::string name_problem(std::string_view name) {
+    if (!is_utf8(name)) return "the name is not valid UTF-8";  // it is journaled, and a resume compares it as read back
+    for (std::size_t i = 0; i < name.size(); ++i)
+        if (const auto c = static_cast<unsigned char>(name[i]); c < 0x20 || c == 0x7f)
+            return fmt::format("the name has a control character (0x{:02x} at byte {})", c, i);
+    return {};
+}
+
+HYPERTUNE_INLINE std::string printable(std::string_view name) {
+    std::string out;
+    for (const char ch : name)
+        if (const auto c = static_cast<unsigned char>(ch); c < 0x20 || c == 0x7f) out += fmt::format("\\x{:02x}", c);
+        else out += ch;
+    return out;
+}
+
 HYPERTUNE_INLINE void check_name(std::string_view what, const std::string& name) {
     if (name.empty()) throw InvalidArgument(fmt::format("{}: the name is empty", what));
-    if (!is_utf8(name)) throw InvalidArgument(fmt::format("{} '{}': the name is not valid UTF-8", what, name));
+    if (const std::string problem = name_problem(name); !problem.empty())
+        throw InvalidArgument(fmt::format("{} '{}': {}", what, printable(name), problem));
 }
 
 HYPERTUNE_INLINE Scaling resolve_scaling(std::string_view what, const std::string& name, Scaling s, double min, double max,

@@ -26,16 +26,6 @@ namespace hypertune {
 
 namespace detail {
 
-// Why `name`, a metric's name, cannot be one ("" when it can): the summary, the progress line,
-// the CSV and the report print it, and a control character (a newline, say) would break them.
-HYPERTUNE_INLINE std::string metric_name_problem(std::string_view name) {
-    if (!is_utf8(name)) return "the name is not valid UTF-8";  // it is journaled, and a resume compares it as read back
-    for (std::size_t i = 0; i < name.size(); ++i)
-        if (const auto c = static_cast<unsigned char>(name[i]); c < 0x20 || c == 0x7f)
-            return fmt::format("the name has a control character (0x{:02x} at byte {})", c, i);
-    return {};
-}
-
 // TunerOptions::objectives and constraints, checked; afterwards `objectives` holds every objective
 // (just {metric, direction} for a single one), the first being the run's metric and direction.
 HYPERTUNE_INLINE void check_metrics(TunerOptions& o, const SearchSpace& space) {
@@ -55,16 +45,16 @@ HYPERTUNE_INLINE void check_metrics(TunerOptions& o, const SearchSpace& space) {
     std::vector<std::string> seen;
     for (const auto& m : o.objectives) {
         if (m.name.empty()) throw InvalidArgument("TunerOptions: an objective has an empty name");
-        if (const std::string problem = metric_name_problem(m.name); !problem.empty())
-            throw InvalidArgument(fmt::format("TunerOptions: objective '{}': {}", m.name, problem));
+        if (const std::string problem = name_problem(m.name); !problem.empty())
+            throw InvalidArgument(fmt::format("TunerOptions: objective '{}': {}", printable(m.name), problem));
         if (std::find(seen.begin(), seen.end(), m.name) != seen.end())
             throw InvalidArgument(fmt::format("TunerOptions: objective '{}' is given twice", m.name));
         seen.push_back(m.name);
     }
     for (const auto& c : o.constraints) {
         if (c.metric.empty()) throw InvalidArgument("TunerOptions: a constraint has an empty metric name");
-        if (const std::string problem = metric_name_problem(c.metric); !problem.empty())
-            throw InvalidArgument(fmt::format("TunerOptions: constraint metric '{}': {}", c.metric, problem));
+        if (const std::string problem = name_problem(c.metric); !problem.empty())
+            throw InvalidArgument(fmt::format("TunerOptions: constraint metric '{}': {}", printable(c.metric), problem));
         if (!std::isfinite(c.bound))
             throw InvalidArgument(fmt::format("TunerOptions: the bound of constraint '{} {} {}' must be finite", c.metric,
                                               to_string(c.kind), c.bound));
