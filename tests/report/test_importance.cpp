@@ -221,6 +221,7 @@ TEST_CASE("importance: an objective of pure noise gives no parameter a share in 
         else CHECK(share_sum(imp) == doctest::Approx(1.0));
         for (const auto& p : imp) CHECK((p.share == 0.0) == (p.p_value >= 0.05 / 3));
     }
+    MESSAGE("every share 0 in " << all_zero << " of 20 runs");
     CHECK(all_zero >= 17);
 }
 

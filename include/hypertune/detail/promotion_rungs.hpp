@@ -228,6 +228,9 @@ private:
     // next one by default; the ladder's size: to max_resource), with a Promote record saying `why`.
     [[nodiscard]] Resumption resume(std::size_t b, std::size_t k, double value, TrialId id, std::string why,
                                     std::vector<DecisionRecord>& out, std::optional<std::size_t> to = std::nullopt);
+    // `rungs` ((bracket, index) pairs) ordered by resource, the closest to max_resource first
+    // (ties keep their order): the order promotions look in.
+    void highest_first(std::vector<std::pair<std::size_t, std::size_t>>& rungs) const;
     // Trial `id` starts running towards its rung `t.rung` (counted in that rung's `arriving`).
     void run_towards(TrialId id, TrialState& t);
     // Below this mean pace (seconds per unit), measured times are noise: units are counted.

@@ -91,9 +91,7 @@ HYPERTUNE_INLINE std::optional<Resumption> PromotionRungs::speculate(std::vector
     for (std::size_t b = 0; b < ladders_.size(); ++b)
         for (std::size_t k = 0; k < ladders_[b].size(); ++k)
             if (!ladders_[b][k].waiting.empty()) rungs.emplace_back(b, k);
-    std::stable_sort(rungs.begin(), rungs.end(), [&](const auto& x, const auto& y) {
-        return ladders_[x.first][x.second].resource > ladders_[y.first][y.second].resource;
-    });
+    highest_first(rungs);
     for (const auto& [b, k] : rungs) {
         Rung& rung = ladders_[b][k];
         const auto best = best_waiting(rung);
@@ -135,6 +133,12 @@ HYPERTUNE_INLINE std::optional<Resumption> PromotionRungs::speculate(std::vector
                       out, ladders_[b].size());
     }
     return std::nullopt;
+}
+
+HYPERTUNE_INLINE void PromotionRungs::highest_first(std::vector<std::pair<std::size_t, std::size_t>>& rungs) const {
+    std::stable_sort(rungs.begin(), rungs.end(), [&](const auto& x, const auto& y) {
+        return ladders_[x.first][x.second].resource > ladders_[y.first][y.second].resource;
+    });
 }
 
 HYPERTUNE_INLINE double PromotionRungs::running_horizon() const {
@@ -291,9 +295,7 @@ HYPERTUNE_INLINE std::optional<Resumption> PromotionRungs::promote_at_end(std::v
         while (k > 0 && ladder[k - 1].ranking.size() == 0) --k;
         if (k > 0 && ladder[k - 1].promoted == 0) rungs.emplace_back(b, k - 1);
     }
-    std::stable_sort(rungs.begin(), rungs.end(), [&](const auto& x, const auto& y) {
-        return ladders_[x.first][x.second].resource > ladders_[y.first][y.second].resource;
-    });
+    highest_first(rungs);
     for (const auto& [b, k] : rungs) {
         Rung& rung = ladders_[b][k];
         const auto best = first_waiting(rung, [](const TrialState& t) { return t.feasible; });
